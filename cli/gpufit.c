@@ -1,0 +1,328 @@
+/* gpufit: the command-line front end. Reads files, calls the library, prints.
+ *
+ * Exit codes (documented in README.md and `gpufit --help`):
+ *   0  the job fits (or no GPU was given, so there is no verdict)
+ *   1  the job does not fit
+ *   2  bad input: usage, unknown key, bad value, malformed spec or JSON
+ *   3  a file could not be read
+ *   4  internal error
+ */
+#include "gpufit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EXIT_FITS = 0, EXIT_OOM = 1, EXIT_BAD_INPUT = 2, EXIT_IO = 3, EXIT_INTERNAL = 4 };
+
+#define MAX_FILE_BYTES (16u << 20)
+
+static const char *usage_text =
+    "usage:\n"
+    "  gpufit estimate [FILE.json] [--spec \"key=value ...\"] [--json]\n"
+    "  gpufit models            built-in model presets\n"
+    "  gpufit gpus              GPU catalogue\n"
+    "  gpufit params            every parameter with unit, default and range\n"
+    "  gpufit version\n"
+    "\n"
+    "A scenario comes from a JSON file (shared scenario format), a spec string, or both (the\n"
+    "spec is applied after the file). Example:\n"
+    "  gpufit estimate --spec \"model=llama-3-8b task=inference gpu=rtx-4090 "
+    "context_len=8192\"\n"
+    "\n"
+    "exit codes: 0 fits (or no GPU given), 1 does not fit, 2 bad input, 3 unreadable file,\n"
+    "            4 internal error\n";
+
+static int usage(FILE *f, int code)
+{
+    fputs(usage_text, f);
+    return code;
+}
+
+static double gib(uint64_t b)
+{
+    return (double)b / 1073741824.0;
+}
+
+/* Reads a whole (small) file into a malloc'd buffer. */
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf != NULL) {
+        if (n == cap) {
+            if (cap >= MAX_FILE_BYTES) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            char *nb = realloc(buf, cap * 2);
+            if (nb == NULL) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (buf != NULL && ferror(f)) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+static void print_error(const char *what, const gpufit_error *err, const char *text)
+{
+    fprintf(stderr, "gpufit: %s: %s (%s)\n", what, err->message,
+            gpufit_status_str(err->status));
+    if (text != NULL && err->offset != UINT64_MAX) {
+        size_t len = strlen(text);
+        if (err->offset <= len && len < 200 && strchr(text, '\n') == NULL) {
+            fprintf(stderr, "  %s\n  %*s^\n", text, (int)err->offset, "");
+        } else {
+            fprintf(stderr, "  at byte offset %llu\n", (unsigned long long)err->offset);
+        }
+    }
+}
+
+static void bar(double frac, int width)
+{
+    int n = (int)(frac * width + 0.5);
+    if (n > width)
+        n = width;
+    if (frac > 0.0 && n == 0)
+        n = 1;
+    for (int i = 0; i < width; i++)
+        fputc(i < n ? '#' : '.', stdout);
+}
+
+static void print_text(const gpufit_result *r, const gpufit_summary *s)
+{
+    char line[2][64];
+    const char *gpu_note = s->capacity_bytes > 0 ? line[0] : "no GPU";
+    snprintf(line[0], sizeof line[0], "%.2f GiB", gib(s->capacity_bytes));
+    printf("parameters: %.3f B total, %.3f B active   capacity: %s\n",
+           (double)s->n_params / 1e9, (double)s->n_active_params / 1e9, gpu_note);
+    for (uint32_t i = 0; i < s->n_roles; i++) {
+        gpufit_role_info ro = {.struct_size = sizeof ro};
+        if (gpufit_result_role(r, i, &ro) != GPUFIT_OK)
+            continue;
+        printf("\nrole %s (%u device%s, %u layers)\n", ro.name, ro.n_devices,
+               ro.n_devices == 1 ? "" : "s", ro.layers);
+        uint64_t scale = s->capacity_bytes > ro.device_used_bytes ? s->capacity_bytes
+                                                                  : ro.device_used_bytes;
+        for (int32_t c = gpufit_component_next(0); c != 0; c = gpufit_component_next(c)) {
+            uint64_t b = 0;
+            gpufit_result_bytes(r, i, c, &b);
+            if (b == 0)
+                continue;
+            printf("  %-17s %10.2f GiB  ", gpufit_component_name(c), gib(b));
+            bar(scale ? (double)b / (double)scale : 0.0, 40);
+            putchar('\n');
+        }
+        printf("  %-17s %10.2f GiB\n", "peak allocated", gib(ro.peak_allocated_bytes));
+        printf("  %-17s %10.2f GiB\n", "peak reserved", gib(ro.peak_reserved_bytes));
+        printf("  %-17s %10.2f GiB", "device used", gib(ro.device_used_bytes));
+        if (s->capacity_bytes > 0)
+            printf("  of %.2f GiB (%.1f %%)", gib(s->capacity_bytes),
+                   100.0 * (double)ro.device_used_bytes / (double)s->capacity_bytes);
+        putchar('\n');
+        if (ro.kv_capacity_tokens > 0)
+            printf("  %-17s %10.2f GiB  = %llu tokens\n", "kv capacity",
+                   gib(ro.kv_capacity_bytes), (unsigned long long)ro.kv_capacity_tokens);
+    }
+    if (s->host_bytes > 0)
+        printf("\nhost memory: %.2f GiB\n", gib(s->host_bytes));
+    for (uint32_t i = 0; i < s->n_notes; i++) {
+        const char *t = NULL;
+        if (gpufit_result_note(r, i, &t) == GPUFIT_OK)
+            printf("note: %s\n", t);
+    }
+    if (s->fits < 0)
+        printf("\nverdict: no GPU given\n");
+    else if (s->fits)
+        printf("\nverdict: FITS (headroom %.2f GiB on the fullest device)\n",
+               gib((uint64_t)s->headroom_bytes));
+    else
+        printf("\nverdict: DOES NOT FIT (short by %.2f GiB on the fullest device)\n",
+               gib((uint64_t)(-s->headroom_bytes)));
+}
+
+static int cmd_estimate(int argc, char **argv)
+{
+    const char *file = NULL, *spec = NULL;
+    int json = 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else if (strcmp(argv[i], "--spec") == 0 && i + 1 < argc)
+            spec = argv[++i];
+        else if (strncmp(argv[i], "--spec=", 7) == 0)
+            spec = argv[i] + 7;
+        else if (argv[i][0] == '-' && argv[i][1] != '\0')
+            return usage(stderr, EXIT_BAD_INPUT);
+        else if (file == NULL)
+            file = argv[i];
+        else
+            return usage(stderr, EXIT_BAD_INPUT);
+    }
+    if (file == NULL && spec == NULL)
+        return usage(stderr, EXIT_BAD_INPUT);
+
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    gpufit_result *r = NULL;
+    int code = EXIT_INTERNAL;
+    if (gpufit_model_new(&m, &err) != GPUFIT_OK || gpufit_job_new(&j, &err) != GPUFIT_OK) {
+        print_error("setup", &err, NULL);
+        goto out;
+    }
+    if (file != NULL) {
+        size_t len = 0;
+        char *text = read_file(file, &len);
+        if (text == NULL) {
+            fprintf(stderr, "gpufit: cannot read %s\n", file);
+            code = EXIT_IO;
+            goto out;
+        }
+        int32_t st = gpufit_apply_json(m, j, text, len, &err);
+        free(text);
+        if (st != GPUFIT_OK) {
+            fprintf(stderr, "gpufit: %s: %s (%s) at byte %llu\n", file, err.message,
+                    gpufit_status_str(err.status), (unsigned long long)err.offset);
+            code = EXIT_BAD_INPUT;
+            goto out;
+        }
+    }
+    if (spec != NULL && gpufit_apply_spec(m, j, spec, &err) != GPUFIT_OK) {
+        print_error("spec", &err, spec);
+        code = EXIT_BAD_INPUT;
+        goto out;
+    }
+    if (gpufit_evaluate(&r, m, j, &err) != GPUFIT_OK) {
+        print_error("estimate", &err, NULL);
+        code = err.status == GPUFIT_E_INTERNAL ? EXIT_INTERNAL : EXIT_BAD_INPUT;
+        goto out;
+    }
+    gpufit_summary s = {.struct_size = sizeof s};
+    gpufit_result_summary(r, &s);
+    if (json) {
+        size_t need = 0;
+        gpufit_result_to_json(r, NULL, 0, &need, NULL);
+        char *buf = malloc(need + 1);
+        if (buf == NULL || gpufit_result_to_json(r, buf, need + 1, NULL, &err) != GPUFIT_OK) {
+            free(buf);
+            goto out;
+        }
+        fputs(buf, stdout);
+        free(buf);
+    } else {
+        printf("gpufit %s: %s, task ", gpufit_version_string(), gpufit_model_name(m));
+        int64_t task = 0;
+        gpufit_job_get_int(j, GPUFIT_JOB_TASK, &task, NULL);
+        printf("%s\n", gpufit_param_value_name(GPUFIT_JOB_TASK, task));
+        print_text(r, &s);
+    }
+    code = s.fits == 0 ? EXIT_OOM : EXIT_FITS;
+out:
+    gpufit_result_free(r);
+    gpufit_job_free(j);
+    gpufit_model_free(m);
+    return code;
+}
+
+static int cmd_models(void)
+{
+    printf("%-34s %16s %16s  %s\n", "name", "params", "active", "aliases");
+    gpufit_preset_info p = {.struct_size = sizeof p};
+    for (uint32_t i = 0; gpufit_preset_at(i, &p) == GPUFIT_OK; i++) {
+        printf("%-34s %16llu %16llu  %s\n", p.name, (unsigned long long)p.n_params,
+               (unsigned long long)p.n_active_params, p.aliases != NULL ? p.aliases : "");
+        p.struct_size = sizeof p;
+    }
+    return EXIT_FITS;
+}
+
+static int cmd_gpus(void)
+{
+    printf("%-18s %-28s %10s %6s %5s %5s  %s\n", "key", "name", "GiB", "TB/s", "bf16", "fp8",
+           "aliases");
+    gpufit_gpu_info g = {.struct_size = sizeof g};
+    for (uint32_t i = 0; gpufit_gpu_at(i, &g) == GPUFIT_OK; i++) {
+        printf("%-18s %-28s %10.2f %6.2f %5s %5s  %s\n", g.key, g.name, gib(g.memory_bytes),
+               g.memory_bandwidth_gbs / 1000.0, g.supports_bf16 ? "yes" : "no",
+               g.supports_fp8 ? "yes" : "no", g.aliases != NULL ? g.aliases : "");
+        g.struct_size = sizeof g;
+    }
+    return EXIT_FITS;
+}
+
+static int cmd_params(void)
+{
+    for (int32_t p = gpufit_param_next(0); p != 0; p = gpufit_param_next(p)) {
+        gpufit_param_info in = {.struct_size = sizeof in};
+        if (gpufit_param_get_info(p, &in) != GPUFIT_OK)
+            continue;
+        printf("%-26s %-5s ", in.name, in.domain == GPUFIT_DOMAIN_MODEL ? "model" : "job");
+        if (in.type == GPUFIT_TYPE_FLOAT) {
+            printf("float  default %g, range [%g, %g]", in.default_float, in.min_float,
+                   in.max_float);
+        } else if (in.type == GPUFIT_TYPE_ENUM || in.type == GPUFIT_TYPE_BOOL) {
+            const char *dn = gpufit_param_value_name(p, in.default_int);
+            printf("%s default %s, values:", in.type == GPUFIT_TYPE_BOOL ? "bool " : "enum ",
+                   dn != NULL ? dn : "?");
+            const char *name;
+            int64_t v;
+            for (uint32_t k = 0; gpufit_param_value_at(p, k, &v, &name) == GPUFIT_OK; k++)
+                printf(" %s", name);
+        } else {
+            printf("int    default %lld, range [%lld, %lld]", (long long)in.default_int,
+                   (long long)in.min_int, (long long)in.max_int);
+            if (p == GPUFIT_JOB_GPU)
+                printf(", or a name from 'gpufit gpus'");
+        }
+        if (in.unit[0] != '\0')
+            printf(" (%s)", in.unit);
+        printf("\n    %s\n", in.doc);
+    }
+    return EXIT_FITS;
+}
+
+int main(int argc, char **argv)
+{
+    if (gpufit_version_number() != GPUFIT_VERSION_NUMBER) {
+        fprintf(stderr, "gpufit: library version %s does not match the header\n",
+                gpufit_version_string());
+        return EXIT_INTERNAL;
+    }
+    if (argc < 2)
+        return usage(stderr, EXIT_BAD_INPUT);
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "estimate") == 0)
+        return cmd_estimate(argc - 2, argv + 2);
+    if (strcmp(cmd, "models") == 0)
+        return cmd_models();
+    if (strcmp(cmd, "gpus") == 0)
+        return cmd_gpus();
+    if (strcmp(cmd, "params") == 0)
+        return cmd_params();
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("gpufit %s\n", gpufit_version_string());
+        return EXIT_FITS;
+    }
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
+        return usage(stdout, EXIT_FITS);
+    return usage(stderr, EXIT_BAD_INPUT);
+}

@@ -1,0 +1,595 @@
+/**
+ * @file gpufit.h
+ * @brief gpufit: predict the GPU memory of a deep-learning job before it is launched.
+ *
+ * This header is the whole public API: anything not declared here is not API.
+ *
+ * Model: describe a model (gpufit_model) and a job (gpufit_job) through enum-keyed typed
+ * setters or spec strings ("model=llama-3-8b task=pretrain micro_batch=2"), evaluate them
+ * (gpufit_evaluate) and read the immutable gpufit_result: per device role, memory components
+ * in bytes, three nested levels (peak allocated, peak reserved, device used) and a fits/OOM
+ * verdict against a GPU.
+ *
+ * Threading: gpufit has no global or thread-local mutable state, takes no locks, performs no
+ * I/O and allocates only objects it returns to the caller. Every function is reentrant. Any
+ * number of threads may use distinct handles concurrently. Functions that take a const handle
+ * may run concurrently on the same handle. A function that takes a non-const handle (setters,
+ * *_free) must not overlap with any other use of that handle. A gpufit_result never changes
+ * after it is created. Strings returned by gpufit are static, or owned by the result they came
+ * from and valid until gpufit_result_free().
+ *
+ * Units: every byte count is a uint64_t number of bytes (headroom: int64_t bytes).
+ */
+#ifndef GPUFIT_H
+#define GPUFIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @defgroup visibility Export macros
+ *  @{ */
+#if defined(_WIN32) && !defined(GPUFIT_STATIC)
+#ifdef GPUFIT_BUILDING
+#define GPUFIT_API __declspec(dllexport)
+#else
+#define GPUFIT_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__) && __GNUC__ >= 4
+/** Marks an exported symbol. */
+#define GPUFIT_API __attribute__((visibility("default")))
+#else
+#define GPUFIT_API
+#endif
+/** @} */
+
+/** @defgroup version Version
+ *  The header is the single source of the version; the Makefile reads these lines.
+ *  @{ */
+#define GPUFIT_VERSION_MAJOR 0 /**< Major version. */
+#define GPUFIT_VERSION_MINOR 1 /**< Minor version. */
+#define GPUFIT_VERSION_PATCH 0 /**< Patch version. */
+#define GPUFIT_SOVERSION 0     /**< ABI major: the N of libgpufit.so.N. */
+/** Packed version: MAJOR*10000 + MINOR*100 + PATCH. */
+#define GPUFIT_VERSION_NUMBER                                                                      \
+    (GPUFIT_VERSION_MAJOR * 10000 + GPUFIT_VERSION_MINOR * 100 + GPUFIT_VERSION_PATCH)
+#define GPUFIT_VERSION_STRING "0.1.0" /**< Version as text. */
+
+/** Packed version of the loaded library (compare with GPUFIT_VERSION_NUMBER). @since 0.1.0 */
+GPUFIT_API uint32_t gpufit_version_number(void);
+/** Version of the loaded library as a static string, e.g. "0.1.0". @since 0.1.0 */
+GPUFIT_API const char *gpufit_version_string(void);
+/** @} */
+
+/** @defgroup errors Status codes and errors
+ *  @{ */
+/** Result of every fallible call: 0 on success, negative on failure. Values never change. */
+typedef enum gpufit_status {
+    GPUFIT_OK = 0,                  /**< Success. */
+    GPUFIT_E_INVALID_ARG = -1,      /**< NULL, NaN, negative, zero or out-of-range value. */
+    GPUFIT_E_INCONSISTENT = -2,     /**< Values that do not fit together (tp does not divide heads). */
+    GPUFIT_E_OVERFLOW = -3,         /**< A byte count would exceed uint64_t. */
+    GPUFIT_E_UNKNOWN_PARAM = -4,    /**< Parameter id or name unknown to this library. */
+    GPUFIT_E_UNSUPPORTED = -5,      /**< Known, but this combination is not modelled. */
+    GPUFIT_E_PARSE = -6,            /**< Malformed spec string or JSON. */
+    GPUFIT_E_NOT_FOUND = -7,        /**< Unknown preset, GPU or value name; index past the end. */
+    GPUFIT_E_BUFFER_TOO_SMALL = -8, /**< Output buffer too small; the needed length is returned. */
+    GPUFIT_E_STRUCT_SIZE = -9,      /**< struct_size too small, or a non-zero unknown tail. */
+    GPUFIT_E_NOMEM = -10,           /**< Allocation failed. */
+    GPUFIT_E_INTERNAL = -99,        /**< A bug in gpufit. */
+    GPUFIT_STATUS_MAX_ = 0x7FFFFFFF /**< Forces a 32-bit enum; not a value. */
+} gpufit_status;
+
+/** Caller-owned error detail; pass NULL where the detail is not wanted. */
+typedef struct gpufit_error {
+    uint32_t struct_size; /**< In: sizeof(gpufit_error). */
+    int32_t status;       /**< gpufit_status of the failure. */
+    int32_t param;        /**< Offending gpufit_param, or 0. */
+    uint32_t reserved0;   /**< Must be 0. */
+    uint64_t offset;      /**< Byte offset into parsed text, or UINT64_MAX when not parsing. */
+    char message[256];    /**< NUL-terminated one-line English message naming the key. */
+} gpufit_error;
+/** Initialiser for a gpufit_error. */
+#define GPUFIT_ERROR_INIT {sizeof(gpufit_error), 0, 0, 0, UINT64_MAX, {0}}
+
+/** Static English text of a status; never NULL. @since 0.1.0 */
+GPUFIT_API const char *gpufit_status_str(int32_t status);
+/** @} */
+
+/** @defgroup enums Value enumerations
+ *  Enumerated parameter values travel as int64_t through the setters. -1 means "auto":
+ *  derived from other parameters (documented per parameter by gpufit_param_get_info()).
+ *  @{ */
+
+/** Model architecture family. */
+typedef enum gpufit_arch {
+    GPUFIT_ARCH_DECODER = 0,         /**< Decoder-only transformer (GPT, Llama, MoE). */
+    GPUFIT_ARCH_ENCODER = 1,         /**< Encoder-only (BERT). */
+    GPUFIT_ARCH_ENCODER_DECODER = 2, /**< Encoder-decoder (T5). */
+    GPUFIT_ARCH_GENERIC = 3,         /**< Only a parameter count is known. */
+    GPUFIT_ARCH_MAX_ = 0x7FFFFFFF    /**< Not a value. */
+} gpufit_arch;
+
+/** Feed-forward block type. */
+typedef enum gpufit_mlp {
+    GPUFIT_MLP_GELU = 0,         /**< Two matrices, GELU. */
+    GPUFIT_MLP_RELU = 1,         /**< Two matrices, ReLU. */
+    GPUFIT_MLP_SWIGLU = 2,       /**< Gated, three matrices, SiLU. */
+    GPUFIT_MLP_GEGLU = 3,        /**< Gated, three matrices, GELU. */
+    GPUFIT_MLP_MAX_ = 0x7FFFFFFF /**< Not a value. */
+} gpufit_mlp;
+
+/** Normalisation layer. */
+typedef enum gpufit_norm {
+    GPUFIT_NORM_LAYERNORM = 0,    /**< LayerNorm: weight and bias. */
+    GPUFIT_NORM_RMSNORM = 1,      /**< RMSNorm: weight only. */
+    GPUFIT_NORM_MAX_ = 0x7FFFFFFF /**< Not a value. */
+} gpufit_norm;
+
+/** What the job does. */
+typedef enum gpufit_task {
+    GPUFIT_TASK_PRETRAIN = 0,     /**< Training from scratch: every parameter trained. */
+    GPUFIT_TASK_FINETUNE = 1,     /**< Full fine-tuning: every parameter trained. */
+    GPUFIT_TASK_LORA = 2,         /**< LoRA adapters on a frozen base. */
+    GPUFIT_TASK_QLORA = 3,        /**< LoRA adapters on a quantised frozen base. */
+    GPUFIT_TASK_INFERENCE = 4,    /**< Serving or generation with a KV cache. */
+    GPUFIT_TASK_MAX_ = 0x7FFFFFFF /**< Not a value. */
+} gpufit_task;
+
+/** Element types: storage types and quantised block formats. */
+typedef enum gpufit_dtype {
+    GPUFIT_DTYPE_NONE = 0,     /**< Absent (e.g. no fp32 master weights). */
+    GPUFIT_DTYPE_FP32 = 1,     /**< 4 bytes. */
+    GPUFIT_DTYPE_TF32 = 2,     /**< Stored as fp32 (4 bytes); a compute mode. */
+    GPUFIT_DTYPE_FP16 = 3,     /**< 2 bytes. */
+    GPUFIT_DTYPE_BF16 = 4,     /**< 2 bytes. */
+    GPUFIT_DTYPE_FP8 = 5,      /**< 1 byte (e4m3/e5m2). */
+    GPUFIT_DTYPE_INT8 = 6,     /**< 1 byte + per-row fp32 scale (bitsandbytes LLM.int8). */
+    GPUFIT_DTYPE_INT4 = 7,     /**< 4 bits + fp16 scale per 128 (generic int4). */
+    GPUFIT_DTYPE_NF4 = 8,      /**< bitsandbytes NF4, fp32 absmax per 64: 4.5 bits. */
+    GPUFIT_DTYPE_NF4_DQ = 9,   /**< NF4 with double quantisation: 4.127 bits. */
+    GPUFIT_DTYPE_FP4 = 10,     /**< bitsandbytes FP4, as NF4. */
+    GPUFIT_DTYPE_GPTQ4 = 11,   /**< GPTQ 4-bit, group 128, with g_idx. */
+    GPUFIT_DTYPE_AWQ4 = 12,    /**< AWQ 4-bit, group 128. */
+    GPUFIT_DTYPE_MXFP4 = 13,   /**< OCP MXFP4: 4.25 bits. */
+    GPUFIT_DTYPE_NVFP4 = 14,   /**< NVFP4: 4.5 bits. */
+    GPUFIT_DTYPE_Q4_0 = 20,    /**< GGUF Q4_0 (32 per 18 bytes). */
+    GPUFIT_DTYPE_Q4_1 = 21,    /**< GGUF Q4_1. */
+    GPUFIT_DTYPE_Q5_0 = 22,    /**< GGUF Q5_0. */
+    GPUFIT_DTYPE_Q5_1 = 23,    /**< GGUF Q5_1. */
+    GPUFIT_DTYPE_Q8_0 = 24,    /**< GGUF Q8_0 (32 per 34 bytes). */
+    GPUFIT_DTYPE_Q2_K = 25,    /**< GGUF Q2_K. */
+    GPUFIT_DTYPE_Q3_K = 26,    /**< GGUF Q3_K (tensor type); as a file type: Q3_K_M mix. */
+    GPUFIT_DTYPE_Q4_K = 27,    /**< GGUF Q4_K (tensor type); as a file type: Q4_K_S mix. */
+    GPUFIT_DTYPE_Q5_K = 28,    /**< GGUF Q5_K (tensor type); as a file type: Q5_K_S mix. */
+    GPUFIT_DTYPE_Q6_K = 29,    /**< GGUF Q6_K (256 per 210 bytes). */
+    GPUFIT_DTYPE_Q3_K_S = 30,  /**< GGUF file mix Q3_K_S. */
+    GPUFIT_DTYPE_Q3_K_M = 31,  /**< GGUF file mix Q3_K_M. */
+    GPUFIT_DTYPE_Q3_K_L = 32,  /**< GGUF file mix Q3_K_L. */
+    GPUFIT_DTYPE_Q4_K_S = 33,  /**< GGUF file mix Q4_K_S. */
+    GPUFIT_DTYPE_Q4_K_M = 34,  /**< GGUF file mix Q4_K_M. */
+    GPUFIT_DTYPE_Q5_K_S = 35,  /**< GGUF file mix Q5_K_S. */
+    GPUFIT_DTYPE_Q5_K_M = 36,  /**< GGUF file mix Q5_K_M. */
+    GPUFIT_DTYPE_IQ1_S = 37,   /**< GGUF IQ1_S. */
+    GPUFIT_DTYPE_IQ1_M = 38,   /**< GGUF IQ1_M. */
+    GPUFIT_DTYPE_IQ2_XXS = 39, /**< GGUF IQ2_XXS. */
+    GPUFIT_DTYPE_IQ2_XS = 40,  /**< GGUF IQ2_XS. */
+    GPUFIT_DTYPE_IQ2_S = 41,   /**< GGUF IQ2_S. */
+    GPUFIT_DTYPE_IQ3_XXS = 42, /**< GGUF IQ3_XXS. */
+    GPUFIT_DTYPE_IQ3_S = 43,   /**< GGUF IQ3_S. */
+    GPUFIT_DTYPE_IQ4_NL = 44,  /**< GGUF IQ4_NL (32 per 18 bytes). */
+    GPUFIT_DTYPE_IQ4_XS = 45,  /**< GGUF IQ4_XS. */
+    GPUFIT_DTYPE_TQ1_0 = 46,   /**< GGUF TQ1_0 (ternary). */
+    GPUFIT_DTYPE_TQ2_0 = 47,   /**< GGUF TQ2_0 (ternary). */
+    GPUFIT_DTYPE_F16_GGUF = 48, /**< GGUF F16 file: 2-D tensors fp16, 1-D tensors fp32. */
+    GPUFIT_DTYPE_MAX_ = 0x7FFFFFFF /**< Not a value. */
+} gpufit_dtype;
+
+/** Precision policy preset; per-part dtype parameters override it. */
+typedef enum gpufit_precision {
+    GPUFIT_PRECISION_FP32 = 0,     /**< fp32 weights, compute, grads, optimizer. */
+    GPUFIT_PRECISION_TF32 = 1,     /**< As fp32, TF32 tensor-core compute. */
+    GPUFIT_PRECISION_AMP_FP16 = 2, /**< torch.autocast fp16 over fp32 weights (+ loss scaling). */
+    GPUFIT_PRECISION_AMP_BF16 = 3, /**< torch.autocast bf16 over fp32 weights. */
+    GPUFIT_PRECISION_BF16 = 4,     /**< bf16 weights and compute (framework sets master/grads). */
+    GPUFIT_PRECISION_FP16 = 5,     /**< fp16 weights and compute (framework sets master/grads). */
+    GPUFIT_PRECISION_FP8 = 6,      /**< bf16 weights, fp8 GEMMs (TransformerEngine style). */
+    GPUFIT_PRECISION_MAX_ = 0x7FFFFFFF /**< Not a value. */
+} gpufit_precision;
+
+/** Optimizer. */
+typedef enum gpufit_optimizer {
+    GPUFIT_OPT_ADAMW = 0,        /**< Two states per parameter. */
+    GPUFIT_OPT_ADAM = 1,         /**< Two states per parameter. */
+    GPUFIT_OPT_SGD = 2,          /**< No state. */
+    GPUFIT_OPT_SGD_MOMENTUM = 3, /**< One state. */
+    GPUFIT_OPT_ADAFACTOR = 4,    /**< Factored second moment. */
+    GPUFIT_OPT_ADAMW_8BIT = 5,   /**< bitsandbytes block-wise 8-bit AdamW. */
+    GPUFIT_OPT_LION = 6,         /**< One state. */
+    GPUFIT_OPT_NONE = 7,         /**< No optimizer (frozen). */
+    GPUFIT_OPT_MAX_ = 0x7FFFFFFF /**< Not a value. */
+} gpufit_optimizer;
+
+/** Activation checkpointing. */
+typedef enum gpufit_checkpointing {
+    GPUFIT_CKPT_NONE = 0,         /**< Every saved tensor is kept. */
+    GPUFIT_CKPT_SELECTIVE = 1,    /**< Core attention recomputed (Korthikanti et al.). */
+    GPUFIT_CKPT_FULL = 2,         /**< Only layer inputs kept; one layer re-materialised. */
+    GPUFIT_CKPT_MAX_ = 0x7FFFFFFF /**< Not a value. */
+} gpufit_checkpointing;
+
+/** Attention implementation. */
+typedef enum gpufit_attention {
+    GPUFIT_ATTN_EAGER = 0,        /**< Scores materialised (s x s per head). */
+    GPUFIT_ATTN_SDPA = 1,         /**< PyTorch SDPA, memory-efficient/flash backend. */
+    GPUFIT_ATTN_FLASH = 2,        /**< FlashAttention: no s x s tensor. */
+    GPUFIT_ATTN_MAX_ = 0x7FFFFFFF /**< Not a value. */
+} gpufit_attention;
+
+/** Software stack: sets runtime-overhead and policy defaults. */
+typedef enum gpufit_framework {
+    GPUFIT_FW_PYTORCH = 0,      /**< Eager PyTorch / Hugging Face. */
+    GPUFIT_FW_MEGATRON = 1,     /**< Megatron-LM (mcore + TransformerEngine). */
+    GPUFIT_FW_DEEPSPEED = 2,    /**< DeepSpeed / Megatron-DeepSpeed. */
+    GPUFIT_FW_VLLM = 3,         /**< vLLM server. */
+    GPUFIT_FW_LLAMACPP = 4,     /**< llama.cpp / ggml. */
+    GPUFIT_FW_SGLANG = 5,       /**< SGLang server. */
+    GPUFIT_FW_MAX_ = 0x7FFFFFFF /**< Not a value. */
+} gpufit_framework;
+
+/** What offload moves to host memory. */
+typedef enum gpufit_offload {
+    GPUFIT_OFFLOAD_NONE = 0,             /**< Nothing. */
+    GPUFIT_OFFLOAD_OPTIMIZER = 1,        /**< Optimizer states, master weights, fp32 grads. */
+    GPUFIT_OFFLOAD_OPTIMIZER_PARAMS = 2, /**< The above and the parameters. */
+    GPUFIT_OFFLOAD_MAX_ = 0x7FFFFFFF     /**< Not a value. */
+} gpufit_offload;
+
+/** Which linear layers get LoRA adapters. */
+typedef enum gpufit_lora_targets {
+    GPUFIT_LORA_QV = 0,           /**< Query and value projections. */
+    GPUFIT_LORA_ATTENTION = 1,    /**< q, k, v, o. */
+    GPUFIT_LORA_ALL_LINEAR = 2,   /**< Every linear layer of the blocks. */
+    GPUFIT_LORA_MAX_ = 0x7FFFFFFF /**< Not a value. */
+} gpufit_lora_targets;
+/** @} */
+
+/** @defgroup handles Handles
+ *  @{ */
+typedef struct gpufit_model gpufit_model;   /**< A model architecture (opaque). */
+typedef struct gpufit_job gpufit_job;       /**< Task, batch, precision, layout, GPU (opaque). */
+typedef struct gpufit_result gpufit_result; /**< Immutable evaluation result (opaque). */
+
+/** New model with every parameter at its default; free with gpufit_model_free(). @since 0.1.0 */
+GPUFIT_API int32_t gpufit_model_new(gpufit_model **out, gpufit_error *err);
+/** New model from a built-in preset name or alias (case-insensitive). @since 0.1.0 */
+GPUFIT_API int32_t gpufit_model_from_preset(gpufit_model **out, const char *name,
+                                            gpufit_error *err);
+/** Deep copy of @p m. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_model_copy(gpufit_model **out, const gpufit_model *m, gpufit_error *err);
+/** Frees a model; NULL is a no-op. @since 0.1.0 */
+GPUFIT_API void gpufit_model_free(gpufit_model *m);
+/** Name of the model (preset name or "custom"); owned by @p m. @since 0.1.0 */
+GPUFIT_API const char *gpufit_model_name(const gpufit_model *m);
+/** Exact parameter counts: every parameter once, and those used per token. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_model_param_count(const gpufit_model *m, uint64_t *total_out,
+                                            uint64_t *active_out, gpufit_error *err);
+
+/** New job with every parameter at its default; free with gpufit_job_free(). @since 0.1.0 */
+GPUFIT_API int32_t gpufit_job_new(gpufit_job **out, gpufit_error *err);
+/** Deep copy of @p j. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_job_copy(gpufit_job **out, const gpufit_job *j, gpufit_error *err);
+/** Frees a job; NULL is a no-op. @since 0.1.0 */
+GPUFIT_API void gpufit_job_free(gpufit_job *j);
+/** @} */
+
+/** @defgroup params Parameters
+ *  One enum covers model (100-999) and job (1000-8999) parameters. Values are explicit and
+ *  never reused; new parameters are appended. The names are those of scenario.md.
+ *  @{ */
+/** Parameter ids of models (100-999) and jobs (1000-8999). */
+typedef enum gpufit_param {
+    /* model: architecture */
+    GPUFIT_MODEL_ARCH = 100,              /**< gpufit_arch. */
+    GPUFIT_MODEL_N_LAYERS = 101,          /**< Transformer layers (decoder-only / encoder). */
+    GPUFIT_MODEL_HIDDEN_SIZE = 102,       /**< d_model. */
+    GPUFIT_MODEL_N_HEADS = 103,           /**< Query heads. */
+    GPUFIT_MODEL_N_KV_HEADS = 104,        /**< Key/value heads; 0 = n_heads. */
+    GPUFIT_MODEL_HEAD_DIM = 105,          /**< Head dimension; 0 = hidden / heads. */
+    GPUFIT_MODEL_FFN_HIDDEN_SIZE = 106,   /**< MLP intermediate size per branch. */
+    GPUFIT_MODEL_MLP = 107,               /**< gpufit_mlp. */
+    GPUFIT_MODEL_VOCAB_SIZE = 108,        /**< Vocabulary (padded) size. */
+    GPUFIT_MODEL_TIED_EMBEDDINGS = 109,   /**< 1 when the output head shares the embedding. */
+    GPUFIT_MODEL_NORM = 110,              /**< gpufit_norm. */
+    GPUFIT_MODEL_QKV_BIAS = 111,          /**< Biases on q, k, v projections. */
+    GPUFIT_MODEL_MLP_BIAS = 112,          /**< Biases on MLP matrices. */
+    GPUFIT_MODEL_MAX_POSITION = 113,      /**< Learned position embeddings when > 0. */
+    GPUFIT_MODEL_O_BIAS = 114,            /**< Bias on the attention output; -1 = mlp_bias. */
+    GPUFIT_MODEL_EMB_NORM = 115,          /**< Norm after the embedding; -1 = 1 for encoders. */
+    GPUFIT_MODEL_QK_NORM = 116,           /**< Per-head q/k RMSNorm (Qwen3). */
+    GPUFIT_MODEL_TYPE_VOCAB_SIZE = 117,   /**< Token-type embeddings (BERT: 2). */
+    GPUFIT_MODEL_POOLER = 118,            /**< BERT pooler (h x h + h). */
+    GPUFIT_MODEL_N_EXPERTS = 120,         /**< Routed experts; 0 = dense. */
+    GPUFIT_MODEL_N_SHARED_EXPERTS = 121,  /**< Shared experts. */
+    GPUFIT_MODEL_EXPERTS_PER_TOKEN = 122, /**< Top-k. */
+    GPUFIT_MODEL_MOE_FFN_HIDDEN_SIZE = 123,    /**< Routed-expert intermediate size. */
+    GPUFIT_MODEL_N_DENSE_LAYERS = 124,         /**< Leading dense layers of a MoE model. */
+    GPUFIT_MODEL_SHARED_FFN_HIDDEN_SIZE = 125, /**< Shared-expert size; 0 = moe_ffn. */
+    GPUFIT_MODEL_ROUTER_BIAS = 126,            /**< Router bias / correction bias (E values). */
+    GPUFIT_MODEL_SHARED_EXPERT_GATE = 127,     /**< Shared-expert gate (h values). */
+    GPUFIT_MODEL_Q_LORA_RANK = 140,            /**< MLA query rank; 0 = no compression. */
+    GPUFIT_MODEL_KV_LORA_RANK = 141,           /**< MLA latent rank; 0 = no MLA. */
+    GPUFIT_MODEL_QK_NOPE_HEAD_DIM = 142,       /**< MLA non-rotary q/k head dim. */
+    GPUFIT_MODEL_QK_ROPE_HEAD_DIM = 143,       /**< MLA rotary head dim (shared key). */
+    GPUFIT_MODEL_V_HEAD_DIM = 144,             /**< MLA value head dim. */
+    GPUFIT_MODEL_N_ENCODER_LAYERS = 160,       /**< Encoder-decoder: encoder layers. */
+    GPUFIT_MODEL_N_DECODER_LAYERS = 161,       /**< Encoder-decoder: decoder layers. */
+    GPUFIT_MODEL_REL_POS_BUCKETS = 162,        /**< T5 relative-position buckets. */
+    GPUFIT_MODEL_N_PARAMS = 180,               /**< Generic model: parameter count. */
+    GPUFIT_MODEL_ACTIVATION_BYTES_PER_TOKEN = 181, /**< Generic model: saved bytes per token. */
+
+    /* job: task and shapes */
+    GPUFIT_JOB_TASK = 1000,          /**< gpufit_task. */
+    GPUFIT_JOB_MICRO_BATCH = 1001,   /**< Training samples per micro-batch per device. */
+    GPUFIT_JOB_SEQ_LEN = 1002,       /**< Training tokens per sample. */
+    GPUFIT_JOB_GLOBAL_BATCH = 1003,  /**< Samples per optimizer step; 0 = micro_batch x dp. */
+    GPUFIT_JOB_BATCH = 1004,         /**< Inference: concurrent sequences. */
+    GPUFIT_JOB_CONTEXT_LEN = 1005,   /**< Inference: tokens held in KV cache per sequence. */
+    GPUFIT_JOB_PROMPT_LEN = 1006,    /**< Inference: prefill chunk (tokens per forward). */
+    GPUFIT_JOB_LORA_RANK = 1007,     /**< LoRA rank r. */
+    GPUFIT_JOB_LORA_TARGETS = 1008,  /**< gpufit_lora_targets. */
+    GPUFIT_JOB_N_GPU_LAYERS = 1009,  /**< Inference: layers on the GPU; -1 = all. */
+    GPUFIT_JOB_GPU_MEMORY_UTILIZATION = 1010, /**< vLLM/SGLang budget fraction; 0 = none. */
+    /* job: precision */
+    GPUFIT_JOB_PRECISION = 1100,       /**< gpufit_precision; -1 = auto. */
+    GPUFIT_JOB_WEIGHT_DTYPE = 1101,    /**< gpufit_dtype; -1 = from precision. */
+    GPUFIT_JOB_COMPUTE_DTYPE = 1102,   /**< gpufit_dtype; -1 = from precision. */
+    GPUFIT_JOB_GRAD_DTYPE = 1103,      /**< gpufit_dtype; -1 = from precision. */
+    GPUFIT_JOB_MASTER_WEIGHTS = 1104,  /**< gpufit_dtype or none; -1 = from precision. */
+    GPUFIT_JOB_OPTIMIZER_DTYPE = 1105, /**< gpufit_dtype; -1 = from precision. */
+    GPUFIT_JOB_KV_DTYPE = 1106,        /**< gpufit_dtype; -1 = compute dtype. */
+    /* job: training */
+    GPUFIT_JOB_OPTIMIZER = 1150,     /**< gpufit_optimizer. */
+    GPUFIT_JOB_CHECKPOINTING = 1151, /**< gpufit_checkpointing. */
+    GPUFIT_JOB_ATTENTION = 1152,     /**< gpufit_attention; -1 = by framework. */
+    GPUFIT_JOB_DROPOUT = 1153,       /**< Dropout probability; 0 = no masks. */
+    /* job: parallelism */
+    GPUFIT_JOB_DP = 1200,      /**< Data-parallel degree. */
+    GPUFIT_JOB_TP = 1201,      /**< Tensor-parallel degree. */
+    GPUFIT_JOB_PP = 1202,      /**< Pipeline stages. */
+    GPUFIT_JOB_VPP = 1203,     /**< Virtual pipeline chunks per stage. */
+    GPUFIT_JOB_CP = 1204,      /**< Context-parallel degree. */
+    GPUFIT_JOB_EP = 1205,      /**< Expert-parallel degree. */
+    GPUFIT_JOB_SP = 1206,      /**< Sequence parallelism with TP (0/1). */
+    GPUFIT_JOB_ZERO = 1207,    /**< ZeRO stage 0-3 (FSDP full shard = 3). */
+    GPUFIT_JOB_OFFLOAD = 1208, /**< gpufit_offload. */
+    GPUFIT_JOB_GPUS = 1209,    /**< Total GPUs; 0 = dp x tp x pp x cp. */
+    /* job: device and runtime */
+    GPUFIT_JOB_GPU = 1300,                /**< Catalogue GPU id (see gpufit_gpu_info); -1 = none. */
+    GPUFIT_JOB_GPU_MEMORY_BYTES = 1301,   /**< Capacity override, bytes; 0 = from the GPU. */
+    GPUFIT_JOB_FRAMEWORK = 1302,          /**< gpufit_framework. */
+    GPUFIT_JOB_GPU_MEMORY_GIB = 1303,     /**< Capacity override in GiB (sets the bytes). */
+    GPUFIT_JOB_CUDA_CONTEXT_BYTES = 1400, /**< CUDA context per process, bytes; -1 = default. */
+    GPUFIT_JOB_WORKSPACE_BYTES = 1401,    /**< Library workspaces, bytes; -1 = default. */
+    GPUFIT_JOB_FRAGMENTATION = 1402,      /**< Allocator slack fraction; -1 = default. */
+    GPUFIT_PARAM_MAX_ = 0x7FFFFFFF        /**< Not a value. */
+} gpufit_param;
+
+/** Value type of a parameter. */
+typedef enum gpufit_param_type {
+    GPUFIT_TYPE_INT = 1,   /**< int64_t: set with *_set_int. */
+    GPUFIT_TYPE_FLOAT = 2, /**< double: set with *_set_float. */
+    GPUFIT_TYPE_ENUM = 3,  /**< int64_t from a named list (gpufit_param_value_at). */
+    GPUFIT_TYPE_BOOL = 4,  /**< int64_t 0 or 1. */
+    GPUFIT_TYPE_MAX_ = 0x7FFFFFFF /**< Not a value. */
+} gpufit_param_type;
+
+#define GPUFIT_DOMAIN_MODEL 1 /**< Parameter of a gpufit_model. */
+#define GPUFIT_DOMAIN_JOB 2   /**< Parameter of a gpufit_job. */
+
+/** Description of one parameter (size-prefixed output struct). */
+typedef struct gpufit_param_info {
+    uint32_t struct_size; /**< In: sizeof; out: bytes filled. */
+    int32_t id;           /**< gpufit_param. */
+    int32_t domain;       /**< GPUFIT_DOMAIN_MODEL or GPUFIT_DOMAIN_JOB. */
+    int32_t type;         /**< gpufit_param_type. */
+    int64_t min_int;      /**< Smallest accepted integer value. */
+    int64_t max_int;      /**< Largest accepted integer value. */
+    int64_t default_int;  /**< Default integer value. */
+    double min_float;     /**< Smallest accepted float value. */
+    double max_float;     /**< Largest accepted float value. */
+    double default_float; /**< Default float value. */
+    uint32_t since;       /**< GPUFIT_VERSION_NUMBER that added it. */
+    uint32_t flags;       /**< Reserved, 0. */
+    const char *name;     /**< Name used in specs, JSON and Python; static. */
+    const char *unit;     /**< Unit ("bytes", "tokens", "" ...); static. */
+    const char *doc;      /**< One-line description; static. */
+} gpufit_param_info;
+
+/** Describes parameter @p p. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_param_get_info(int32_t p, gpufit_param_info *out);
+/** Looks a parameter up by name or alias. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_param_by_name(const char *name, int32_t *out);
+/** Next parameter id after @p prev (0 starts); returns 0 at the end. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_param_next(int32_t prev);
+/** The @p index-th named value of an enum/bool parameter. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_param_value_at(int32_t p, uint32_t index, int64_t *value_out,
+                                         const char **name_out);
+/** Name of value @p v of an enum parameter; NULL when it has none. @since 0.1.0 */
+GPUFIT_API const char *gpufit_param_value_name(int32_t p, int64_t v);
+/** Value of an enum/bool parameter from its name. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_param_value_by_name(int32_t p, const char *name, int64_t *out);
+
+/** Sets an integer, enum or bool model parameter. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_model_set_int(gpufit_model *m, int32_t p, int64_t v, gpufit_error *err);
+/** Sets a float model parameter. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_model_set_float(gpufit_model *m, int32_t p, double v,
+                                          gpufit_error *err);
+/** Reads an integer, enum or bool model parameter. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_model_get_int(const gpufit_model *m, int32_t p, int64_t *out,
+                                        gpufit_error *err);
+/** Reads a float model parameter. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_model_get_float(const gpufit_model *m, int32_t p, double *out,
+                                          gpufit_error *err);
+/** Sets an integer, enum or bool job parameter. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_job_set_int(gpufit_job *j, int32_t p, int64_t v, gpufit_error *err);
+/** Sets a float job parameter. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_job_set_float(gpufit_job *j, int32_t p, double v, gpufit_error *err);
+/** Reads an integer, enum or bool job parameter. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_job_get_int(const gpufit_job *j, int32_t p, int64_t *out,
+                                      gpufit_error *err);
+/** Reads a float job parameter. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_job_get_float(const gpufit_job *j, int32_t p, double *out,
+                                        gpufit_error *err);
+
+/**
+ * Applies a spec string of space- or comma-separated key=value pairs to a model and a job.
+ * `model=NAME` (applied first, wherever it stands) replaces @p m with a preset; model keys go
+ * to @p m, job keys to @p j; `gpu=NAME` picks a catalogue GPU. Either handle may be NULL when
+ * the spec has no key for it. On error neither handle changes and err->offset is the byte
+ * offset of the bad token. @since 0.1.0
+ */
+GPUFIT_API int32_t gpufit_apply_spec(gpufit_model *m, gpufit_job *j, const char *spec,
+                                     gpufit_error *err);
+
+/**
+ * Applies a JSON scenario (scenario.md) held in @p json (@p len bytes, need not be
+ * NUL-terminated) to @p m and @p j. The model may be a preset name, {"preset": ..., overrides}
+ * or architecture keys; the gpu a catalogue name or {"memory_gib": N} / {"memory_bytes": N}.
+ * On error neither handle changes and err->offset is the byte offset. @since 0.1.0
+ */
+GPUFIT_API int32_t gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len,
+                                     gpufit_error *err);
+/** @} */
+
+/** @defgroup catalogues Built-in catalogues
+ *  @{ */
+/** Description of a built-in model preset (size-prefixed output struct). */
+typedef struct gpufit_preset_info {
+    uint32_t struct_size;   /**< In: sizeof; out: bytes filled. */
+    uint32_t index;         /**< Position in the catalogue. */
+    uint64_t n_params;      /**< Total parameters. */
+    uint64_t n_active_params; /**< Parameters used per token. */
+    const char *name;       /**< Preset name (lowercased HF repository name); static. */
+    const char *aliases;    /**< Space-separated short aliases; static. */
+    const char *hf_repo;    /**< Hugging Face repository id; static. */
+} gpufit_preset_info;
+/** Describes the @p index-th preset; GPUFIT_E_NOT_FOUND past the end. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_preset_at(uint32_t index, gpufit_preset_info *out);
+
+/** Description of a catalogue GPU (size-prefixed output struct). */
+typedef struct gpufit_gpu_info {
+    uint32_t struct_size;        /**< In: sizeof; out: bytes filled. */
+    int32_t id;                  /**< Stable catalogue id (value of GPUFIT_JOB_GPU). */
+    uint64_t memory_bytes;       /**< Capacity used for the verdict, bytes. */
+    uint64_t marketed_bytes;     /**< Marketed GiB x 2^30, bytes. */
+    double memory_bandwidth_gbs; /**< GB/s (10^9). */
+    double bf16_tflops;          /**< Dense fp16/bf16 tensor TFLOPS, fp32 accumulate. */
+    double fp8_tflops;           /**< Dense fp8 TFLOPS; 0 if unsupported. */
+    double nvlink_gbs;           /**< NVLink bidirectional GB/s; 0 if none. */
+    double msrp_usd;             /**< List price in USD; 0 if unknown. */
+    int32_t supports_bf16;       /**< 1 when bf16 has hardware support. */
+    int32_t supports_fp8;        /**< 1 when fp8 has hardware support. */
+    int32_t usable_known;        /**< 1 when memory_bytes is a measured nvidia-smi total. */
+    int32_t launch_year;         /**< Launch year. */
+    const char *name;            /**< Catalogue name ("H100 SXM5"); static. */
+    const char *key;             /**< Lowercase key ("h100-sxm5"); static. */
+    const char *aliases;         /**< Space-separated aliases; static. */
+    const char *vendor;          /**< Vendor; static. */
+    const char *architecture;    /**< Architecture; static. */
+} gpufit_gpu_info;
+/** Describes the @p index-th catalogue GPU; GPUFIT_E_NOT_FOUND past the end. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_gpu_at(uint32_t index, gpufit_gpu_info *out);
+/** Finds a GPU by name, key or alias (case-insensitive). @since 0.1.0 */
+GPUFIT_API int32_t gpufit_gpu_by_name(const char *name, gpufit_gpu_info *out);
+/** @} */
+
+/** @defgroup results Evaluation and results
+ *  @{ */
+/** Memory components of a role; they add up exactly to its device_used_bytes. */
+typedef enum gpufit_component {
+    GPUFIT_MEM_WEIGHTS = 1,          /**< Model parameters resident on the device. */
+    GPUFIT_MEM_GRADIENTS = 2,        /**< Gradient buffers. */
+    GPUFIT_MEM_OPTIMIZER_STATES = 3, /**< Optimizer states. */
+    GPUFIT_MEM_MASTER_WEIGHTS = 4,   /**< fp32 master copy of low-precision weights. */
+    GPUFIT_MEM_ACTIVATIONS = 5,      /**< Saved activations / forward transients at the peak. */
+    GPUFIT_MEM_KV_CACHE = 6,         /**< Key/value cache. */
+    GPUFIT_MEM_LOGITS = 7,           /**< Output logits and loss buffers. */
+    GPUFIT_MEM_COMM_BUFFERS = 8,     /**< NCCL and other communication buffers. */
+    GPUFIT_MEM_WORKSPACE = 9,        /**< cuBLAS/cuDNN workspaces and other scratch. */
+    GPUFIT_MEM_RUNTIME_CONTEXT = 10, /**< CUDA context and kernels. */
+    GPUFIT_MEM_FRAGMENTATION = 11,   /**< Caching-allocator rounding and free cached blocks. */
+    GPUFIT_COMPONENT_MAX_ = 0x7FFFFFFF /**< Not a value. */
+} gpufit_component;
+/** Next component after @p prev (0 starts); 0 at the end. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_component_next(int32_t prev);
+/** Name of a component ("kv_cache"); static; NULL if unknown. @since 0.1.0 */
+GPUFIT_API const char *gpufit_component_name(int32_t c);
+
+/** Evaluates @p m under @p j. An OOM verdict is a result, not an error. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_evaluate(gpufit_result **out, const gpufit_model *m,
+                                   const gpufit_job *j, gpufit_error *err);
+/** Frees a result; NULL is a no-op. @since 0.1.0 */
+GPUFIT_API void gpufit_result_free(gpufit_result *r);
+
+/** Summary of a result (size-prefixed output struct). */
+typedef struct gpufit_summary {
+    uint32_t struct_size;     /**< In: sizeof; out: bytes filled. */
+    int32_t fits;             /**< 1 when every device role fits. */
+    uint32_t n_roles;         /**< Device roles (gpufit_result_role). */
+    uint32_t worst_role;      /**< Index of the role with the largest device_used_bytes. */
+    uint32_t n_notes;         /**< Notes and warnings (gpufit_result_note). */
+    uint32_t reserved0;       /**< 0. */
+    uint64_t capacity_bytes;  /**< Device capacity the verdict used, bytes. */
+    uint64_t peak_bytes;      /**< device_used_bytes of the worst role, bytes. */
+    int64_t headroom_bytes;   /**< capacity - peak; negative when it does not fit. */
+    uint64_t n_params;        /**< Model parameters (each once). */
+    uint64_t n_active_params; /**< Parameters used per token. */
+    uint64_t host_bytes;      /**< Host (CPU) memory the job places there, bytes. */
+} gpufit_summary;
+/** Fills @p out with the summary of @p r. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_result_summary(const gpufit_result *r, gpufit_summary *out);
+
+/** One device role (size-prefixed output struct). */
+typedef struct gpufit_role_info {
+    uint32_t struct_size;          /**< In: sizeof; out: bytes filled. */
+    uint32_t n_devices;            /**< Devices that share this role. */
+    uint64_t peak_allocated_bytes; /**< Live tensors at the peak (max_memory_allocated). */
+    uint64_t peak_reserved_bytes;  /**< Plus allocator caching (max_memory_reserved). */
+    uint64_t device_used_bytes;    /**< Plus context, workspaces, NCCL (nvidia-smi). */
+    int64_t headroom_bytes;        /**< capacity - device_used_bytes. */
+    uint64_t kv_capacity_bytes;    /**< Inference: KV cache that fits in the budget. */
+    uint64_t kv_capacity_tokens;   /**< Inference: tokens that fit in kv_capacity_bytes. */
+    int32_t fits;                  /**< 1 when device_used_bytes <= capacity. */
+    uint32_t layers;               /**< Transformer layers held by this role. */
+    const char *name;              /**< "all", "pp_first", "pp_middle", "pp_last"; static. */
+} gpufit_role_info;
+/** Fills @p out with role @p i of @p r. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_result_role(const gpufit_result *r, uint32_t i, gpufit_role_info *out);
+/** Bytes of component @p c in role @p role. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_result_bytes(const gpufit_result *r, uint32_t role, int32_t c,
+                                       uint64_t *out_bytes);
+/** The @p i-th note (assumption or warning) of @p r, owned by @p r. @since 0.1.0 */
+GPUFIT_API int32_t gpufit_result_note(const gpufit_result *r, uint32_t i, const char **text_out);
+
+/**
+ * Writes the JSON report of scenario.md into @p buf (capacity @p cap, NUL-terminated).
+ * @p len_out (optional) receives the length without the NUL; when @p cap is too small the
+ * call returns GPUFIT_E_BUFFER_TOO_SMALL and @p len_out still receives the needed length.
+ * @since 0.1.0
+ */
+GPUFIT_API int32_t gpufit_result_to_json(const gpufit_result *r, char *buf, size_t cap,
+                                         size_t *len_out, gpufit_error *err);
+
+/** True when a size-prefixed struct filled by gpufit contains @p field. */
+#define GPUFIT_HAS_FIELD(ptr, type, field)                                                         \
+    ((ptr)->struct_size >= offsetof(type, field) + sizeof(((type *)0)->field))
+/** @} */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPUFIT_H */

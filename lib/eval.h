@@ -1,0 +1,98 @@
+/* Internal evaluation types: the resolved job (plan), one device role and the result. */
+#ifndef GPUFIT_EVAL_H
+#define GPUFIT_EVAL_H
+
+#include "internal.h"
+
+#define GPUFIT__NCOMP 12 /* components are 1..11; index 0 unused */
+#define GPUFIT__ROLES_MAX 5
+#define GPUFIT__NOTES_MAX 8
+
+/* Notes are codes, turned into static text only when read (no strings on the hot path). */
+enum gpufit__note {
+    GPUFIT__NOTE_NO_GPU = 1,      /* no GPU given: verdict against nothing */
+    GPUFIT__NOTE_BF16_UNSUPPORTED, /* bf16 chosen on a GPU without bf16 hardware */
+    GPUFIT__NOTE_FP8_UNSUPPORTED,  /* fp8 chosen on a GPU without fp8 hardware */
+    GPUFIT__NOTE_QUANT_V_NEEDS_FA, /* llama.cpp keeps V in f16 without flash attention */
+    GPUFIT__NOTE_KV_TOO_SMALL,     /* server budget leaves less KV than one full sequence */
+    GPUFIT__NOTE_HOST_OFFLOAD,     /* some memory is placed in host RAM */
+    GPUFIT__NOTE_GENERIC_MODEL,    /* parameter-count-only model: activations approximate */
+};
+
+/* The job with every "auto" resolved. */
+typedef struct gpufit__plan {
+    int32_t task, training, lora, framework, attention, ckpt, optimizer, lora_targets;
+    int32_t amp;                                 /* autocast over fp32 weights */
+    int64_t w_dt, c_dt, g_dt, m_dt, o_dt, kv_dt; /* resolved dtypes */
+    uint64_t a_b;                                /* activation bytes per element */
+    uint64_t b, s;                               /* training micro-batch, sequence */
+    uint64_t batch, ctx, prompt;                 /* inference */
+    double dropout;
+    uint64_t dp, tp, pp, vpp, cp, ep, sp, zero, offload;
+    int64_t n_gpu_layers;
+    uint64_t lora_rank;
+    uint64_t capacity; /* bytes; 0 = unknown */
+    const gpufit__gpu *gpu;
+    uint64_t ctx_bytes, ws_bytes; /* runtime context, workspaces */
+    double frag;                  /* allocator slack fraction */
+    double util;                  /* server budget fraction; 0 = none */
+} gpufit__plan;
+
+typedef struct gpufit__role {
+    const char *name;
+    uint32_t n_devices, layers;
+    uint64_t comp[GPUFIT__NCOMP];
+    uint64_t alloc, reserved, used;
+    int64_t headroom;
+    uint64_t kv_cap_bytes, kv_cap_tokens;
+    int32_t fits;
+} gpufit__role;
+
+struct gpufit_result {
+    gpufit__role roles[GPUFIT__ROLES_MAX];
+    uint32_t n_roles, worst, n_notes;
+    int32_t fits;
+    uint64_t capacity, peak, host_bytes;
+    uint64_t n_params, n_active;
+    uint8_t notes[GPUFIT__NOTES_MAX];
+    char model_name[GPUFIT__NAME_MAX];
+    char gpu_name[GPUFIT__NAME_MAX];
+};
+
+/* What a role holds of the model. */
+typedef struct gpufit__slice {
+    uint64_t layers[GPUFIT__W_COUNT];      /* layers of each class on this device */
+    uint64_t layer_begin[GPUFIT__W_COUNT]; /* index of its first layer within the class */
+    int32_t embedding, output;         /* holds the token embedding / the output head */
+    uint64_t inflight;                 /* micro-batches in flight (pipeline schedule) */
+} gpufit__slice;
+
+int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
+                             gpufit__plan *p, gpufit_error *err);
+
+/* Weight bytes held by a slice (mem_weights.c); *host_out gets bytes kept in host memory. */
+int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
+                          const gpufit__tgroup *g, size_t ng, const gpufit__slice *sl,
+                          uint64_t *dev_out, uint64_t *host_out);
+/* Trainable parameters of a slice (all for full training, adapters for LoRA) and the
+ * optimizer-state bytes for them (mem_weights.c). */
+int gpufit__trainable(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
+                      size_t ng, const gpufit__slice *sl, uint64_t *params_out,
+                      uint64_t *opt_bytes_out);
+
+/* Training activations and logits of a slice (mem_activations.c). */
+int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
+                              const gpufit__slice *sl, uint64_t *act_out, uint64_t *logits_out);
+
+/* Inference KV bytes per token for the layers of a slice, and the prefill transient and
+ * logits (mem_inference.c). */
+int gpufit__kv_bytes_per_token(const gpufit__plan *p, const gpufit__shape *s,
+                               const gpufit__slice *sl, uint64_t *out);
+int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
+                              const gpufit__slice *sl, uint64_t *act_out, uint64_t *logits_out);
+
+/* Fills r from a model and job: no allocation, no strings. */
+int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model *m,
+                              const struct gpufit_job *j, gpufit_error *err);
+
+#endif /* GPUFIT_EVAL_H */

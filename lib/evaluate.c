@@ -1,0 +1,388 @@
+/* Evaluation: splits the model over device roles, adds the memory terms of each role, the
+ * runtime overheads and the verdict. Pure arithmetic: no allocation, no strings, no I/O. */
+#include "eval.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GIB ((uint64_t)1 << 30)
+
+static void add_note(struct gpufit_result *r, int note)
+{
+    for (uint32_t i = 0; i < r->n_notes; i++)
+        if (r->notes[i] == note)
+            return;
+    if (r->n_notes < GPUFIT__NOTES_MAX)
+        r->notes[r->n_notes++] = (uint8_t)note;
+}
+
+/* Layers [begin, begin + count) of the whole stack, split into the layer classes in order
+ * (dense layers before MoE layers; encoder before decoder). */
+static void take_layers(const gpufit__shape *s, uint64_t begin, uint64_t count,
+                        gpufit__slice *sl)
+{
+    uint64_t at = 0;
+    for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++) {
+        uint64_t n = s->layers[w];
+        uint64_t lo = begin > at ? begin - at : 0;
+        uint64_t hi = begin + count > at ? begin + count - at : 0;
+        if (lo > n)
+            lo = n;
+        if (hi > n)
+            hi = n;
+        sl->layers[w] = hi > lo ? hi - lo : 0;
+        sl->layer_begin[w] = lo;
+        at += n;
+    }
+}
+
+static int mul_frac(uint64_t v, double f, uint64_t *out)
+{
+    double x = (double)v * f;
+    if (!(x >= 0.0) || x >= 1.8e19)
+        return 1;
+    *out = (uint64_t)llround(x);
+    return 0;
+}
+
+#define CK(expr)                                                                                   \
+    do {                                                                                           \
+        if (expr)                                                                                  \
+            return gpufit__fail(err, GPUFIT_E_OVERFLOW, 0, UINT64_MAX,                             \
+                                "a byte count exceeds 64 bits");                                   \
+    } while (0)
+
+/* Memory of one role. `others` counts the devices of the layout for communicators. */
+static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gpufit__counts *c,
+                         const gpufit__tgroup *g, size_t ng, const gpufit__slice *sl,
+                         gpufit__role *role, uint64_t *host, struct gpufit_result *r,
+                         gpufit_error *err)
+{
+    uint64_t *m = role->comp;
+    uint64_t w_dev = 0, w_host = 0;
+    memset(m, 0, sizeof role->comp);
+    CK(gpufit__weights_bytes(p, s, g, ng, sl, &w_dev, &w_host));
+    *host += w_host;
+    if (s->arch == GPUFIT_ARCH_GENERIC) { /* parameter count only: weights from n_params */
+        const gpufit__dtype_info *d = gpufit__dtype(p->w_dt);
+        uint64_t layers = 0;
+        for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++)
+            layers += sl->layers[w];
+        CK(gpufit__dtype_bytes(p->w_dt, c->total / (p->tp * p->pp), &w_dev));
+        (void)d;
+        (void)layers;
+    }
+    m[GPUFIT_MEM_WEIGHTS] = w_dev;
+
+    if (p->training) {
+        uint64_t trainable, opt;
+        CK(gpufit__trainable(p, s, g, ng, sl, &trainable, &opt));
+        if (s->arch == GPUFIT_ARCH_GENERIC && !p->lora) {
+            trainable = c->total / (p->tp * p->pp);
+            opt = trainable * (p->optimizer <= GPUFIT_OPT_ADAM ? 8 : 4);
+        }
+        uint64_t dp = p->dp;
+        uint64_t gb = 0, mb = 0;
+        CK(gpufit__dtype_bytes(p->g_dt, trainable, &gb));
+        if (p->m_dt != GPUFIT_DTYPE_NONE)
+            CK(gpufit__dtype_bytes(p->m_dt, trainable, &mb));
+        if (p->lora) { /* adapter weights live in the gradient dtype (PEFT casts them) */
+            uint64_t aw;
+            CK(gpufit__dtype_bytes(p->g_dt, trainable, &aw));
+            CK(gpufit__add(m[GPUFIT_MEM_WEIGHTS], aw, &m[GPUFIT_MEM_WEIGHTS]));
+        }
+        /* ZeRO: stage 1 shards optimizer + master, 2 also grads, 3 also weights (§3.1) */
+        if (p->zero >= 1 && dp > 1) {
+            opt = (opt + dp - 1) / dp;
+            mb = (mb + dp - 1) / dp;
+        }
+        if (p->zero >= 2 && dp > 1)
+            gb = (gb + dp - 1) / dp;
+        if (p->zero >= 3 && dp > 1) {
+            uint64_t gathered = 0; /* two layers gathered at once: current + prefetch (§3.4) */
+            CK(gpufit__dtype_bytes(p->c_dt == GPUFIT_DTYPE_FP32 ? GPUFIT_DTYPE_FP32
+                                                                : GPUFIT_DTYPE_BF16,
+                                   2 * c->largest_layer / p->tp, &gathered));
+            m[GPUFIT_MEM_WEIGHTS] = (m[GPUFIT_MEM_WEIGHTS] + dp - 1) / dp + gathered;
+        }
+        if (p->offload >= GPUFIT_OFFLOAD_OPTIMIZER) { /* ZeRO-Offload: states in host RAM */
+            CK(gpufit__add(*host, opt + mb, host));
+            opt = mb = 0;
+            add_note(r, GPUFIT__NOTE_HOST_OFFLOAD);
+        }
+        if (p->offload >= GPUFIT_OFFLOAD_OPTIMIZER_PARAMS) {
+            CK(gpufit__add(*host, m[GPUFIT_MEM_WEIGHTS], host));
+            m[GPUFIT_MEM_WEIGHTS] = 2 * c->largest_layer * 2 / p->tp;
+        }
+        m[GPUFIT_MEM_GRADIENTS] = gb;
+        m[GPUFIT_MEM_OPTIMIZER_STATES] = opt;
+        m[GPUFIT_MEM_MASTER_WEIGHTS] = mb;
+        if (p->amp || p->c_dt == GPUFIT_DTYPE_FP8) { /* autocast / fp8 copies of the weights */
+            uint64_t held = trainable > 0 && !p->lora ? trainable : 0, cache;
+            uint64_t e = p->c_dt == GPUFIT_DTYPE_FP8 ? 1 : 2;
+            if (p->lora)
+                held = 0;
+            CK(gpufit__mul(held, e, &cache));
+            CK(gpufit__add(m[GPUFIT_MEM_WEIGHTS], cache, &m[GPUFIT_MEM_WEIGHTS]));
+        }
+        CK(gpufit__train_activations(p, s, sl, &m[GPUFIT_MEM_ACTIVATIONS], &m[GPUFIT_MEM_LOGITS]));
+        if (p->task == GPUFIT_TASK_QLORA) {
+            /* QLoRA pages optimizer states (bitsandbytes paged optimizers, Dettmers et al. 2023
+             * §3): unified memory evicts them to the host while activations are live, so only
+             * the part that exceeds the activations freed before optimizer.step() stays. */
+            uint64_t live = m[GPUFIT_MEM_ACTIVATIONS] + m[GPUFIT_MEM_LOGITS];
+            uint64_t paged = m[GPUFIT_MEM_OPTIMIZER_STATES] < live ? m[GPUFIT_MEM_OPTIMIZER_STATES]
+                                                                   : live;
+            m[GPUFIT_MEM_OPTIMIZER_STATES] -= paged;
+            CK(gpufit__add(*host, paged, host));
+        }
+    } else {
+        uint64_t per_tok = 0, tokens;
+        CK(gpufit__kv_bytes_per_token(p, s, sl, &per_tok));
+        if (p->framework == GPUFIT_FW_LLAMACPP) { /* unified cache, padded (§6.4) */
+            uint64_t pad = p->attention == GPUFIT_ATTN_FLASH ? 256 : 32;
+            tokens = (p->batch * p->ctx + pad - 1) / pad * pad;
+        } else if (p->framework == GPUFIT_FW_VLLM || p->framework == GPUFIT_FW_SGLANG) {
+            tokens = p->batch * ((p->ctx + 15) / 16 * 16); /* 16-token pages (§6.2) */
+        } else {
+            tokens = p->batch * p->ctx;
+        }
+        CK(gpufit__mul(per_tok, tokens, &m[GPUFIT_MEM_KV_CACHE]));
+        CK(gpufit__infer_activations(p, s, sl, &m[GPUFIT_MEM_ACTIVATIONS], &m[GPUFIT_MEM_LOGITS]));
+        role->kv_cap_tokens = per_tok; /* stash; turned into capacity below */
+    }
+    m[GPUFIT_MEM_WORKSPACE] = p->ws_bytes;
+    m[GPUFIT_MEM_RUNTIME_CONTEXT] = p->ctx_bytes;
+    /* NCCL: ~0.6 GiB per communicator the layout creates (memory-model.md §8.4) */
+    uint64_t comms = (p->dp > 1) + (p->tp > 1) + (p->pp > 1) + (p->cp > 1) + (p->ep > 1);
+    m[GPUFIT_MEM_COMM_BUFFERS] = comms * (GIB * 6 / 10);
+    return GPUFIT_OK;
+}
+
+/* Levels, server budgets and the verdict of one role. */
+static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_error *err,
+                           struct gpufit_result *r)
+{
+    uint64_t *m = role->comp;
+    uint64_t per_tok = role->kv_cap_tokens;
+    role->kv_cap_tokens = 0;
+    uint64_t alloc = 0;
+    static const int allocated[] = {GPUFIT_MEM_WEIGHTS,     GPUFIT_MEM_GRADIENTS,
+                                    GPUFIT_MEM_OPTIMIZER_STATES, GPUFIT_MEM_MASTER_WEIGHTS,
+                                    GPUFIT_MEM_ACTIVATIONS, GPUFIT_MEM_KV_CACHE,
+                                    GPUFIT_MEM_LOGITS,      GPUFIT_MEM_WORKSPACE};
+    if (!p->training && p->util > 0.0 && p->capacity > 0) {
+        /* vLLM/SGLang: the KV pool takes util x total minus the profiled peak (§6.2) */
+        uint64_t budget, other = 0;
+        CK(mul_frac(p->capacity, p->util, &budget));
+        for (size_t i = 0; i < sizeof allocated / sizeof allocated[0]; i++)
+            if (allocated[i] != GPUFIT_MEM_KV_CACHE)
+                CK(gpufit__add(other, m[allocated[i]], &other));
+        uint64_t need = m[GPUFIT_MEM_KV_CACHE];
+        role->kv_cap_bytes = budget > other ? budget - other : 0;
+        role->kv_cap_tokens = per_tok > 0 ? role->kv_cap_bytes / per_tok : 0;
+        m[GPUFIT_MEM_KV_CACHE] = role->kv_cap_bytes;
+        if (role->kv_cap_bytes < need || role->kv_cap_bytes == 0) {
+            add_note(r, GPUFIT__NOTE_KV_TOO_SMALL);
+            role->fits = 0;
+        }
+    }
+    for (size_t i = 0; i < sizeof allocated / sizeof allocated[0]; i++)
+        CK(gpufit__add(alloc, m[allocated[i]], &alloc));
+    /* Caching-allocator slack comes from tensors freed and re-allocated in other sizes
+     * (memory-model.md §8.3): activations, logits and a growing KV cache; weights and
+     * optimizer states are allocated once and keep exact-size segments. */
+    uint64_t dynamic = m[GPUFIT_MEM_ACTIVATIONS] + m[GPUFIT_MEM_LOGITS];
+    if (!p->training && p->framework == GPUFIT_FW_PYTORCH)
+        dynamic += m[GPUFIT_MEM_KV_CACHE];
+    CK(mul_frac(dynamic, p->frag, &m[GPUFIT_MEM_FRAGMENTATION]));
+    role->alloc = alloc;
+    CK(gpufit__add(alloc, m[GPUFIT_MEM_FRAGMENTATION], &role->reserved));
+    CK(gpufit__add(role->reserved, m[GPUFIT_MEM_RUNTIME_CONTEXT], &role->used));
+    CK(gpufit__add(role->used, m[GPUFIT_MEM_COMM_BUFFERS], &role->used));
+    if (p->capacity > 0) {
+        role->headroom = (int64_t)(p->capacity > role->used ? p->capacity - role->used : 0) -
+                         (int64_t)(role->used > p->capacity ? role->used - p->capacity : 0);
+        if (role->fits != 0)
+            role->fits = role->used <= p->capacity;
+        if (!p->training && !(p->util > 0.0) && per_tok > 0) {
+            uint64_t rest = role->used - m[GPUFIT_MEM_KV_CACHE];
+            role->kv_cap_bytes = p->capacity > rest ? p->capacity - rest : 0;
+            role->kv_cap_tokens = role->kv_cap_bytes / per_tok;
+        }
+    } else {
+        role->fits = -1;
+        role->headroom = 0;
+    }
+    return GPUFIT_OK;
+}
+
+int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model *mdl,
+                              const struct gpufit_job *j, gpufit_error *err)
+{
+    gpufit__shape s;
+    gpufit__counts c;
+    gpufit__plan p;
+    gpufit__tgroup g[GPUFIT__TGROUPS_MAX];
+    int32_t st = gpufit__model_resolve(mdl, &s, err);
+    if (st == GPUFIT_OK)
+        st = gpufit__model_count(&s, &c, err);
+    if (st == GPUFIT_OK)
+        st = gpufit__plan_resolve(j, &s, &p, err);
+    if (st != GPUFIT_OK)
+        return st;
+    size_t ng = gpufit__model_tensors(&s, g);
+    memset(r, 0, sizeof *r);
+    r->n_params = c.total;
+    r->n_active = c.active;
+    r->capacity = p.capacity;
+    memcpy(r->model_name, mdl->name, sizeof r->model_name);
+    if (p.gpu != NULL)
+        strncpy(r->gpu_name, p.gpu->name, sizeof r->gpu_name - 1);
+    else
+        memcpy(r->gpu_name, j->gpu_name, sizeof r->gpu_name);
+    r->gpu_name[sizeof r->gpu_name - 1] = '\0';
+
+    /* layout checks (parallelism details: issue 3) */
+    if (s.nq % p.tp != 0)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_TP, UINT64_MAX,
+                            "tp (%llu) must divide n_heads (%llu)", (unsigned long long)p.tp,
+                            (unsigned long long)s.nq);
+    if (p.pp > s.n_layers && s.arch != GPUFIT_ARCH_GENERIC)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_PP, UINT64_MAX,
+                            "pp (%llu) exceeds n_layers (%llu)", (unsigned long long)p.pp,
+                            (unsigned long long)s.n_layers);
+    if (s.E > 0 && s.E % p.ep != 0)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
+                            "ep (%llu) must divide n_experts (%llu)", (unsigned long long)p.ep,
+                            (unsigned long long)s.E);
+    if (p.training && p.s % p.cp != 0)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_CP, UINT64_MAX,
+                            "cp (%llu) must divide seq_len (%llu)", (unsigned long long)p.cp,
+                            (unsigned long long)p.s);
+    uint64_t layout = p.dp * p.tp * p.pp * p.cp;
+    if (j->gpus > 0 && (uint64_t)j->gpus != layout)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_GPUS, UINT64_MAX,
+                            "gpus (%lld) must equal dp x tp x pp x cp (%llu)", (long long)j->gpus,
+                            (unsigned long long)layout);
+
+    if (p.gpu == NULL && p.capacity == 0)
+        add_note(r, GPUFIT__NOTE_NO_GPU);
+    if (p.gpu != NULL && !p.gpu->supports_bf16 &&
+        (p.c_dt == GPUFIT_DTYPE_BF16 || p.w_dt == GPUFIT_DTYPE_BF16))
+        add_note(r, GPUFIT__NOTE_BF16_UNSUPPORTED);
+    if (p.gpu != NULL && !p.gpu->supports_fp8 &&
+        (p.c_dt == GPUFIT_DTYPE_FP8 || (p.w_dt == GPUFIT_DTYPE_FP8 && p.framework != GPUFIT_FW_LLAMACPP)))
+        add_note(r, GPUFIT__NOTE_FP8_UNSUPPORTED);
+    if (p.framework == GPUFIT_FW_LLAMACPP && p.attention != GPUFIT_ATTN_FLASH &&
+        p.kv_dt > GPUFIT_DTYPE_FP8 && !p.training)
+        add_note(r, GPUFIT__NOTE_QUANT_V_NEEDS_FA);
+    if (s.arch == GPUFIT_ARCH_GENERIC)
+        add_note(r, GPUFIT__NOTE_GENERIC_MODEL);
+
+    uint64_t L = s.n_layers;
+    uint64_t host = 0;
+    /* Inference with partial offload: the last n_gpu_layers layers sit on the GPU; the output
+     * layer counts as one more (llama.cpp -ngl). */
+    if (!p.training && p.n_gpu_layers >= 0 && (uint64_t)p.n_gpu_layers <= L && p.pp == 1) {
+        gpufit__slice dev = {0}, hst = {0};
+        uint64_t ngl = (uint64_t)p.n_gpu_layers;
+        take_layers(&s, L - ngl, ngl, &dev);
+        take_layers(&s, 0, L - ngl, &hst);
+        hst.embedding = 1;
+        hst.output = 1;
+        dev.inflight = hst.inflight = 1;
+        gpufit__role *role = &r->roles[0];
+        role->name = "all";
+        role->n_devices = 1;
+        role->layers = (uint32_t)ngl;
+        role->fits = 1;
+        st = eval_role(&p, &s, &c, g, ng, &dev, role, &host, r, err);
+        if (st == GPUFIT_OK)
+            st = finish_role(&p, role, err, r);
+        if (st != GPUFIT_OK)
+            return st;
+        uint64_t hw = 0, hh = 0, kvt = 0;
+        CK(gpufit__weights_bytes(&p, &s, g, ng, &hst, &hw, &hh));
+        CK(gpufit__kv_bytes_per_token(&p, &s, &hst, &kvt));
+        host += hw + hh + kvt * p.batch * p.ctx;
+        r->n_roles = 1;
+        add_note(r, GPUFIT__NOTE_HOST_OFFLOAD);
+    } else {
+        /* pipeline stages: stage i holds base + (i < rem) layers; roles first/middle/last */
+        uint64_t stages = p.pp, base = L / stages, rem = L % stages;
+        uint64_t n_mb = 1;
+        if (p.training) {
+            uint64_t gbs = j->global_batch > 0 ? (uint64_t)j->global_batch : p.b * p.dp;
+            n_mb = gbs / (p.b * p.dp);
+            if (n_mb == 0)
+                n_mb = 1;
+        }
+        uint64_t pick[3] = {0, 1, stages - 1};
+        static const char *const names[3] = {"pp_first", "pp_middle", "pp_last"};
+        int n = stages == 1 ? 1 : stages == 2 ? 2 : 3;
+        for (int k = 0; k < n; k++) {
+            uint64_t stage = stages == 2 && k == 1 ? 1 : pick[k];
+            uint64_t begin = stage * base + (stage < rem ? stage : rem);
+            uint64_t count = base + (stage < rem);
+            gpufit__slice sl = {0};
+            take_layers(&s, begin, count, &sl);
+            sl.embedding = stage == 0;
+            sl.output = stage == stages - 1;
+            /* 1F1B: stage i keeps min(pp - i, micro-batches) in flight; interleaving
+             * multiplies the first stage by 1 + (p - 1)/(p v) (§4.3) */
+            uint64_t inflight = stages - stage;
+            if (p.training && n_mb < inflight)
+                inflight = n_mb;
+            sl.inflight = p.training ? inflight : 1;
+            if (p.training && p.vpp > 1 && stage == 0)
+                sl.inflight = (inflight * (stages * p.vpp + stages - 1) + stages * p.vpp - 1) /
+                              (stages * p.vpp);
+            gpufit__role *role = &r->roles[k];
+            role->name = stages == 1 ? "all" : names[stages == 2 && k == 1 ? 2 : k];
+            uint64_t per_stage = p.dp * p.tp * p.cp;
+            role->n_devices = (uint32_t)(stages == 1 ? per_stage
+                                         : k == 1 && stages > 2 ? per_stage * (stages - 2)
+                                                                : per_stage);
+            role->layers = (uint32_t)count;
+            role->fits = 1;
+            st = eval_role(&p, &s, &c, g, ng, &sl, role, &host, r, err);
+            if (st == GPUFIT_OK)
+                st = finish_role(&p, role, err, r);
+            if (st != GPUFIT_OK)
+                return st;
+        }
+        r->n_roles = (uint32_t)n;
+    }
+    r->host_bytes = host;
+    r->fits = p.capacity > 0 ? 1 : -1;
+    for (uint32_t i = 0; i < r->n_roles; i++) {
+        if (r->roles[i].used > r->roles[r->worst].used)
+            r->worst = i;
+        if (r->roles[i].fits == 0)
+            r->fits = 0;
+    }
+    r->peak = r->roles[r->worst].used;
+    return GPUFIT_OK;
+}
+
+int32_t gpufit_evaluate(gpufit_result **out, const gpufit_model *m, const gpufit_job *j,
+                        gpufit_error *err)
+{
+    if (out == NULL || m == NULL || j == NULL)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX,
+                            "out, model and job must not be NULL");
+    *out = NULL;
+    struct gpufit_result *r = malloc(sizeof *r);
+    if (r == NULL)
+        return gpufit__fail(err, GPUFIT_E_NOMEM, 0, UINT64_MAX, "out of memory");
+    int32_t st = gpufit__evaluate_into(r, m, j, err);
+    if (st != GPUFIT_OK) {
+        free(r);
+        return st;
+    }
+    *out = r;
+    gpufit__ok(err);
+    return GPUFIT_OK;
+}

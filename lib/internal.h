@@ -1,0 +1,253 @@
+/* Internal declarations shared by lib/ files. Not installed; not API.
+ * Every non-static symbol here is named gpufit__* and hidden by -fvisibility=hidden. */
+#ifndef GPUFIT_INTERNAL_H
+#define GPUFIT_INTERNAL_H
+
+#include "gpufit.h"
+#include <stdarg.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#define GPUFIT__NAME_MAX 64
+
+/* ---------------------------------------------------------------------------------------
+ * Handles: flat structs (no pointers), so a copy by value is a deep copy. Setters work on a
+ * copy and commit on success, which keeps every setter atomic.
+ * ------------------------------------------------------------------------------------- */
+struct gpufit_model {
+    char name[GPUFIT__NAME_MAX];
+    int64_t arch, n_layers, hidden_size, n_heads, n_kv_heads, head_dim, ffn_hidden_size, mlp;
+    int64_t vocab_size, tied_embeddings, norm, qkv_bias, mlp_bias, max_position, o_bias;
+    int64_t emb_norm, qk_norm, type_vocab_size, pooler;
+    int64_t n_experts, n_shared_experts, experts_per_token, moe_ffn_hidden_size, n_dense_layers;
+    int64_t shared_ffn_hidden_size, router_bias, shared_expert_gate;
+    int64_t q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
+    int64_t n_encoder_layers, n_decoder_layers, rel_pos_buckets;
+    int64_t n_params;
+    double activation_bytes_per_token;
+};
+
+struct gpufit_job {
+    int64_t task, micro_batch, seq_len, global_batch, batch, context_len, prompt_len;
+    int64_t lora_rank, lora_targets, n_gpu_layers;
+    double gpu_memory_utilization;
+    int64_t precision, weight_dtype, compute_dtype, grad_dtype, master_weights, optimizer_dtype;
+    int64_t kv_dtype;
+    int64_t optimizer, checkpointing, attention;
+    double dropout;
+    int64_t dp, tp, pp, vpp, cp, ep, sp, zero, offload, gpus;
+    int64_t gpu, gpu_memory_bytes, framework;
+    double gpu_memory_gib;
+    int64_t cuda_context_bytes, workspace_bytes;
+    double fragmentation;
+    char gpu_name[GPUFIT__NAME_MAX]; /* display name of a capacity-only GPU ("" = none) */
+};
+
+/* ---------------------------------------------------------------------------------------
+ * Errors (status.c)
+ * ------------------------------------------------------------------------------------- */
+/* Fills err (if non-NULL and large enough) and returns status. offset UINT64_MAX = none. */
+int32_t gpufit__fail(gpufit_error *err, int32_t status, int32_t param, uint64_t offset,
+                     const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+/* Marks err as success (status 0, empty message) when non-NULL. */
+void gpufit__ok(gpufit_error *err);
+/* Size-prefixed output copy: checks out->struct_size >= min_size, copies min(caller, own)
+ * bytes of src into out and writes the filled size back. */
+int32_t gpufit__copy_out(void *out, const void *src, size_t own_size, size_t min_size);
+
+/* ---------------------------------------------------------------------------------------
+ * Checked arithmetic (uint64_t). Each returns 0 on success, 1 on overflow.
+ * ------------------------------------------------------------------------------------- */
+static inline int gpufit__mul(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return __builtin_mul_overflow(a, b, out);
+}
+static inline int gpufit__add(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return __builtin_add_overflow(a, b, out);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Parameter table (params.c)
+ * ------------------------------------------------------------------------------------- */
+typedef struct gpufit__enum_value {
+    const char *name;
+    int64_t value;
+} gpufit__enum_value;
+
+typedef struct gpufit__param_entry {
+    int32_t id;
+    int32_t domain; /* GPUFIT_DOMAIN_MODEL / _JOB */
+    int32_t type;   /* gpufit_param_type */
+    int32_t is_double;
+    size_t offset; /* into struct gpufit_model or struct gpufit_job */
+    int64_t min_i, max_i, def_i;
+    double min_f, max_f, def_f;
+    const gpufit__enum_value *values; /* NULL-name terminated; enum and bool params */
+    const char *name;
+    const char *aliases; /* space-separated, or NULL */
+    const char *unit;
+    const char *doc;
+} gpufit__param_entry;
+
+const gpufit__param_entry *gpufit__param_find(int32_t id);
+const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len);
+void gpufit__model_defaults(struct gpufit_model *m);
+void gpufit__job_defaults(struct gpufit_job *j);
+
+/* Sets one parameter from its text value (a spec token or a JSON scalar's text; JSON strings
+ * are passed without quotes). Handles the special keys "model" (preset) and "gpu" (catalogue
+ * name or capacity such as "24GiB"). m or j may be NULL when the key does not need it.
+ * offset is the byte offset of the value, reported on error. */
+int32_t gpufit__apply_kv(struct gpufit_model *m, struct gpufit_job *j, const char *key,
+                         size_t klen, const char *val, size_t vlen, uint64_t offset,
+                         gpufit_error *err);
+
+/* ---------------------------------------------------------------------------------------
+ * Models (model.c, model_count.c, model_presets.c)
+ * ------------------------------------------------------------------------------------- */
+/* Where a tensor group lives: outside the layers, or once per layer of a class. */
+enum gpufit__where {
+    GPUFIT__W_GLOBAL = 0, /* embeddings, output head, final norms */
+    GPUFIT__W_DENSE = 1,  /* each dense decoder layer (or encoder layer of an encoder model) */
+    GPUFIT__W_MOE = 2,    /* each MoE decoder layer */
+    GPUFIT__W_ENC = 3,    /* each encoder layer of an encoder-decoder model */
+    GPUFIT__W_DEC = 4,    /* each decoder layer of an encoder-decoder model (with cross-attn) */
+    GPUFIT__W_COUNT = 5
+};
+
+/* What a tensor is (drives quantisation recipes and activation rules). */
+enum gpufit__tkind {
+    GPUFIT__T_TOKEN_EMBD = 0, /* V x h token embedding */
+    GPUFIT__T_POS_EMBD,       /* learned positions */
+    GPUFIT__T_TYPE_EMBD,      /* token types (BERT) */
+    GPUFIT__T_OUTPUT,         /* untied output head V x h */
+    GPUFIT__T_NORM,           /* any norm weight/bias (1-D) */
+    GPUFIT__T_BIAS,           /* any bias (1-D) */
+    GPUFIT__T_ATTN_Q,         /* h -> q (or MLA wq / wq_b) */
+    GPUFIT__T_ATTN_K,         /* h -> c */
+    GPUFIT__T_ATTN_V,         /* h -> c */
+    GPUFIT__T_ATTN_QKV,       /* fused q,k,v (unused by the walk; reserved) */
+    GPUFIT__T_ATTN_O,         /* q -> h */
+    GPUFIT__T_MLA_Q_A,        /* MLA wq_a h -> r_q */
+    GPUFIT__T_MLA_KV_A,       /* MLA wkv_a h -> r_kv + d_r */
+    GPUFIT__T_MLA_KV_B,       /* MLA wkv_b r_kv -> n_q (d_n + d_v) */
+    GPUFIT__T_CROSS_Q,        /* enc-dec cross attention */
+    GPUFIT__T_CROSS_K,
+    GPUFIT__T_CROSS_V,
+    GPUFIT__T_CROSS_O,
+    GPUFIT__T_FFN_GATE, /* dense MLP */
+    GPUFIT__T_FFN_UP,
+    GPUFIT__T_FFN_DOWN,
+    GPUFIT__T_EXP_GATE, /* routed experts: copies = n_experts */
+    GPUFIT__T_EXP_UP,
+    GPUFIT__T_EXP_DOWN,
+    GPUFIT__T_SHEXP_GATE, /* shared experts: copies = n_shared_experts */
+    GPUFIT__T_SHEXP_UP,
+    GPUFIT__T_SHEXP_DOWN,
+    GPUFIT__T_ROUTER,      /* h x E */
+    GPUFIT__T_SHEXP_ROUTER_GATE, /* Qwen2-MoE shared-expert gate: 1 x h */
+    GPUFIT__T_REL_POS,     /* T5 relative attention bias */
+    GPUFIT__T_POOLER,      /* BERT pooler */
+    GPUFIT__T_GENERIC,     /* generic model: all parameters */
+    GPUFIT__T_COUNT
+};
+
+typedef struct gpufit__tgroup {
+    uint16_t kind;   /* enum gpufit__tkind */
+    uint16_t where;  /* enum gpufit__where */
+    uint32_t copies; /* instances per layer (experts) or per model (global) */
+    uint64_t rows;   /* output features (1 for 1-D tensors) */
+    uint64_t cols;   /* input features (elements for 1-D tensors) */
+} gpufit__tgroup;
+
+/* Resolved, validated geometry of a model. */
+typedef struct gpufit__shape {
+    int32_t arch, mlp, norm, gated;
+    uint64_t h, nq, nkv, dh;     /* dh = head dim of q/k/v for standard attention */
+    uint64_t q, c;               /* q = nq*dh, c = nkv*dh (MLA: c = r_kv + d_r latent) */
+    uint64_t f, f_moe, f_sh;     /* dense, routed-expert, shared-expert intermediate */
+    uint64_t V;                  /* vocabulary */
+    uint64_t E, k, n_shared;     /* experts, top-k, shared experts */
+    uint64_t mla;                /* 1 when MLA */
+    uint64_t r_q, r_kv, d_n, d_r, d_v;
+    uint64_t layers[GPUFIT__W_COUNT]; /* layers per class; [GLOBAL] unused */
+    uint64_t n_layers;           /* all transformer layers */
+    uint64_t tied, max_position;
+    uint64_t n_params_generic;
+    double act_bytes_per_token;
+    /* Optional tensors: resolved 0/1 flags (o_bias and emb_norm with their -1 defaults applied)
+     * and the sizes of BERT token types and T5 relative-position buckets. */
+    int32_t qkv_bias, o_bias, mlp_bias, emb_norm;
+    int32_t qk_norm, pooler, router_bias, shexp_gate;
+    uint64_t type_vocab, rel_buckets;
+} gpufit__shape;
+
+/* Validates m and fills s (derived defaults applied). */
+int32_t gpufit__model_resolve(const struct gpufit_model *m, gpufit__shape *s, gpufit_error *err);
+
+#define GPUFIT__TGROUPS_MAX 64
+/* Fills out[] with the model's tensor groups; returns the number of groups (<= MAX). */
+size_t gpufit__model_tensors(const gpufit__shape *s, gpufit__tgroup *out);
+
+typedef struct gpufit__counts {
+    uint64_t total;              /* every parameter once (tied embeddings once) */
+    uint64_t active;             /* per token: shared + top-k experts */
+    uint64_t per_layer[GPUFIT__W_COUNT]; /* parameters of one layer of each class */
+    uint64_t global;             /* parameters outside the layers */
+    uint64_t embedding;          /* token embedding (V x h) */
+    uint64_t output;             /* untied output head (0 when tied) */
+    uint64_t largest_layer;      /* parameters of the largest layer */
+} gpufit__counts;
+/* Exact counts (model-memory §1); GPUFIT_E_OVERFLOW if they do not fit in uint64_t. */
+int32_t gpufit__model_count(const gpufit__shape *s, gpufit__counts *out, gpufit_error *err);
+
+/* Presets (model_presets.c). Loads preset `name` (len bytes; case-insensitive, aliases
+ * accepted) into m (every field set, name copied). Returns GPUFIT_E_NOT_FOUND if unknown. */
+int32_t gpufit__preset_load(struct gpufit_model *m, const char *name, size_t len,
+                            gpufit_error *err);
+/* Number of presets and the i-th preset (name, aliases, hf repo, loader). */
+size_t gpufit__preset_count(void);
+int32_t gpufit__preset_get(size_t i, struct gpufit_model *m, const char **name,
+                           const char **aliases, const char **hf_repo);
+
+/* ---------------------------------------------------------------------------------------
+ * GPU catalogue (gpu_catalog.c, generated gpu_catalog.inc)
+ * ------------------------------------------------------------------------------------- */
+typedef struct gpufit__gpu {
+    int32_t id; /* stable */
+    const char *name, *key, *aliases, *vendor, *architecture;
+    uint64_t memory_bytes;   /* usable if known, else marketed GiB x 2^30 */
+    uint64_t marketed_bytes;
+    double bandwidth_gbs, bf16_tflops, fp8_tflops, nvlink_gbs, msrp_usd;
+    int32_t supports_bf16, supports_fp8, usable_known, launch_year;
+    int32_t cc_major; /* CUDA compute capability major (0 = not NVIDIA) */
+} gpufit__gpu;
+size_t gpufit__gpu_count(void);
+const gpufit__gpu *gpufit__gpu_at(size_t i);
+const gpufit__gpu *gpufit__gpu_by_id(int64_t id);
+const gpufit__gpu *gpufit__gpu_find(const char *name, size_t len); /* case-insensitive */
+
+/* ---------------------------------------------------------------------------------------
+ * Dtypes (dtype.c)
+ * ------------------------------------------------------------------------------------- */
+typedef struct gpufit__dtype_info {
+    const char *name;
+    uint32_t block_bytes; /* bytes per block */
+    uint32_t block_elems; /* elements per block */
+} gpufit__dtype_info;
+const gpufit__dtype_info *gpufit__dtype(int64_t dt); /* NULL if unknown */
+/* Bytes of n elements stored as dt (blocks rounded up per tensor of n elements). */
+int gpufit__dtype_bytes(int64_t dt, uint64_t n, uint64_t *out);
+extern const gpufit__enum_value gpufit__dtype_names[];
+
+/* ---------------------------------------------------------------------------------------
+ * Case-insensitive comparison of a counted string with a C string.
+ * ------------------------------------------------------------------------------------- */
+int gpufit__streq_ci(const char *a, size_t alen, const char *b);
+
+#endif /* GPUFIT_INTERNAL_H */

@@ -1,0 +1,167 @@
+/* Training activations: the per-tensor recipe of memory-model.md §4.5, checked tensor by
+ * tensor against shared/reference/autograd-ledger.md; checkpointing §4.7; pipeline in-flight
+ * micro-batches §4.3; embedding, logits and loss §4.4. */
+#include "eval.h"
+
+typedef struct layer_terms {
+    uint64_t total;   /* bytes saved by one layer for one micro-batch */
+    uint64_t s2;      /* of which s x s attention terms (dropped by selective recompute) */
+    uint64_t input;   /* the layer input (all that full checkpointing keeps) */
+    uint64_t largest; /* the largest single saved tensor */
+} layer_terms;
+
+static uint64_t max_u(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* Per-norm bytes: LayerNorm saves its input and fp32 mean/rstd (ledger (a), S = 4 on CUDA);
+ * HF RMSNorm upcasts: fp32 copy of x + fp32 rstd instead of the 16-bit input (ledger (b)). */
+static uint64_t norm_bytes(const gpufit__plan *p, const gpufit__shape *s, uint64_t tok,
+                           uint64_t width)
+{
+    if (s->norm == GPUFIT_NORM_LAYERNORM) /* autocast runs layer_norm in fp32 */
+        return (p->amp ? 4 : p->a_b) * tok * width + 8 * tok;
+    if (p->framework == GPUFIT_FW_PYTORCH && p->a_b < 4)
+        return 4 * tok * width + 4 * tok;
+    return p->a_b * tok * width + 4 * tok;
+}
+
+/* One attention block (self or cross). kv_tok = tokens attended to. */
+static void attention(const gpufit__plan *p, const gpufit__shape *s, uint64_t tok, uint64_t b,
+                      uint64_t sq, layer_terms *t)
+{
+    uint64_t a = p->a_b, tp = p->tp, hs = p->sp ? tp : 1;
+    uint64_t nq = (s->nq + tp - 1) / tp;
+    uint64_t q = s->mla ? nq * (s->d_n + s->d_r) : nq * s->dh;
+    uint64_t c = s->mla ? q : (s->nkv > tp ? s->nkv / tp : 1) * s->dh;
+    uint64_t cv = s->mla ? nq * s->d_v : c;
+    int eager = p->attention == GPUFIT_ATTN_EAGER;
+    int frozen_o = p->lora && p->lora_targets == GPUFIT_LORA_QV && eager;
+    if (eager && p->framework == GPUFIT_FW_PYTORCH && !s->mla) /* repeat_kv saves expanded K/V */
+        c = cv = q;
+    uint64_t bytes = norm_bytes(p, s, tok, s->h) / hs; /* norm input (+stats) */
+    bytes += a * tok * s->h / hs;                      /* QKV-projection input */
+    if (p->amp && !s->mla) /* autocast: q, k and v each save their own 16-bit cast */
+        bytes += 2 * a * tok * s->h / hs;
+    if (s->mla)                                        /* compressed latents (§1.3 shapes) */
+        bytes += a * tok * (s->r_q + s->r_kv + s->d_r);
+    bytes += a * tok * (q + c + cv); /* Q, K, V */
+    uint64_t s2 = 0;
+    if (eager) { /* scores: softmax output (HF upcasts to fp32), dropout mask and output */
+        uint64_t soft = p->framework == GPUFIT_FW_PYTORCH && a < 4 ? 4 : a;
+        uint64_t coef = soft + (a < 4 || p->dropout > 0.0 ? a : 0) + (p->dropout > 0.0 ? 1 : 0);
+        if (p->framework != GPUFIT_FW_PYTORCH) /* Megatron fused softmax: 2a + 1 (§4.1) */
+            coef = a + (p->dropout > 0.0 ? a + 1 : 0);
+        s2 = coef * nq * sq * tok;
+        t->largest = max_u(t->largest, soft * nq * sq * tok);
+    } else {
+        bytes += 4 * nq * tok; /* flash / SDPA log-sum-exp (fp32) */
+    }
+    (void)b;
+    if (!frozen_o)
+        bytes += a * tok * (s->mla ? cv : q); /* output-projection input */
+    if (p->dropout > 0.0)
+        bytes += tok * s->h / hs; /* residual-dropout mask */
+    t->total += bytes + s2;
+    t->s2 += s2;
+}
+
+/* One MLP of width f over `tok` tokens (dense, shared expert or routed experts). */
+static uint64_t mlp(const gpufit__plan *p, const gpufit__shape *s, uint64_t tok, uint64_t f,
+                    uint64_t shard, layer_terms *t)
+{
+    uint64_t a = p->a_b;
+    uint64_t fs = (f + shard - 1) / shard;
+    int frozen = p->lora && p->lora_targets != GPUFIT_LORA_ALL_LINEAR;
+    uint64_t k_mlp = s->gated ? (p->framework == GPUFIT_FW_PYTORCH ? 4 : 3) : 2;
+    if (frozen) /* the down projection's input is not needed for a frozen weight */
+        k_mlp -= 1;
+    uint64_t bytes = a * tok * s->h; /* FC1 / gate+up input */
+    if (frozen)
+        bytes = 0;
+    bytes += k_mlp * a * tok * fs;
+    t->largest = max_u(t->largest, a * tok * fs);
+    return bytes;
+}
+
+static void ffn_block(const gpufit__plan *p, const gpufit__shape *s, uint64_t tok, int moe,
+                      layer_terms *t)
+{
+    uint64_t hs = p->sp ? p->tp : 1;
+    uint64_t bytes = norm_bytes(p, s, tok, s->h) / hs;
+    if (!moe) {
+        bytes += mlp(p, s, tok, s->f, p->tp, t);
+    } else { /* §4.6: router logits + probs (fp32), k-fold dispatched tokens, shared experts */
+        bytes += 8 * tok * s->E;
+        bytes += p->a_b * s->k * tok * s->h;
+        bytes += mlp(p, s, s->k * tok, s->f_moe, p->tp, t);
+        if (s->n_shared > 0)
+            bytes += s->n_shared * mlp(p, s, tok, s->f_sh, p->tp, t);
+    }
+    if (p->dropout > 0.0)
+        bytes += tok * s->h / hs;
+    t->total += bytes;
+}
+
+static void layer(const gpufit__plan *p, const gpufit__shape *s, int where, layer_terms *t)
+{
+    uint64_t seq = p->s / p->cp;
+    uint64_t tok = seq * p->b;
+    *t = (layer_terms){0};
+    attention(p, s, tok, p->b, seq, t);
+    if (where == GPUFIT__W_DEC)
+        attention(p, s, tok, p->b, seq, t); /* cross-attention over the encoder output */
+    ffn_block(p, s, tok, where == GPUFIT__W_MOE, t);
+    t->input = p->a_b * tok * s->h / (p->sp ? p->tp : 1);
+}
+
+int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
+                              const gpufit__slice *sl, uint64_t *act_out, uint64_t *logits_out)
+{
+    uint64_t tok = p->s / p->cp * p->b;
+    uint64_t stored = 0, transient = 0;
+    uint64_t layers_held = 0;
+    if (s->arch == GPUFIT_ARCH_GENERIC) {
+        uint64_t per_layer_tok = (uint64_t)(s->act_bytes_per_token + 0.5);
+        stored = per_layer_tok * tok * sl->inflight;
+        *act_out = stored;
+        *logits_out = 0;
+        return 0;
+    }
+    for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++) {
+        if (sl->layers[w] == 0)
+            continue;
+        layer_terms t;
+        layer(p, s, w, &t);
+        uint64_t keep = p->ckpt == GPUFIT_CKPT_FULL        ? t.input
+                        : p->ckpt == GPUFIT_CKPT_SELECTIVE ? t.total - t.s2
+                                                           : t.total;
+        stored += keep * sl->layers[w];
+        layers_held += sl->layers[w];
+        /* backward: full recompute re-materialises one layer (§4.7); otherwise the gradients
+         * of the largest saved tensor and of two residual-stream tensors are live. */
+        uint64_t tr = p->ckpt == GPUFIT_CKPT_FULL ? t.total + 2 * t.input
+                                                  : t.largest + 2 * t.input;
+        transient = max_u(transient, tr);
+    }
+    stored *= sl->inflight;
+    if (sl->embedding) { /* token ids (int64) and the embedding-dropout mask (§4.4) */
+        stored += 8 * tok * sl->inflight;
+        if (p->dropout > 0.0)
+            stored += tok * s->h * sl->inflight / (p->sp ? p->tp : 1);
+    }
+    uint64_t logits = 0;
+    if (sl->output && s->arch != GPUFIT_ARCH_ENCODER) {
+        /* final-norm and LM-head inputs, then the loss: eager HF keeps fp32 log-probs and, at
+         * the start of backward, their gradient and the logits gradient (ledger (c): 4sbV
+         * saved; §4.4: ~10-12 sbV live); Megatron's vocab-parallel CE keeps 4sbV/t + grad. */
+        stored += norm_bytes(p, s, tok, s->h) + p->a_b * tok * s->h;
+        uint64_t coef = p->framework == GPUFIT_FW_PYTORCH ? 12 : 8;
+        logits = coef * tok * ((s->V + p->tp - 1) / p->tp);
+    }
+    (void)layers_held;
+    *act_out = stored + transient;
+    *logits_out = logits;
+    return 0;
+}

@@ -1,0 +1,109 @@
+/* Inference: KV cache (memory-model.md §6.1, §6.4), prefill transient and logits (§6.3),
+ * llama.cpp compute buffer (§6.4) and the vLLM profile pass (§6.2). */
+#include "eval.h"
+
+static uint64_t max_u(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+static uint64_t layers_of(const gpufit__slice *sl)
+{
+    uint64_t n = 0;
+    for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++)
+        n += sl->layers[w];
+    return n;
+}
+
+int gpufit__kv_bytes_per_token(const gpufit__plan *p, const gpufit__shape *s,
+                               const gpufit__slice *sl, uint64_t *out)
+{
+    uint64_t k_row, v_row; /* bytes of one token's K and V in one layer */
+    uint64_t kv = p->kv_dt;
+    int latent = s->mla && p->framework != GPUFIT_FW_PYTORCH;
+    if (s->arch == GPUFIT_ARCH_GENERIC || s->arch == GPUFIT_ARCH_ENCODER) {
+        *out = 0;
+        return 0;
+    }
+    if (latent) { /* MLA: one latent + shared RoPE key per token per layer, no factor 2 */
+        if (gpufit__dtype_bytes((int64_t)kv, s->r_kv + s->d_r, &k_row))
+            return 1;
+        v_row = 0;
+    } else {
+        uint64_t heads = s->nkv > p->tp ? s->nkv / p->tp : 1;
+        uint64_t kw = s->mla ? (s->nq / p->tp) * (s->d_n + s->d_r) : heads * s->dh;
+        uint64_t vw = s->mla ? (s->nq / p->tp) * s->d_v : heads * s->dh;
+        /* llama.cpp cannot quantise V without flash attention: V stays f16 */
+        uint64_t vdt = kv;
+        if (p->framework == GPUFIT_FW_LLAMACPP && p->attention != GPUFIT_ATTN_FLASH &&
+            kv > GPUFIT_DTYPE_FP8)
+            vdt = GPUFIT_DTYPE_FP16;
+        if (gpufit__dtype_bytes((int64_t)kv, kw, &k_row) ||
+            gpufit__dtype_bytes((int64_t)vdt, vw, &v_row))
+            return 1;
+    }
+    /* decoder layers of an encoder-decoder model cache self-attention K/V only */
+    uint64_t n = s->arch == GPUFIT_ARCH_ENCODER_DECODER ? sl->layers[GPUFIT__W_DEC]
+                                                        : layers_of(sl);
+    return gpufit__mul(k_row + v_row, n, out);
+}
+
+/* llama.cpp compute buffer: the graph allocator's peak over one ubatch of fp32 intermediates,
+ * plus the KQ mask that lives through the whole graph (§6.4). */
+static uint64_t llamacpp_compute(const gpufit__plan *p, const gpufit__shape *s,
+                                 const gpufit__slice *sl, uint64_t n_ctx)
+{
+    uint64_t ub = p->prompt < n_ctx ? p->prompt : n_ctx;
+    int fa = p->attention == GPUFIT_ATTN_FLASH;
+    uint64_t io = 4 * ub * s->h; /* one residual-stream tensor */
+    uint64_t mask = n_ctx * ub * (fa ? 2 : 4);
+    uint64_t attn = 6 * io + (fa ? 0 : 4 * n_ctx * s->nq * ub); /* KQ scores without FA */
+    uint64_t ffn = s->E > 0 ? 8 * ub * s->k * s->f_moe + 4 * ub * s->E + io
+                            : 4 * ub * s->f * (s->gated ? 2 : 1) + 3 * io;
+    uint64_t peak = max_u(attn, ffn);
+    if (sl->output) /* the ubatch's fp32 logits share the buffer */
+        peak = max_u(peak, 4 * ub * s->V + 3 * io);
+    if (layers_of(sl) == 0 && !sl->output)
+        return 0;
+    return mask + peak;
+}
+
+int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
+                              const gpufit__slice *sl, uint64_t *act_out, uint64_t *logits_out)
+{
+    uint64_t a = p->a_b, tp = p->tp;
+    if (s->arch == GPUFIT_ARCH_GENERIC) {
+        *act_out = 0;
+        *logits_out = 0;
+        return 0;
+    }
+    if (p->framework == GPUFIT_FW_LLAMACPP) {
+        uint64_t n_ctx = p->batch * p->ctx;
+        *act_out = llamacpp_compute(p, s, sl, n_ctx);
+        *logits_out = 0;
+        return 0;
+    }
+    int server = p->framework == GPUFIT_FW_VLLM || p->framework == GPUFIT_FW_SGLANG;
+    /* tokens in one forward: the profiling pass of a server, else the whole prompt batch */
+    uint64_t T = server ? p->prompt : p->batch * p->prompt;
+    uint64_t f = (s->f + tp - 1) / tp;
+    uint64_t q = (s->mla ? s->nq * (s->d_n + s->d_r) : s->nq * s->dh) / tp;
+    uint64_t c = s->mla ? q : (s->nkv > tp ? s->nkv / tp : 1) * s->dh;
+    uint64_t qkv = a * T * (q + 2 * c);
+    uint64_t ffn = s->E > 0 ? a * T * s->k * (3 * ((s->f_moe + tp - 1) / tp) + s->h)
+                            : a * T * (s->gated ? 3 : 2) * f;
+    uint64_t scores = 0;
+    if (p->attention == GPUFIT_ATTN_EAGER) /* HF eager: fp32 softmax + cast (§6.3) */
+        scores = (a + 4) * ((s->nq + tp - 1) / tp) * T * (p->prompt < p->ctx ? p->ctx : p->prompt);
+    uint64_t per_layer = max_u(max_u(qkv, ffn), scores) + 3 * a * T * s->h;
+    uint64_t logits = 0;
+    if (sl->output) {
+        uint64_t V = (s->V + tp - 1) / tp;
+        /* servers sample max_num_seqs (256) rows: fp32 logits + probabilities; HF generate
+         * keeps the last position only (logits_to_keep = 1): 16-bit logits + fp32 copy. */
+        logits = server ? 256 * V * 8 : p->batch * V * (a + 4);
+    }
+    *act_out = layers_of(sl) > 0 ? per_layer : 0;
+    *logits_out = logits;
+    return 0;
+}

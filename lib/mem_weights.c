@@ -1,0 +1,335 @@
+/* Weight bytes held by a device, tensor by tensor, and the trainable parameters with their
+ * optimizer states. Formats: memory-model.md §7 (GGUF recipes §7.2 from llama.cpp
+ * src/llama-quant.cpp; GPTQ/AWQ §7.3; bitsandbytes §7.4); optimizer states §2.3. */
+#include "eval.h"
+
+static int is_gguf(int64_t dt)
+{
+    return dt >= GPUFIT_DTYPE_Q4_0 && dt <= GPUFIT_DTYPE_F16_GGUF;
+}
+
+static int is_linear(int kind)
+{
+    return kind >= GPUFIT__T_ATTN_Q && kind <= GPUFIT__T_SHEXP_DOWN;
+}
+
+static int is_expert(int kind)
+{
+    return kind >= GPUFIT__T_EXP_GATE && kind <= GPUFIT__T_EXP_DOWN;
+}
+
+static int is_1d(const gpufit__tgroup *g)
+{
+    return g->rows == 1;
+}
+
+/* llama.cpp use_more_bits(i, n): memory-model.md §7.2 */
+static int more_bits(uint64_t i, uint64_t n)
+{
+    return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2;
+}
+
+/* Base tensor type of a GGUF file type. */
+static int64_t gguf_base(int64_t ft)
+{
+    switch (ft) {
+    case GPUFIT_DTYPE_Q3_K_S:
+    case GPUFIT_DTYPE_Q3_K_M:
+    case GPUFIT_DTYPE_Q3_K_L: return GPUFIT_DTYPE_Q3_K;
+    case GPUFIT_DTYPE_Q4_K_S:
+    case GPUFIT_DTYPE_Q4_K_M: return GPUFIT_DTYPE_Q4_K;
+    case GPUFIT_DTYPE_Q5_K_S:
+    case GPUFIT_DTYPE_Q5_K_M: return GPUFIT_DTYPE_Q5_K;
+    case GPUFIT_DTYPE_F16_GGUF: return GPUFIT_DTYPE_FP16;
+    default: return ft;
+    }
+}
+
+/* k-quants need rows of 256: llama.cpp falls back per tensor (llama-quant.cpp). */
+static int64_t gguf_fallback(int64_t t, uint64_t row_len)
+{
+    const gpufit__dtype_info *d = gpufit__dtype(t);
+    if (d == NULL || row_len % d->block_elems == 0)
+        return t;
+    switch (t) {
+    case GPUFIT_DTYPE_Q4_K: return GPUFIT_DTYPE_Q5_0;
+    case GPUFIT_DTYPE_Q5_K: return GPUFIT_DTYPE_Q5_1;
+    case GPUFIT_DTYPE_Q6_K: return GPUFIT_DTYPE_Q8_0;
+    default: return GPUFIT_DTYPE_IQ4_NL;
+    }
+}
+
+/* Tensor type llama.cpp gives a 2-D tensor of `kind` in layer i of n (llama-quant.cpp
+ * llama_tensor_get_type_impl, the branches that do not depend on an importance matrix). */
+static int64_t gguf_type(int64_t ft, const gpufit__shape *s, int kind, uint64_t i, uint64_t n)
+{
+    int64_t base = gguf_base(ft);
+    int plain = ft == GPUFIT_DTYPE_FP16 || ft == GPUFIT_DTYPE_BF16 || ft == GPUFIT_DTYPE_FP32 ||
+                ft == GPUFIT_DTYPE_F16_GGUF;
+    if (plain)
+        return base;
+    int k_mix = ft >= GPUFIT_DTYPE_Q3_K_S && ft <= GPUFIT_DTYPE_Q5_K_M;
+    switch (kind) {
+    case GPUFIT__T_OUTPUT:
+    case GPUFIT__T_TOKEN_EMBD: /* token_embd only when it doubles as the output (tied) */
+        if (ft == GPUFIT_DTYPE_Q8_0)
+            return ft;
+        if (ft >= GPUFIT_DTYPE_IQ1_S && ft <= GPUFIT_DTYPE_IQ2_S)
+            return GPUFIT_DTYPE_Q5_K;
+        return GPUFIT_DTYPE_Q6_K;
+    case GPUFIT__T_ROUTER:
+    case GPUFIT__T_SHEXP_ROUTER_GATE: return GPUFIT_DTYPE_FP32; /* never quantised */
+    case GPUFIT__T_ATTN_V:
+        if (s->E == 8 && k_mix)
+            return GPUFIT_DTYPE_Q8_0; /* 8-expert models bump attn_v to Q8_0 */
+        if ((ft == GPUFIT_DTYPE_Q4_K_M || ft == GPUFIT_DTYPE_Q5_K_M) && more_bits(i, n))
+            return GPUFIT_DTYPE_Q6_K;
+        if (ft == GPUFIT_DTYPE_Q4_K_S && i < 4)
+            return GPUFIT_DTYPE_Q5_K;
+        if (ft == GPUFIT_DTYPE_Q3_K_M)
+            return i < 2 ? GPUFIT_DTYPE_Q5_K : GPUFIT_DTYPE_Q4_K;
+        if (ft == GPUFIT_DTYPE_Q3_K_L)
+            return GPUFIT_DTYPE_Q5_K;
+        if (ft == GPUFIT_DTYPE_Q2_K)
+            return s->nq >= 4 * s->nkv ? GPUFIT_DTYPE_Q4_K : GPUFIT_DTYPE_Q3_K;
+        return base;
+    case GPUFIT__T_ATTN_K:
+        return s->E == 8 && k_mix ? GPUFIT_DTYPE_Q8_0 : base;
+    case GPUFIT__T_ATTN_O:
+        if (s->E == 8 && k_mix)
+            return GPUFIT_DTYPE_Q5_K;
+        if (ft == GPUFIT_DTYPE_Q3_K_M)
+            return GPUFIT_DTYPE_Q4_K;
+        if (ft == GPUFIT_DTYPE_Q3_K_L)
+            return GPUFIT_DTYPE_Q5_K;
+        return base;
+    case GPUFIT__T_FFN_DOWN:
+    case GPUFIT__T_EXP_DOWN:
+    case GPUFIT__T_SHEXP_DOWN:
+        if ((ft == GPUFIT_DTYPE_Q4_K_M || ft == GPUFIT_DTYPE_Q5_K_M) && more_bits(i, n))
+            return GPUFIT_DTYPE_Q6_K;
+        if (ft == GPUFIT_DTYPE_Q4_K_S && i < n / 8)
+            return GPUFIT_DTYPE_Q5_K;
+        if (ft == GPUFIT_DTYPE_Q3_K_S && i < n / 8)
+            return GPUFIT_DTYPE_Q4_K;
+        if (ft == GPUFIT_DTYPE_Q3_K_M)
+            return i < n / 16 ? GPUFIT_DTYPE_Q5_K : GPUFIT_DTYPE_Q4_K;
+        if (ft == GPUFIT_DTYPE_Q3_K_L)
+            return GPUFIT_DTYPE_Q5_K;
+        if (ft == GPUFIT_DTYPE_Q2_K)
+            return GPUFIT_DTYPE_Q3_K;
+        if ((ft == GPUFIT_DTYPE_IQ4_NL || ft == GPUFIT_DTYPE_IQ4_XS) && i < n / 8)
+            return GPUFIT_DTYPE_Q5_K;
+        return base;
+    default: return base;
+    }
+}
+
+/* Shards of a tensor group on one device: 2-D tensors split over TP (experts over TP x EP);
+ * K/V heads are replicated when TP exceeds them; 1-D tensors are replicated. */
+static void shard_dims(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
+                       uint64_t *rows, uint64_t *copies)
+{
+    *rows = g->rows;
+    *copies = g->copies;
+    if (is_1d(g) || p->tp == 1) {
+        if (is_expert(g->kind))
+            *copies = (g->copies + p->ep - 1) / p->ep;
+        return;
+    }
+    if ((g->kind == GPUFIT__T_ATTN_K || g->kind == GPUFIT__T_ATTN_V) && !s->mla) {
+        uint64_t heads = s->nkv > p->tp ? s->nkv / p->tp : 1; /* §4.5: replicated KV heads */
+        *rows = heads * s->dh;
+    } else {
+        *rows = (g->rows + p->tp - 1) / p->tp;
+    }
+    if (is_expert(g->kind))
+        *copies = (g->copies + p->ep - 1) / p->ep;
+}
+
+/* Bytes of one tensor of rows x cols in dtype dt, with the per-tensor extras of GPTQ (g_idx,
+ * int32 per input feature) and LLM.int8 (fp32 scale per row). */
+static int tensor_bytes(int64_t dt, uint64_t rows, uint64_t cols, uint64_t *out)
+{
+    uint64_t n, b;
+    if (gpufit__mul(rows, cols, &n))
+        return 1;
+    if (dt == GPUFIT_DTYPE_INT8) { /* bitsandbytes: row-wise blocks of cols int8 + fp32 */
+        if (gpufit__mul(rows, cols + 4, out))
+            return 1;
+        return 0;
+    }
+    if (gpufit__dtype_bytes(dt, n, &b))
+        return 1;
+    if (dt == GPUFIT_DTYPE_GPTQ4 && gpufit__add(b, 4 * cols, &b))
+        return 1;
+    *out = b;
+    return 0;
+}
+
+/* Dtype for a tensor that is not a quantised linear layer (embeddings, output, norms). */
+static int64_t dense_dtype(const gpufit__plan *p)
+{
+    if (p->w_dt <= GPUFIT_DTYPE_BF16)
+        return p->w_dt;
+    /* QLoRA: peft prepare_model_for_kbit_training casts the rest to fp32 (§7.4); recipes that
+     * train bf16 adapters cast them back (qlora.py --bf16): they follow the adapters' dtype */
+    if (p->task == GPUFIT_TASK_QLORA)
+        return p->g_dt;
+    return p->c_dt == GPUFIT_DTYPE_FP8 || p->c_dt == GPUFIT_DTYPE_INT8 ? GPUFIT_DTYPE_BF16
+                                                                       : p->c_dt;
+}
+
+static uint64_t class_begin(const gpufit__shape *s, int where)
+{
+    /* index of the first layer of a class in llama.cpp order (dense layers come first) */
+    return where == GPUFIT__W_MOE ? s->layers[GPUFIT__W_DENSE] : 0;
+}
+
+int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
+                          const gpufit__tgroup *g, size_t ng, const gpufit__slice *sl,
+                          uint64_t *dev_out, uint64_t *host_out)
+{
+    int gguf = is_gguf(p->w_dt) || p->framework == GPUFIT_FW_LLAMACPP;
+    uint64_t dev = 0, host = 0;
+    for (size_t i = 0; i < ng; i++) {
+        uint64_t rows, copies, one, bytes, n_layers;
+        shard_dims(p, s, &g[i], &rows, &copies);
+        int global = g[i].where == GPUFIT__W_GLOBAL;
+        n_layers = global ? 1 : sl->layers[g[i].where];
+        if (n_layers == 0 && !global)
+            continue;
+        int on_device = 1;
+        if (global) {
+            int emb = g[i].kind == GPUFIT__T_TOKEN_EMBD || g[i].kind == GPUFIT__T_POS_EMBD ||
+                      g[i].kind == GPUFIT__T_TYPE_EMBD;
+            int tied_out = g[i].kind == GPUFIT__T_TOKEN_EMBD && s->tied;
+            if (emb && !sl->embedding && !(tied_out && sl->output))
+                continue;
+            if (!emb && !sl->output)
+                continue; /* output head and final norms sit with the last layer */
+            /* llama.cpp keeps token_embd in host memory (memory-model.md §6.4 / validation) */
+            if (gguf && g[i].kind == GPUFIT__T_TOKEN_EMBD && !(tied_out && sl->output))
+                on_device = 0;
+        }
+        if (gguf) {
+            if (is_1d(&g[i])) {
+                if (gpufit__mul(rows * g[i].cols, 4 * copies * n_layers, &bytes))
+                    return 1;
+            } else if (global) {
+                int kind = g[i].kind == GPUFIT__T_TOKEN_EMBD && s->tied ? GPUFIT__T_OUTPUT
+                           : g[i].kind == GPUFIT__T_TOKEN_EMBD ? GPUFIT__T_FFN_UP /* base */
+                                                               : (int)g[i].kind;
+                int64_t t = gguf_fallback(gguf_type(p->w_dt, s, kind, 0, 1), g[i].cols);
+                if (tensor_bytes(t, rows, g[i].cols, &one) || gpufit__mul(one, copies, &bytes))
+                    return 1;
+            } else {
+                bytes = 0;
+                uint64_t n_all = s->n_layers;
+                uint64_t first = class_begin(s, g[i].where) + sl->layer_begin[g[i].where];
+                for (uint64_t l = 0; l < n_layers; l++) {
+                    int64_t t = gguf_fallback(gguf_type(p->w_dt, s, g[i].kind, first + l, n_all),
+                                              g[i].cols);
+                    uint64_t tb;
+                    if (tensor_bytes(t, rows, g[i].cols, &one) || gpufit__mul(one, copies, &tb) ||
+                        gpufit__add(bytes, tb, &bytes))
+                        return 1;
+                }
+            }
+        } else {
+            int quant = p->w_dt > GPUFIT_DTYPE_BF16 && is_linear(g[i].kind) && !is_1d(&g[i]);
+            int64_t dt = quant ? p->w_dt : dense_dtype(p);
+            if (tensor_bytes(dt, rows, g[i].cols, &one) || gpufit__mul(one, copies, &one) ||
+                gpufit__mul(one, n_layers, &bytes))
+                return 1;
+        }
+        if (gpufit__add(on_device ? dev : host, bytes, on_device ? &dev : &host))
+            return 1;
+    }
+    *dev_out = dev;
+    *host_out = host;
+    return 0;
+}
+
+/* Is a linear layer adapted by LoRA for these targets? (PEFT target_modules, §9) */
+static int lora_adapted(int targets, int kind)
+{
+    switch (kind) {
+    case GPUFIT__T_ATTN_Q:
+    case GPUFIT__T_ATTN_V:
+    case GPUFIT__T_CROSS_Q:
+    case GPUFIT__T_CROSS_V:
+    case GPUFIT__T_MLA_KV_B: return 1;
+    case GPUFIT__T_ATTN_K:
+    case GPUFIT__T_ATTN_O:
+    case GPUFIT__T_CROSS_K:
+    case GPUFIT__T_CROSS_O:
+    case GPUFIT__T_MLA_Q_A:
+    case GPUFIT__T_MLA_KV_A: return targets != GPUFIT_LORA_QV;
+    default: return targets == GPUFIT_LORA_ALL_LINEAR && is_linear(kind);
+    }
+}
+
+/* Optimizer-state bytes of `n` parameters in tensors of rows x cols (memory-model.md §2.3). */
+static int opt_bytes(const gpufit__plan *p, uint64_t rows, uint64_t cols, uint64_t n,
+                     uint64_t *out)
+{
+    const gpufit__dtype_info *od = gpufit__dtype(p->o_dt);
+    uint64_t e = od != NULL && od->block_bytes > 0 ? od->block_bytes : 4;
+    switch (p->optimizer) {
+    case GPUFIT_OPT_ADAMW:
+    case GPUFIT_OPT_ADAM: return gpufit__mul(n, 2 * e, out); /* exp_avg + exp_avg_sq */
+    case GPUFIT_OPT_SGD_MOMENTUM:
+    case GPUFIT_OPT_LION: return gpufit__mul(n, e, out); /* one momentum buffer */
+    case GPUFIT_OPT_ADAFACTOR: {                         /* factored second moment, fp32 */
+        uint64_t per = rows == 1 ? cols : rows + cols, tensors = n / (rows * cols);
+        return gpufit__mul(per * 4, tensors, out);
+    }
+    case GPUFIT_OPT_ADAMW_8BIT: /* bnb: 2 uint8 states + fp32 absmax per 256; fp32 if small */
+        if (rows * cols < 4096)
+            return gpufit__mul(n, 8, out);
+        return gpufit__mul(n / 256 + 1, 2 * 256 + 8, out);
+    default: *out = 0; return 0;
+    }
+}
+
+int gpufit__trainable(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
+                      size_t ng, const gpufit__slice *sl, uint64_t *params_out,
+                      uint64_t *opt_bytes_out)
+{
+    uint64_t params = 0, opt = 0;
+    for (size_t i = 0; i < ng; i++) {
+        uint64_t rows, copies, n_layers, n, ob;
+        shard_dims(p, s, &g[i], &rows, &copies);
+        int global = g[i].where == GPUFIT__W_GLOBAL;
+        n_layers = global ? 1 : sl->layers[g[i].where];
+        if (n_layers == 0)
+            continue;
+        if (global) {
+            int emb = g[i].kind == GPUFIT__T_TOKEN_EMBD || g[i].kind == GPUFIT__T_POS_EMBD ||
+                      g[i].kind == GPUFIT__T_TYPE_EMBD;
+            if ((emb && !sl->embedding) || (!emb && !sl->output))
+                continue;
+        }
+        if (p->lora) {
+            if (global || is_1d(&g[i]) || !lora_adapted(p->lora_targets, g[i].kind))
+                continue;
+            /* LoRA pair: A (r x in) + B (out x r), memory-model.md §9 */
+            uint64_t per = p->lora_rank * (g[i].rows + g[i].cols);
+            if (gpufit__mul(per, copies * n_layers, &n))
+                return 1;
+            if (opt_bytes(p, p->lora_rank, g[i].cols + g[i].rows, n, &ob))
+                return 1;
+        } else {
+            if (gpufit__mul(rows * g[i].cols, copies * n_layers, &n))
+                return 1;
+            if (opt_bytes(p, rows, g[i].cols, n, &ob))
+                return 1;
+        }
+        if (gpufit__add(params, n, &params) || gpufit__add(opt, ob, &opt))
+            return 1;
+    }
+    *params_out = params;
+    *opt_bytes_out = opt;
+    return 0;
+}

@@ -1,0 +1,383 @@
+/* Built-in model presets. Architecture numbers are those of each model's Hugging Face
+ * config.json (hf_repo); names are the lowercased repository names, with short aliases. */
+#include "internal.h"
+
+#include <string.h>
+
+/* The architecture fields a preset sets; every other field keeps its default. */
+/* clang-format off */
+#define PRESET_FIELDS(X)                                                                           \
+    X(arch) X(n_layers) X(hidden_size) X(n_heads) X(n_kv_heads) X(head_dim) X(ffn_hidden_size)    \
+    X(mlp) X(vocab_size) X(tied_embeddings) X(norm) X(qkv_bias) X(mlp_bias) X(max_position)       \
+    X(o_bias) X(emb_norm) X(qk_norm) X(type_vocab_size) X(pooler) X(n_experts)                    \
+    X(n_shared_experts) X(experts_per_token) X(moe_ffn_hidden_size) X(n_dense_layers)             \
+    X(shared_ffn_hidden_size) X(router_bias) X(shared_expert_gate) X(q_lora_rank)                 \
+    X(kv_lora_rank) X(qk_nope_head_dim) X(qk_rope_head_dim) X(v_head_dim) X(n_encoder_layers)     \
+    X(n_decoder_layers) X(rel_pos_buckets)
+/* clang-format on */
+
+/* Fields left out of an initialiser are 0, which for a preset means "absent" (o_bias and
+ * emb_norm included: presets never use their -1 "auto" value). */
+typedef struct arch_values {
+#define X(f) int32_t f;
+    PRESET_FIELDS(X)
+#undef X
+} arch_values;
+
+typedef struct preset {
+    const char *name, *aliases, *hf_repo;
+    arch_values a;
+} preset;
+
+/* Decoder-only transformer. */
+#define DEC(mlp_, norm_, L_, h_, nq_, nkv_, dh_, f_, V_, tied_)                                    \
+    .arch = GPUFIT_ARCH_DECODER, .mlp = mlp_, .norm = norm_, .n_layers = L_, .hidden_size = h_,    \
+    .n_heads = nq_, .n_kv_heads = nkv_, .head_dim = dh_, .ffn_hidden_size = f_, .vocab_size = V_,  \
+    .tied_embeddings = tied_
+/* Llama/Mistral/Qwen style: RMSNorm, SwiGLU, RoPE, no linear biases. */
+#define LLAMA(L_, h_, nq_, nkv_, dh_, f_, V_, tied_)                                               \
+    DEC(GPUFIT_MLP_SWIGLU, GPUFIT_NORM_RMSNORM, L_, h_, nq_, nkv_, dh_, f_, V_, tied_)
+/* Qwen2/2.5: Llama style with q/k/v biases. */
+#define QWEN2(L_, h_, nq_, nkv_, dh_, f_, V_, tied_)                                               \
+    LLAMA(L_, h_, nq_, nkv_, dh_, f_, V_, tied_), .qkv_bias = 1
+/* Qwen3: Llama style with per-head q/k RMSNorm. */
+#define QWEN3(L_, h_, nq_, nkv_, dh_, f_, V_, tied_)                                               \
+    LLAMA(L_, h_, nq_, nkv_, dh_, f_, V_, tied_), .qk_norm = 1
+/* GPT-2/NeoX/BLOOM style: LayerNorm, GELU 2-matrix MLP, every linear with a bias. */
+#define GPT(L_, h_, nq_, f_, V_, tied_)                                                            \
+    DEC(GPUFIT_MLP_GELU, GPUFIT_NORM_LAYERNORM, L_, h_, nq_, nq_, (h_) / (nq_), f_, V_, tied_),    \
+        .qkv_bias = 1, .mlp_bias = 1, .o_bias = 1
+/* OPT: as GPT with ReLU, tied, 2048 learned positions + 2 (HF OPTLearnedPositionalEmbedding). */
+#define OPT(L_, h_, nq_, f_)                                                                       \
+    DEC(GPUFIT_MLP_RELU, GPUFIT_NORM_LAYERNORM, L_, h_, nq_, nq_, (h_) / (nq_), f_, 50272, 1),     \
+        .qkv_bias = 1, .mlp_bias = 1, .o_bias = 1, .max_position = 2050
+/* Mixtral: Llama style, every layer MoE, no shared expert, no router bias. */
+#define MIXTRAL(L_, h_, nq_, nkv_, f_, E_, k_, V_)                                                 \
+    LLAMA(L_, h_, nq_, nkv_, 128, f_, V_, 0), .n_experts = E_, .experts_per_token = k_,            \
+                                              .moe_ffn_hidden_size = f_
+/* BERT/RoBERTa encoder (base model with pooler): post-LN, GELU, biases, embedding LayerNorm. */
+#define BERT(L_, h_, nq_, f_, V_, pos_, types_)                                                    \
+    .arch = GPUFIT_ARCH_ENCODER, .mlp = GPUFIT_MLP_GELU, .norm = GPUFIT_NORM_LAYERNORM,            \
+    .n_layers = L_, .hidden_size = h_, .n_heads = nq_, .n_kv_heads = nq_,                          \
+    .head_dim = (h_) / (nq_), .ffn_hidden_size = f_, .vocab_size = V_, .tied_embeddings = 1,       \
+    .qkv_bias = 1, .mlp_bias = 1, .o_bias = 1, .emb_norm = 1, .max_position = pos_,                \
+    .type_vocab_size = types_, .pooler = 1
+/* T5: weight-only norms (T5LayerNorm), no biases, 32 relative-position buckets per stack. */
+#define T5(L_, h_, nq_, dh_, f_, mlp_, tied_)                                                      \
+    .arch = GPUFIT_ARCH_ENCODER_DECODER, .mlp = mlp_, .norm = GPUFIT_NORM_RMSNORM, .n_layers = L_, \
+    .n_encoder_layers = L_, .n_decoder_layers = L_, .hidden_size = h_, .n_heads = nq_,             \
+    .n_kv_heads = nq_, .head_dim = dh_, .ffn_hidden_size = f_, .vocab_size = 32128,                \
+    .tied_embeddings = tied_, .rel_pos_buckets = 32
+/* DeepSeek-V3/R1: MLA + 3 dense layers + 58 MoE layers (256 routed, 1 shared, top-8) with the
+ * e_score_correction_bias (inference/configs/config_671B.json). */
+#define DEEPSEEK_V3                                                                                \
+    LLAMA(61, 7168, 128, 128, 192, 18432, 129280, 0),                                              \
+        .n_experts = 256, .n_shared_experts = 1, .experts_per_token = 8,                           \
+        .moe_ffn_hidden_size = 2048, .n_dense_layers = 3, .router_bias = 1, .q_lora_rank = 1536,   \
+        .kv_lora_rank = 512, .qk_nope_head_dim = 128, .qk_rope_head_dim = 64, .v_head_dim = 128
+
+#define SWI  GPUFIT_MLP_SWIGLU
+#define GEG  GPUFIT_MLP_GEGLU
+#define RELU GPUFIT_MLP_RELU
+#define RMS  GPUFIT_NORM_RMSNORM
+
+static const preset presets[] = {
+    /* DeepSeek */
+    {"deepseek-r1", "deepseek-r1-671b", "deepseek-ai/DeepSeek-R1", {DEEPSEEK_V3}},
+    {"deepseek-v3", "deepseek-v3-671b", "deepseek-ai/DeepSeek-V3", {DEEPSEEK_V3}},
+    {"deepseek-v2-lite",
+     "",
+     "deepseek-ai/DeepSeek-V2-Lite",
+     {LLAMA(27, 2048, 16, 16, 192, 10944, 102400, 0), .n_experts = 64, .n_shared_experts = 2,
+      .experts_per_token = 6, .moe_ffn_hidden_size = 1408, .n_dense_layers = 1, .kv_lora_rank = 512,
+      .qk_nope_head_dim = 128, .qk_rope_head_dim = 64, .v_head_dim = 128}},
+    {"deepseek-r1-distill-qwen-1.5b",
+     "r1-distill-qwen-1.5b",
+     "deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B",
+     {QWEN2(28, 1536, 12, 2, 128, 8960, 151936, 0)}},
+    {"deepseek-r1-distill-qwen-7b",
+     "r1-distill-qwen-7b",
+     "deepseek-ai/DeepSeek-R1-Distill-Qwen-7B",
+     {QWEN2(28, 3584, 28, 4, 128, 18944, 152064, 0)}},
+    {"deepseek-r1-distill-qwen-14b",
+     "r1-distill-qwen-14b",
+     "deepseek-ai/DeepSeek-R1-Distill-Qwen-14B",
+     {QWEN2(48, 5120, 40, 8, 128, 13824, 152064, 0)}},
+    {"deepseek-r1-distill-qwen-32b",
+     "r1-distill-qwen-32b",
+     "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B",
+     {QWEN2(64, 5120, 40, 8, 128, 27648, 152064, 0)}},
+    {"deepseek-r1-distill-llama-8b",
+     "r1-distill-llama-8b",
+     "deepseek-ai/DeepSeek-R1-Distill-Llama-8B",
+     {LLAMA(32, 4096, 32, 8, 128, 14336, 128256, 0)}},
+    {"deepseek-r1-distill-llama-70b",
+     "r1-distill-llama-70b",
+     "deepseek-ai/DeepSeek-R1-Distill-Llama-70B",
+     {LLAMA(80, 8192, 64, 8, 128, 28672, 128256, 0)}},
+    /* Meta Llama */
+    {"meta-llama-3-8b",
+     "llama-3-8b llama3-8b",
+     "meta-llama/Meta-Llama-3-8B",
+     {LLAMA(32, 4096, 32, 8, 128, 14336, 128256, 0)}},
+    {"meta-llama-3-70b",
+     "llama-3-70b llama3-70b",
+     "meta-llama/Meta-Llama-3-70B",
+     {LLAMA(80, 8192, 64, 8, 128, 28672, 128256, 0)}},
+    {"meta-llama-3.1-8b",
+     "llama-3.1-8b llama3.1-8b",
+     "meta-llama/Meta-Llama-3.1-8B",
+     {LLAMA(32, 4096, 32, 8, 128, 14336, 128256, 0)}},
+    {"meta-llama-3.1-70b",
+     "llama-3.1-70b llama3.1-70b",
+     "meta-llama/Meta-Llama-3.1-70B",
+     {LLAMA(80, 8192, 64, 8, 128, 28672, 128256, 0)}},
+    {"meta-llama-3.1-405b",
+     "llama-3.1-405b llama3.1-405b",
+     "meta-llama/Meta-Llama-3.1-405B",
+     {LLAMA(126, 16384, 128, 8, 128, 53248, 128256, 0)}},
+    {"llama-3.2-1b",
+     "llama3.2-1b",
+     "meta-llama/Llama-3.2-1B",
+     {LLAMA(16, 2048, 32, 8, 64, 8192, 128256, 1)}},
+    {"llama-3.2-3b",
+     "llama3.2-3b",
+     "meta-llama/Llama-3.2-3B",
+     {LLAMA(28, 3072, 24, 8, 128, 8192, 128256, 1)}},
+    {"llama-3.3-70b-instruct",
+     "llama-3.3-70b llama3.3-70b",
+     "meta-llama/Llama-3.3-70B-Instruct",
+     {LLAMA(80, 8192, 64, 8, 128, 28672, 128256, 0)}},
+    {"llama-2-7b-hf",
+     "llama-2-7b llama2-7b",
+     "meta-llama/Llama-2-7b-hf",
+     {LLAMA(32, 4096, 32, 32, 128, 11008, 32000, 0)}},
+    {"llama-2-13b-hf",
+     "llama-2-13b llama2-13b",
+     "meta-llama/Llama-2-13b-hf",
+     {LLAMA(40, 5120, 40, 40, 128, 13824, 32000, 0)}},
+    {"llama-2-70b-hf",
+     "llama-2-70b llama2-70b",
+     "meta-llama/Llama-2-70b-hf",
+     {LLAMA(80, 8192, 64, 8, 128, 28672, 32000, 0)}},
+    {"tinyllama-1.1b-chat-v1.0",
+     "tinyllama tinyllama-1.1b",
+     "TinyLlama/TinyLlama-1.1B-Chat-v1.0",
+     {LLAMA(22, 2048, 32, 4, 64, 5632, 32000, 0)}},
+    /* Mistral */
+    {"mistral-7b-v0.1",
+     "mistral-7b",
+     "mistralai/Mistral-7B-v0.1",
+     {LLAMA(32, 4096, 32, 8, 128, 14336, 32000, 0)}},
+    {"mistral-7b-v0.3",
+     "",
+     "mistralai/Mistral-7B-v0.3",
+     {LLAMA(32, 4096, 32, 8, 128, 14336, 32768, 0)}},
+    {"mixtral-8x7b-v0.1",
+     "mixtral-8x7b",
+     "mistralai/Mixtral-8x7B-v0.1",
+     {MIXTRAL(32, 4096, 32, 8, 14336, 8, 2, 32000)}},
+    {"mixtral-8x22b-v0.1",
+     "mixtral-8x22b",
+     "mistral-community/Mixtral-8x22B-v0.1",
+     {MIXTRAL(56, 6144, 48, 8, 16384, 8, 2, 32000)}},
+    /* Qwen */
+    {"qwen2.5-0.5b", "", "Qwen/Qwen2.5-0.5B", {QWEN2(24, 896, 14, 2, 64, 4864, 151936, 1)}},
+    {"qwen2.5-1.5b", "", "Qwen/Qwen2.5-1.5B", {QWEN2(28, 1536, 12, 2, 128, 8960, 151936, 1)}},
+    {"qwen2.5-3b", "", "Qwen/Qwen2.5-3B", {QWEN2(36, 2048, 16, 2, 128, 11008, 151936, 1)}},
+    {"qwen2.5-7b", "", "Qwen/Qwen2.5-7B", {QWEN2(28, 3584, 28, 4, 128, 18944, 152064, 0)}},
+    {"qwen2.5-14b", "", "Qwen/Qwen2.5-14B", {QWEN2(48, 5120, 40, 8, 128, 13824, 152064, 0)}},
+    {"qwen2.5-32b", "", "Qwen/Qwen2.5-32B", {QWEN2(64, 5120, 40, 8, 128, 27648, 152064, 0)}},
+    {"qwen2.5-72b", "", "Qwen/Qwen2.5-72B", {QWEN2(80, 8192, 64, 8, 128, 29568, 152064, 0)}},
+    {"qwen3-0.6b", "", "Qwen/Qwen3-0.6B", {QWEN3(28, 1024, 16, 8, 128, 3072, 151936, 1)}},
+    {"qwen3-4b", "", "Qwen/Qwen3-4B", {QWEN3(36, 2560, 32, 8, 128, 9728, 151936, 1)}},
+    {"qwen3-8b", "", "Qwen/Qwen3-8B", {QWEN3(36, 4096, 32, 8, 128, 12288, 151936, 0)}},
+    {"qwen3-32b", "", "Qwen/Qwen3-32B", {QWEN3(64, 5120, 64, 8, 128, 25600, 151936, 0)}},
+    {"qwen3-30b-a3b",
+     "",
+     "Qwen/Qwen3-30B-A3B",
+     {QWEN3(48, 2048, 32, 4, 128, 6144, 151936, 0), .n_experts = 128, .experts_per_token = 8,
+      .moe_ffn_hidden_size = 768}},
+    {"qwen1.5-moe-a2.7b",
+     "",
+     "Qwen/Qwen1.5-MoE-A2.7B",
+     {QWEN2(24, 2048, 16, 16, 128, 5632, 151936, 0), .n_experts = 60, .experts_per_token = 4,
+      .moe_ffn_hidden_size = 1408, .n_shared_experts = 1, .shared_ffn_hidden_size = 5632,
+      .shared_expert_gate = 1}},
+    /* Google Gemma (gelu_pytorch_tanh gated MLP, head_dim 256, tied) */
+    {"gemma-2b", "", "google/gemma-2b", {DEC(GEG, RMS, 18, 2048, 8, 1, 256, 16384, 256000, 1)}},
+    {"gemma-7b", "", "google/gemma-7b", {DEC(GEG, RMS, 28, 3072, 16, 16, 256, 24576, 256000, 1)}},
+    /* Microsoft Phi-3 (fused qkv and gate_up without biases: same count as Llama style) */
+    {"phi-3-mini-4k-instruct",
+     "phi-3-mini",
+     "microsoft/Phi-3-mini-4k-instruct",
+     {LLAMA(32, 3072, 32, 32, 96, 8192, 32064, 0)}},
+    /* GPT-2, GPT-NeoX, BLOOM, OPT */
+    {"gpt2",
+     "gpt2-small",
+     "openai-community/gpt2",
+     {GPT(12, 768, 12, 3072, 50257, 1), .max_position = 1024}},
+    {"gpt2-medium",
+     "",
+     "openai-community/gpt2-medium",
+     {GPT(24, 1024, 16, 4096, 50257, 1), .max_position = 1024}},
+    {"gpt2-large",
+     "",
+     "openai-community/gpt2-large",
+     {GPT(36, 1280, 20, 5120, 50257, 1), .max_position = 1024}},
+    {"gpt2-xl",
+     "",
+     "openai-community/gpt2-xl",
+     {GPT(48, 1600, 25, 6400, 50257, 1), .max_position = 1024}},
+    {"gpt-neox-20b", "neox-20b", "EleutherAI/gpt-neox-20b", {GPT(44, 6144, 64, 24576, 50432, 0)}},
+    {"bloom",
+     "bloom-176b",
+     "bigscience/bloom",
+     {GPT(70, 14336, 112, 57344, 250880, 1), .emb_norm = 1}},
+    {"bloom-560m",
+     "",
+     "bigscience/bloom-560m",
+     {GPT(24, 1024, 16, 4096, 250880, 1), .emb_norm = 1}},
+    {"bloom-7b1", "", "bigscience/bloom-7b1", {GPT(30, 4096, 32, 16384, 250880, 1), .emb_norm = 1}},
+    {"opt-125m", "", "facebook/opt-125m", {OPT(12, 768, 12, 3072)}},
+    {"opt-1.3b", "", "facebook/opt-1.3b", {OPT(24, 2048, 32, 8192)}},
+    {"opt-6.7b", "", "facebook/opt-6.7b", {OPT(32, 4096, 32, 16384)}},
+    /* Encoders */
+    {"bert-base-uncased",
+     "bert-base",
+     "google-bert/bert-base-uncased",
+     {BERT(12, 768, 12, 3072, 30522, 512, 2)}},
+    {"bert-large-uncased",
+     "bert-large",
+     "google-bert/bert-large-uncased",
+     {BERT(24, 1024, 16, 4096, 30522, 512, 2)}},
+    {"bert-base-cased",
+     "",
+     "google-bert/bert-base-cased",
+     {BERT(12, 768, 12, 3072, 28996, 512, 2)}},
+    {"roberta-base", "", "FacebookAI/roberta-base", {BERT(12, 768, 12, 3072, 50265, 514, 1)}},
+    {"roberta-large", "", "FacebookAI/roberta-large", {BERT(24, 1024, 16, 4096, 50265, 514, 1)}},
+    /* Encoder-decoders: T5 (ReLU, tied), T5 v1.1 / FLAN-T5 (gated GELU, untied) */
+    {"t5-small", "", "google-t5/t5-small", {T5(6, 512, 8, 64, 2048, RELU, 1)}},
+    {"t5-base", "", "google-t5/t5-base", {T5(12, 768, 12, 64, 3072, RELU, 1)}},
+    {"t5-large", "", "google-t5/t5-large", {T5(24, 1024, 16, 64, 4096, RELU, 1)}},
+    {"t5-3b", "", "google-t5/t5-3b", {T5(24, 1024, 32, 128, 16384, RELU, 1)}},
+    {"t5-11b", "", "google-t5/t5-11b", {T5(24, 1024, 128, 128, 65536, RELU, 1)}},
+    {"t5-v1_1-xl", "t5-v1.1-xl", "google/t5-v1_1-xl", {T5(24, 2048, 32, 64, 5120, GEG, 0)}},
+    {"flan-t5-small", "", "google/flan-t5-small", {T5(8, 512, 6, 64, 1024, GEG, 0)}},
+    {"flan-t5-base", "", "google/flan-t5-base", {T5(12, 768, 12, 64, 2048, GEG, 0)}},
+    {"flan-t5-large", "", "google/flan-t5-large", {T5(24, 1024, 16, 64, 2816, GEG, 0)}},
+    {"flan-t5-xl", "", "google/flan-t5-xl", {T5(24, 2048, 32, 64, 5120, GEG, 0)}},
+    {"flan-t5-xxl", "", "google/flan-t5-xxl", {T5(24, 4096, 64, 64, 10240, GEG, 0)}},
+};
+
+#define N_PRESETS (sizeof presets / sizeof presets[0])
+
+static int lower(int c)
+{
+    return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
+}
+
+/* Case-insensitive equality of two counted strings. */
+static int eq_ci(const char *a, size_t alen, const char *b, size_t blen)
+{
+    if (alen != blen)
+        return 0;
+    for (size_t i = 0; i < alen; i++)
+        if (lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
+            return 0;
+    return 1;
+}
+
+static int matches(const preset *p, const char *name, size_t len)
+{
+    if (gpufit__streq_ci(name, len, p->name))
+        return 1;
+    for (const char *t = p->aliases; *t != '\0';) { /* space-separated aliases */
+        size_t n = strcspn(t, " ");
+        if (n > 0 && eq_ci(name, len, t, n))
+            return 1;
+        t += n;
+        t += strspn(t, " ");
+    }
+    return 0;
+}
+
+static void load(struct gpufit_model *m, const preset *p)
+{
+    gpufit__model_defaults(m);
+#define X(f) m->f = p->a.f;
+    PRESET_FIELDS(X)
+#undef X
+    size_t n = strlen(p->name);
+    if (n >= sizeof m->name)
+        n = sizeof m->name - 1;
+    memcpy(m->name, p->name, n);
+    m->name[n] = '\0';
+}
+
+int32_t gpufit__preset_load(struct gpufit_model *m, const char *name, size_t len, gpufit_error *err)
+{
+    if (m == NULL || name == NULL)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX, "model: preset name is NULL");
+    for (size_t i = 0; i < N_PRESETS; i++) {
+        if (matches(&presets[i], name, len)) {
+            load(m, &presets[i]);
+            /* the report names the model as the user called it (scenario.md example) */
+            size_t n = len < sizeof m->name - 1 ? len : sizeof m->name - 1;
+            for (size_t k = 0; k < n; k++)
+                m->name[k] = (char)((name[k] >= 'A' && name[k] <= 'Z') ? name[k] - 'A' + 'a'
+                                                                       : name[k]);
+            m->name[n] = '\0';
+            gpufit__ok(err);
+            return GPUFIT_OK;
+        }
+    }
+    int shown = len > 64 ? 64 : (int)len;
+    return gpufit__fail(err, GPUFIT_E_NOT_FOUND, 0, UINT64_MAX, "model: unknown preset \"%.*s\"",
+                        shown, name);
+}
+
+size_t gpufit__preset_count(void)
+{
+    return N_PRESETS;
+}
+
+int32_t gpufit__preset_get(
+    size_t i, struct gpufit_model *m, const char **name, const char **aliases, const char **hf_repo)
+{
+    if (i >= N_PRESETS)
+        return GPUFIT_E_NOT_FOUND;
+    const preset *p = &presets[i];
+    if (m != NULL)
+        load(m, p);
+    if (name != NULL)
+        *name = p->name;
+    if (aliases != NULL)
+        *aliases = p->aliases;
+    if (hf_repo != NULL)
+        *hf_repo = p->hf_repo;
+    return GPUFIT_OK;
+}
+
+int32_t gpufit_preset_at(uint32_t index, gpufit_preset_info *out)
+{
+    struct gpufit_model m;
+    gpufit__shape s;
+    gpufit__counts c;
+    gpufit_preset_info info;
+    memset(&info, 0, sizeof info);
+    int32_t st = gpufit__preset_get(index, &m, &info.name, &info.aliases, &info.hf_repo);
+    if (st != GPUFIT_OK)
+        return st;
+    st = gpufit__model_resolve(&m, &s, NULL);
+    if (st == GPUFIT_OK)
+        st = gpufit__model_count(&s, &c, NULL);
+    if (st != GPUFIT_OK)
+        return GPUFIT_E_INTERNAL; /* every preset resolves: tests/unit/test_models.c */
+    info.struct_size = (uint32_t)sizeof info;
+    info.index = index;
+    info.n_params = c.total;
+    info.n_active_params = c.active;
+    return gpufit__copy_out(out, &info, sizeof info, sizeof(gpufit_preset_info));
+}

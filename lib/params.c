@@ -1,0 +1,749 @@
+/* The parameter table: one row per public parameter (name, domain, type, bounds, default,
+ * unit, doc) and the typed get/set paths built on it. Names follow shared/reference/scenario.md. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- named values ------------------------------------------------------------------- */
+static const gpufit__enum_value bool_values[] = {
+    {"false", 0}, {"true", 1}, {"0", 0}, {"1", 1}, {"no", 0}, {"yes", 1},
+    {"off", 0},   {"on", 1},   {NULL, 0}};
+static const gpufit__enum_value arch_values[] = {{"decoder", GPUFIT_ARCH_DECODER},
+                                                 {"encoder", GPUFIT_ARCH_ENCODER},
+                                                 {"encoder_decoder", GPUFIT_ARCH_ENCODER_DECODER},
+                                                 {"generic", GPUFIT_ARCH_GENERIC},
+                                                 {NULL, 0}};
+static const gpufit__enum_value mlp_values[] = {{"gelu", GPUFIT_MLP_GELU},
+                                                {"relu", GPUFIT_MLP_RELU},
+                                                {"swiglu", GPUFIT_MLP_SWIGLU},
+                                                {"geglu", GPUFIT_MLP_GEGLU},
+                                                {NULL, 0}};
+static const gpufit__enum_value norm_values[] = {
+    {"layernorm", GPUFIT_NORM_LAYERNORM}, {"rmsnorm", GPUFIT_NORM_RMSNORM}, {NULL, 0}};
+static const gpufit__enum_value task_values[] = {{"pretrain", GPUFIT_TASK_PRETRAIN},
+                                                 {"finetune", GPUFIT_TASK_FINETUNE},
+                                                 {"lora", GPUFIT_TASK_LORA},
+                                                 {"qlora", GPUFIT_TASK_QLORA},
+                                                 {"inference", GPUFIT_TASK_INFERENCE},
+                                                 {NULL, 0}};
+static const gpufit__enum_value precision_values[] = {
+    {"auto", -1},
+    {"fp32", GPUFIT_PRECISION_FP32},
+    {"tf32", GPUFIT_PRECISION_TF32},
+    {"amp_fp16", GPUFIT_PRECISION_AMP_FP16},
+    {"amp_bf16", GPUFIT_PRECISION_AMP_BF16},
+    {"bf16", GPUFIT_PRECISION_BF16},
+    {"fp16", GPUFIT_PRECISION_FP16},
+    {"fp8", GPUFIT_PRECISION_FP8},
+    {NULL, 0}};
+static const gpufit__enum_value optimizer_values[] = {{"adamw", GPUFIT_OPT_ADAMW},
+                                                      {"adam", GPUFIT_OPT_ADAM},
+                                                      {"sgd", GPUFIT_OPT_SGD},
+                                                      {"sgd_momentum", GPUFIT_OPT_SGD_MOMENTUM},
+                                                      {"adafactor", GPUFIT_OPT_ADAFACTOR},
+                                                      {"adamw_8bit", GPUFIT_OPT_ADAMW_8BIT},
+                                                      {"lion", GPUFIT_OPT_LION},
+                                                      {"none", GPUFIT_OPT_NONE},
+                                                      {NULL, 0}};
+static const gpufit__enum_value ckpt_values[] = {{"none", GPUFIT_CKPT_NONE},
+                                                 {"selective", GPUFIT_CKPT_SELECTIVE},
+                                                 {"full", GPUFIT_CKPT_FULL},
+                                                 {NULL, 0}};
+static const gpufit__enum_value attention_values[] = {{"auto", -1},
+                                                      {"eager", GPUFIT_ATTN_EAGER},
+                                                      {"sdpa", GPUFIT_ATTN_SDPA},
+                                                      {"flash", GPUFIT_ATTN_FLASH},
+                                                      {NULL, 0}};
+static const gpufit__enum_value framework_values[] = {{"pytorch", GPUFIT_FW_PYTORCH},
+                                                      {"megatron", GPUFIT_FW_MEGATRON},
+                                                      {"deepspeed", GPUFIT_FW_DEEPSPEED},
+                                                      {"vllm", GPUFIT_FW_VLLM},
+                                                      {"llamacpp", GPUFIT_FW_LLAMACPP},
+                                                      {"sglang", GPUFIT_FW_SGLANG},
+                                                      {NULL, 0}};
+static const gpufit__enum_value offload_values[] = {
+    {"none", GPUFIT_OFFLOAD_NONE},
+    {"optimizer", GPUFIT_OFFLOAD_OPTIMIZER},
+    {"optimizer_params", GPUFIT_OFFLOAD_OPTIMIZER_PARAMS},
+    {NULL, 0}};
+static const gpufit__enum_value lora_values[] = {{"qv", GPUFIT_LORA_QV},
+                                                 {"attention", GPUFIT_LORA_ATTENTION},
+                                                 {"all_linear", GPUFIT_LORA_ALL_LINEAR},
+                                                 {NULL, 0}};
+
+/* ---- the table ---------------------------------------------------------------------- */
+#define BIG ((int64_t)1 << 40)
+#define MOFF(f) offsetof(struct gpufit_model, f)
+#define JOFF(f) offsetof(struct gpufit_job, f)
+#define ROW_I(id, dom, type, off, mn, mx, df, vals, name, al, unit, doc)                           \
+    {id, dom, type, 0, off, mn, mx, df, 0.0, 0.0, 0.0, vals, name, al, unit, doc}
+#define ROW_F(id, dom, off, mn, mx, df, name, al, unit, doc)                                       \
+    {id, dom, GPUFIT_TYPE_FLOAT, 1, off, 0, 0, 0, mn, mx, df, NULL, name, al, unit, doc}
+#define MI(id, f, mn, mx, df, name, unit, doc)                                                     \
+    ROW_I(id, GPUFIT_DOMAIN_MODEL, GPUFIT_TYPE_INT, MOFF(f), mn, mx, df, NULL, name, NULL, unit, doc)
+#define MB(id, f, df, name, doc)                                                                   \
+    ROW_I(id, GPUFIT_DOMAIN_MODEL, GPUFIT_TYPE_BOOL, MOFF(f), 0, 1, df, bool_values, name, NULL, "", \
+          doc)
+#define ME(id, f, mn, mx, df, vals, name, doc)                                                     \
+    ROW_I(id, GPUFIT_DOMAIN_MODEL, GPUFIT_TYPE_ENUM, MOFF(f), mn, mx, df, vals, name, NULL, "", doc)
+#define JI(id, f, mn, mx, df, name, al, unit, doc)                                                 \
+    ROW_I(id, GPUFIT_DOMAIN_JOB, GPUFIT_TYPE_INT, JOFF(f), mn, mx, df, NULL, name, al, unit, doc)
+#define JE(id, f, mn, mx, df, vals, name, al, doc)                                                 \
+    ROW_I(id, GPUFIT_DOMAIN_JOB, GPUFIT_TYPE_ENUM, JOFF(f), mn, mx, df, vals, name, al, "", doc)
+#define JB(id, f, df, name, doc)                                                                   \
+    ROW_I(id, GPUFIT_DOMAIN_JOB, GPUFIT_TYPE_BOOL, JOFF(f), 0, 1, df, bool_values, name, NULL, "", \
+          doc)
+#define JD(id, f, df, name, doc)                                                                   \
+    ROW_I(id, GPUFIT_DOMAIN_JOB, GPUFIT_TYPE_ENUM, JOFF(f), -1, GPUFIT_DTYPE_F16_GGUF, df,         \
+          gpufit__dtype_names, name, NULL, "", doc)
+
+static const gpufit__param_entry table[] = {
+    ME(GPUFIT_MODEL_ARCH, arch, 0, 3, 0, arch_values, "arch",
+       "architecture family: decoder, encoder (BERT), encoder_decoder (T5), generic"),
+    MI(GPUFIT_MODEL_N_LAYERS, n_layers, 1, 1 << 20, 0, "n_layers", "layers",
+       "transformer layers (required unless encoder_decoder or generic)"),
+    MI(GPUFIT_MODEL_HIDDEN_SIZE, hidden_size, 1, 1 << 24, 0, "hidden_size", "elements",
+       "model width d_model"),
+    MI(GPUFIT_MODEL_N_HEADS, n_heads, 1, 1 << 16, 0, "n_heads", "heads", "query heads"),
+    MI(GPUFIT_MODEL_N_KV_HEADS, n_kv_heads, 0, 1 << 16, 0, "n_kv_heads", "heads",
+       "key/value heads (GQA/MQA when fewer than n_heads); 0 = n_heads"),
+    MI(GPUFIT_MODEL_HEAD_DIM, head_dim, 0, 1 << 16, 0, "head_dim", "elements",
+       "head dimension; 0 = hidden_size / n_heads"),
+    MI(GPUFIT_MODEL_FFN_HIDDEN_SIZE, ffn_hidden_size, 0, 1 << 26, 0, "ffn_hidden_size",
+       "elements", "MLP intermediate size per branch"),
+    ME(GPUFIT_MODEL_MLP, mlp, 0, 3, GPUFIT_MLP_SWIGLU, mlp_values, "mlp",
+       "MLP type: gelu, relu (2 matrices), swiglu, geglu (gated, 3 matrices)"),
+    MI(GPUFIT_MODEL_VOCAB_SIZE, vocab_size, 1, 1 << 28, 0, "vocab_size", "tokens",
+       "vocabulary size (as padded in the checkpoint)"),
+    MB(GPUFIT_MODEL_TIED_EMBEDDINGS, tied_embeddings, 0, "tied_embeddings",
+       "output head shares the token embedding"),
+    ME(GPUFIT_MODEL_NORM, norm, 0, 1, GPUFIT_NORM_RMSNORM, norm_values, "norm",
+       "normalisation: layernorm or rmsnorm"),
+    MB(GPUFIT_MODEL_QKV_BIAS, qkv_bias, 0, "qkv_bias", "biases on the q, k, v projections"),
+    MB(GPUFIT_MODEL_MLP_BIAS, mlp_bias, 0, "mlp_bias", "biases on the MLP matrices"),
+    MI(GPUFIT_MODEL_MAX_POSITION, max_position, 0, 1 << 26, 0, "max_position", "tokens",
+       "learned absolute positions when > 0 (0 for RoPE/ALiBi/relative)"),
+    ROW_I(GPUFIT_MODEL_O_BIAS, GPUFIT_DOMAIN_MODEL, GPUFIT_TYPE_INT, MOFF(o_bias), -1, 1, -1, NULL,
+          "o_bias", NULL, "", "bias on the attention output projection; -1 = same as mlp_bias"),
+    ROW_I(GPUFIT_MODEL_EMB_NORM, GPUFIT_DOMAIN_MODEL, GPUFIT_TYPE_INT, MOFF(emb_norm), -1, 1, -1,
+          NULL, "emb_norm", NULL, "", "norm after the embedding; -1 = 1 for encoders, else 0"),
+    MB(GPUFIT_MODEL_QK_NORM, qk_norm, 0, "qk_norm", "per-head q/k RMSNorm (Qwen3, OLMo-2)"),
+    MI(GPUFIT_MODEL_TYPE_VOCAB_SIZE, type_vocab_size, 0, 1 << 16, 0, "type_vocab_size", "tokens",
+       "token-type embeddings (BERT: 2)"),
+    MB(GPUFIT_MODEL_POOLER, pooler, 0, "pooler", "BERT pooler layer (h x h + h)"),
+    MI(GPUFIT_MODEL_N_EXPERTS, n_experts, 0, 1 << 16, 0, "n_experts", "experts",
+       "routed experts per MoE layer; 0 = dense"),
+    MI(GPUFIT_MODEL_N_SHARED_EXPERTS, n_shared_experts, 0, 1 << 10, 0, "n_shared_experts",
+       "experts", "shared (always active) experts per MoE layer"),
+    MI(GPUFIT_MODEL_EXPERTS_PER_TOKEN, experts_per_token, 0, 1 << 16, 0, "experts_per_token",
+       "experts", "routed experts per token (top-k)"),
+    MI(GPUFIT_MODEL_MOE_FFN_HIDDEN_SIZE, moe_ffn_hidden_size, 0, 1 << 26, 0,
+       "moe_ffn_hidden_size", "elements", "routed-expert intermediate size; 0 = ffn_hidden_size"),
+    MI(GPUFIT_MODEL_N_DENSE_LAYERS, n_dense_layers, 0, 1 << 20, 0, "n_dense_layers", "layers",
+       "leading dense layers of a MoE model"),
+    MI(GPUFIT_MODEL_SHARED_FFN_HIDDEN_SIZE, shared_ffn_hidden_size, 0, 1 << 26, 0,
+       "shared_ffn_hidden_size", "elements", "shared-expert intermediate size; 0 = moe size"),
+    MB(GPUFIT_MODEL_ROUTER_BIAS, router_bias, 0, "router_bias",
+       "router bias or score-correction bias (one value per expert)"),
+    MB(GPUFIT_MODEL_SHARED_EXPERT_GATE, shared_expert_gate, 0, "shared_expert_gate",
+       "sigmoid gate on the shared expert (Qwen2-MoE)"),
+    MI(GPUFIT_MODEL_Q_LORA_RANK, q_lora_rank, 0, 1 << 20, 0, "q_lora_rank", "elements",
+       "MLA query compression rank; 0 = none"),
+    MI(GPUFIT_MODEL_KV_LORA_RANK, kv_lora_rank, 0, 1 << 20, 0, "kv_lora_rank", "elements",
+       "MLA latent KV rank; 0 = standard attention"),
+    MI(GPUFIT_MODEL_QK_NOPE_HEAD_DIM, qk_nope_head_dim, 0, 1 << 16, 0, "qk_nope_head_dim",
+       "elements", "MLA non-rotary q/k head dimension"),
+    MI(GPUFIT_MODEL_QK_ROPE_HEAD_DIM, qk_rope_head_dim, 0, 1 << 16, 0, "qk_rope_head_dim",
+       "elements", "MLA rotary head dimension (shared key)"),
+    MI(GPUFIT_MODEL_V_HEAD_DIM, v_head_dim, 0, 1 << 16, 0, "v_head_dim", "elements",
+       "MLA value head dimension"),
+    MI(GPUFIT_MODEL_N_ENCODER_LAYERS, n_encoder_layers, 0, 1 << 20, 0, "n_encoder_layers",
+       "layers", "encoder layers of an encoder-decoder model"),
+    MI(GPUFIT_MODEL_N_DECODER_LAYERS, n_decoder_layers, 0, 1 << 20, 0, "n_decoder_layers",
+       "layers", "decoder layers of an encoder-decoder model"),
+    MI(GPUFIT_MODEL_REL_POS_BUCKETS, rel_pos_buckets, 0, 1 << 16, 0, "rel_pos_buckets",
+       "buckets", "T5 relative-position buckets (encoder-decoder)"),
+    MI(GPUFIT_MODEL_N_PARAMS, n_params, 0, (int64_t)1 << 50, 0, "n_params", "parameters",
+       "generic model: parameter count"),
+    ROW_F(GPUFIT_MODEL_ACTIVATION_BYTES_PER_TOKEN, GPUFIT_DOMAIN_MODEL,
+          MOFF(activation_bytes_per_token), 0.0, 1e12, 0.0, "activation_bytes_per_token", NULL,
+          "bytes", "generic model: activation bytes saved per token (training)"),
+
+    JE(GPUFIT_JOB_TASK, task, 0, 4, GPUFIT_TASK_INFERENCE, task_values, "task", NULL,
+       "pretrain, finetune (full), lora, qlora, inference"),
+    JI(GPUFIT_JOB_MICRO_BATCH, micro_batch, 1, 1 << 20, 1, "micro_batch", "mbs", "samples",
+       "training samples per micro-batch per device"),
+    JI(GPUFIT_JOB_SEQ_LEN, seq_len, 1, 1 << 26, 2048, "seq_len", NULL, "tokens",
+       "training tokens per sample"),
+    JI(GPUFIT_JOB_GLOBAL_BATCH, global_batch, 0, (int64_t)1 << 32, 0, "global_batch", "gbs",
+       "samples",
+       "samples per optimizer step; 0 = micro_batch x dp (accumulation = global/(micro x dp))"),
+    JI(GPUFIT_JOB_BATCH, batch, 1, 1 << 20, 1, "batch", NULL, "sequences",
+       "inference: concurrent sequences"),
+    JI(GPUFIT_JOB_CONTEXT_LEN, context_len, 1, 1 << 26, 4096, "context_len", "ctx", "tokens",
+       "inference: tokens held in the KV cache per sequence"),
+    JI(GPUFIT_JOB_PROMPT_LEN, prompt_len, 0, 1 << 26, 0, "prompt_len", NULL, "tokens",
+       "inference: tokens per forward pass (prefill chunk / n_ubatch); 0 = framework default"),
+    JI(GPUFIT_JOB_LORA_RANK, lora_rank, 1, 1 << 16, 16, "lora_rank", NULL, "", "LoRA rank r"),
+    JE(GPUFIT_JOB_LORA_TARGETS, lora_targets, 0, 2, GPUFIT_LORA_QV, lora_values, "lora_targets",
+       NULL, "adapted matrices: qv, attention (q,k,v,o), all_linear"),
+    JI(GPUFIT_JOB_N_GPU_LAYERS, n_gpu_layers, -1, 1 << 20, -1, "n_gpu_layers", "ngl", "layers",
+       "inference: layers placed on the GPU, the rest in host memory; -1 = all"),
+    ROW_F(GPUFIT_JOB_GPU_MEMORY_UTILIZATION, GPUFIT_DOMAIN_JOB, JOFF(gpu_memory_utilization), 0.0,
+          1.0, 0.0, "gpu_memory_utilization", NULL, "fraction",
+          "fraction of the GPU a server takes (KV cache gets the rest); 0 = framework default"),
+    JE(GPUFIT_JOB_PRECISION, precision, -1, 6, -1, precision_values, "precision", NULL,
+       "policy: fp32, tf32, amp_fp16, amp_bf16, bf16, fp16, fp8; auto = amp_bf16 training, "
+       "bf16 inference"),
+    JD(GPUFIT_JOB_WEIGHT_DTYPE, weight_dtype, -1, "weight_dtype",
+       "storage of the weights (incl. GGUF/GPTQ/AWQ/NF4); auto = from precision"),
+    JD(GPUFIT_JOB_COMPUTE_DTYPE, compute_dtype, -1, "compute_dtype",
+       "activations and matmul inputs; auto = from precision"),
+    JD(GPUFIT_JOB_GRAD_DTYPE, grad_dtype, -1, "grad_dtype",
+       "gradient buffers; auto = from precision and framework"),
+    JD(GPUFIT_JOB_MASTER_WEIGHTS, master_weights, -1, "master_weights",
+       "separate master copy of the weights (fp32) or none; auto = from precision and framework"),
+    JD(GPUFIT_JOB_OPTIMIZER_DTYPE, optimizer_dtype, -1, "optimizer_dtype",
+       "optimizer states; auto = from precision and framework"),
+    JD(GPUFIT_JOB_KV_DTYPE, kv_dtype, -1, "kv_dtype",
+       "KV cache elements (fp16, bf16, fp8, q8_0, q4_0, iq4_nl ...); auto = compute dtype"),
+    JE(GPUFIT_JOB_OPTIMIZER, optimizer, 0, 7, GPUFIT_OPT_ADAMW, optimizer_values, "optimizer",
+       NULL, "adamw, adam, sgd, sgd_momentum, adafactor, adamw_8bit, lion, none"),
+    JE(GPUFIT_JOB_CHECKPOINTING, checkpointing, 0, 2, GPUFIT_CKPT_NONE, ckpt_values,
+       "checkpointing", "ckpt", "activation checkpointing: none, selective, full"),
+    JE(GPUFIT_JOB_ATTENTION, attention, -1, 2, -1, attention_values, "attention", NULL,
+       "eager, sdpa, flash; auto = flash for megatron/vllm/sglang/llamacpp, sdpa for pytorch, "
+       "eager for deepspeed"),
+    ROW_F(GPUFIT_JOB_DROPOUT, GPUFIT_DOMAIN_JOB, JOFF(dropout), 0.0, 0.99, 0.0, "dropout", NULL,
+          "probability", "dropout probability; 0 means no masks are kept"),
+    JI(GPUFIT_JOB_DP, dp, 1, 1 << 24, 1, "dp", NULL, "GPUs", "data-parallel degree"),
+    JI(GPUFIT_JOB_TP, tp, 1, 1 << 16, 1, "tp", NULL, "GPUs", "tensor-parallel degree"),
+    JI(GPUFIT_JOB_PP, pp, 1, 1 << 16, 1, "pp", NULL, "stages", "pipeline-parallel stages"),
+    JI(GPUFIT_JOB_VPP, vpp, 1, 1 << 10, 1, "vpp", NULL, "chunks",
+       "virtual pipeline chunks per stage (interleaved schedule)"),
+    JI(GPUFIT_JOB_CP, cp, 1, 1 << 16, 1, "cp", NULL, "GPUs", "context-parallel degree"),
+    JI(GPUFIT_JOB_EP, ep, 1, 1 << 16, 1, "ep", NULL, "GPUs", "expert-parallel degree"),
+    JB(GPUFIT_JOB_SP, sp, 0, "sp", "sequence parallelism alongside tensor parallelism"),
+    JI(GPUFIT_JOB_ZERO, zero, 0, 3, 0, "zero", "fsdp", "stage",
+       "ZeRO stage 0-3 (FSDP full shard = 3, shard-grad-op = 2)"),
+    JE(GPUFIT_JOB_OFFLOAD, offload, 0, 2, GPUFIT_OFFLOAD_NONE, offload_values, "offload", NULL,
+       "CPU offload: none, optimizer, optimizer_params"),
+    JI(GPUFIT_JOB_GPUS, gpus, 0, 1 << 24, 0, "gpus", NULL, "GPUs",
+       "total GPUs; 0 = dp x tp x pp x cp"),
+    ROW_I(GPUFIT_JOB_GPU, GPUFIT_DOMAIN_JOB, GPUFIT_TYPE_INT, JOFF(gpu), -1, 1 << 20, -1, NULL,
+          "gpu", NULL, "",
+          "GPU: a catalogue name or alias (gpufit gpus), or a capacity such as 24GiB; -1 = none"),
+    JI(GPUFIT_JOB_GPU_MEMORY_BYTES, gpu_memory_bytes, 0, (int64_t)1 << 50, 0, "gpu_memory_bytes",
+       NULL, "bytes", "device capacity override; 0 = the GPU's"),
+    JE(GPUFIT_JOB_FRAMEWORK, framework, 0, 5, GPUFIT_FW_PYTORCH, framework_values, "framework",
+       NULL, "pytorch, megatron, deepspeed, vllm, llamacpp, sglang: sets runtime defaults"),
+    ROW_F(GPUFIT_JOB_GPU_MEMORY_GIB, GPUFIT_DOMAIN_JOB, JOFF(gpu_memory_gib), 0.0, 1048576.0, 0.0,
+          "gpu_memory_gib", NULL, "GiB", "device capacity override in GiB (sets gpu_memory_bytes)"),
+    JI(GPUFIT_JOB_CUDA_CONTEXT_BYTES, cuda_context_bytes, -1, BIG, -1, "cuda_context_bytes", NULL,
+       "bytes", "CUDA context per process; -1 = framework default"),
+    JI(GPUFIT_JOB_WORKSPACE_BYTES, workspace_bytes, -1, BIG, -1, "workspace_bytes", NULL, "bytes",
+       "cuBLAS and other library workspaces; -1 = framework default"),
+    ROW_F(GPUFIT_JOB_FRAGMENTATION, GPUFIT_DOMAIN_JOB, JOFF(fragmentation), -1.0, 4.0, -1.0,
+          "fragmentation", NULL, "fraction",
+          "caching-allocator slack as a fraction of the dynamically allocated bytes (activations, "
+          "logits, growing KV cache); -1 = framework default (0.25; 0 for servers and llama.cpp)"),
+};
+#define N_PARAMS (sizeof table / sizeof table[0])
+
+/* ---- lookup ------------------------------------------------------------------------- */
+const gpufit__param_entry *gpufit__param_find(int32_t id)
+{
+    for (size_t i = 0; i < N_PARAMS; i++)
+        if (table[i].id == id)
+            return &table[i];
+    return NULL;
+}
+
+static int alias_match(const char *aliases, const char *name, size_t len)
+{
+    const char *p = aliases;
+    while (p != NULL && *p != '\0') {
+        const char *e = strchr(p, ' ');
+        size_t n = e != NULL ? (size_t)(e - p) : strlen(p);
+        if (n == len && memcmp(p, name, len) == 0)
+            return 1;
+        p = e != NULL ? e + 1 : NULL;
+    }
+    return 0;
+}
+
+const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len)
+{
+    for (size_t i = 0; i < N_PARAMS; i++)
+        if (strlen(table[i].name) == len && memcmp(table[i].name, name, len) == 0)
+            return &table[i];
+    for (size_t i = 0; i < N_PARAMS; i++)
+        if (table[i].aliases != NULL && alias_match(table[i].aliases, name, len))
+            return &table[i];
+    return NULL;
+}
+
+static void *field_of(const gpufit__param_entry *e, struct gpufit_model *m, struct gpufit_job *j)
+{
+    char *base = e->domain == GPUFIT_DOMAIN_MODEL ? (char *)m : (char *)j;
+    return base != NULL ? base + e->offset : NULL;
+}
+
+void gpufit__model_defaults(struct gpufit_model *m)
+{
+    memset(m, 0, sizeof *m);
+    for (size_t i = 0; i < N_PARAMS; i++) {
+        if (table[i].domain != GPUFIT_DOMAIN_MODEL)
+            continue;
+        void *f = field_of(&table[i], m, NULL);
+        if (table[i].is_double)
+            *(double *)f = table[i].def_f;
+        else
+            *(int64_t *)f = table[i].def_i;
+    }
+    memcpy(m->name, "custom", sizeof "custom");
+}
+
+void gpufit__job_defaults(struct gpufit_job *j)
+{
+    memset(j, 0, sizeof *j);
+    for (size_t i = 0; i < N_PARAMS; i++) {
+        if (table[i].domain != GPUFIT_DOMAIN_JOB)
+            continue;
+        void *f = field_of(&table[i], NULL, j);
+        if (table[i].is_double)
+            *(double *)f = table[i].def_f;
+        else
+            *(int64_t *)f = table[i].def_i;
+    }
+}
+
+/* ---- typed set/get ------------------------------------------------------------------ */
+static int enum_has(const gpufit__param_entry *e, int64_t v)
+{
+    if (e->values == NULL)
+        return 1;
+    for (const gpufit__enum_value *ev = e->values; ev->name != NULL; ev++)
+        if (ev->value == v)
+            return 1;
+    return 0;
+}
+
+static int32_t set_int(const gpufit__param_entry *e, struct gpufit_model *m,
+                       struct gpufit_job *j, int64_t v, uint64_t offset, gpufit_error *err)
+{
+    if (e->is_double)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
+                            "%s takes a number with a fraction: set it as a float", e->name);
+    if (v < e->min_i || v > e->max_i)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
+                            "%s = %lld is out of range [%lld, %lld]", e->name, (long long)v,
+                            (long long)e->min_i, (long long)e->max_i);
+    if (e->type == GPUFIT_TYPE_ENUM && !enum_has(e, v))
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
+                            "%s = %lld is not a valid value", e->name, (long long)v);
+    if (e->id == GPUFIT_JOB_GPU && v >= 0 && gpufit__gpu_by_id(v) == NULL)
+        return gpufit__fail(err, GPUFIT_E_NOT_FOUND, e->id, offset,
+                            "gpu id %lld is not in the catalogue", (long long)v);
+    *(int64_t *)field_of(e, m, j) = v;
+    if (e->id == GPUFIT_JOB_GPU) { /* a new GPU drops any capacity-only description */
+        j->gpu_memory_bytes = 0;
+        j->gpu_memory_gib = 0.0;
+        j->gpu_name[0] = '\0';
+    } else if (e->id == GPUFIT_JOB_GPU_MEMORY_BYTES) {
+        j->gpu_memory_gib = (double)v / 1073741824.0;
+    }
+    return GPUFIT_OK;
+}
+
+static int32_t set_float(const gpufit__param_entry *e, struct gpufit_model *m,
+                         struct gpufit_job *j, double v, uint64_t offset, gpufit_error *err)
+{
+    if (!e->is_double) {
+        /* Integral floats are accepted for integer parameters (JSON writes 1.0 sometimes). */
+        if (!isfinite(v) || v != floor(v) || fabs(v) > 9.0e15)
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
+                                "%s takes an integer", e->name);
+        return set_int(e, m, j, (int64_t)v, offset, err);
+    }
+    if (!isfinite(v))
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
+                            "%s must be a finite number", e->name);
+    if (v < e->min_f || v > e->max_f)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
+                            "%s = %g is out of range [%g, %g]", e->name, v, e->min_f, e->max_f);
+    *(double *)field_of(e, m, j) = v;
+    if (e->id == GPUFIT_JOB_GPU_MEMORY_GIB)
+        j->gpu_memory_bytes = (int64_t)llround(v * 1073741824.0);
+    return GPUFIT_OK;
+}
+
+static const gpufit__param_entry *check_domain(int32_t p, int32_t domain, gpufit_error *err,
+                                               int32_t *status)
+{
+    const gpufit__param_entry *e = gpufit__param_find(p);
+    if (e == NULL) {
+        *status = gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, p, UINT64_MAX,
+                               "unknown parameter id %d", (int)p);
+        return NULL;
+    }
+    if (e->domain != domain) {
+        *status = gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, p, UINT64_MAX,
+                               "%s is a %s parameter", e->name,
+                               e->domain == GPUFIT_DOMAIN_MODEL ? "model" : "job");
+        return NULL;
+    }
+    *status = GPUFIT_OK;
+    return e;
+}
+
+#define NULL_CHECK(h, p)                                                                           \
+    if ((h) == NULL)                                                                               \
+    return gpufit__fail(err, GPUFIT_E_INVALID_ARG, p, UINT64_MAX, "handle is NULL")
+
+int32_t gpufit_model_set_int(gpufit_model *m, int32_t p, int64_t v, gpufit_error *err)
+{
+    int32_t st;
+    NULL_CHECK(m, p);
+    const gpufit__param_entry *e = check_domain(p, GPUFIT_DOMAIN_MODEL, err, &st);
+    if (e == NULL)
+        return st;
+    st = set_int(e, m, NULL, v, UINT64_MAX, err);
+    if (st == GPUFIT_OK)
+        gpufit__ok(err);
+    return st;
+}
+
+int32_t gpufit_model_set_float(gpufit_model *m, int32_t p, double v, gpufit_error *err)
+{
+    int32_t st;
+    NULL_CHECK(m, p);
+    const gpufit__param_entry *e = check_domain(p, GPUFIT_DOMAIN_MODEL, err, &st);
+    if (e == NULL)
+        return st;
+    st = set_float(e, m, NULL, v, UINT64_MAX, err);
+    if (st == GPUFIT_OK)
+        gpufit__ok(err);
+    return st;
+}
+
+int32_t gpufit_job_set_int(gpufit_job *j, int32_t p, int64_t v, gpufit_error *err)
+{
+    int32_t st;
+    NULL_CHECK(j, p);
+    const gpufit__param_entry *e = check_domain(p, GPUFIT_DOMAIN_JOB, err, &st);
+    if (e == NULL)
+        return st;
+    st = set_int(e, NULL, j, v, UINT64_MAX, err);
+    if (st == GPUFIT_OK)
+        gpufit__ok(err);
+    return st;
+}
+
+int32_t gpufit_job_set_float(gpufit_job *j, int32_t p, double v, gpufit_error *err)
+{
+    int32_t st;
+    NULL_CHECK(j, p);
+    const gpufit__param_entry *e = check_domain(p, GPUFIT_DOMAIN_JOB, err, &st);
+    if (e == NULL)
+        return st;
+    st = set_float(e, NULL, j, v, UINT64_MAX, err);
+    if (st == GPUFIT_OK)
+        gpufit__ok(err);
+    return st;
+}
+
+static int32_t get_any(const gpufit__param_entry *e, const void *h, int want_double, void *out,
+                       gpufit_error *err)
+{
+    if (out == NULL)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, UINT64_MAX, "out is NULL");
+    const char *f = (const char *)h + e->offset;
+    if (want_double) {
+        *(double *)out = e->is_double ? *(const double *)f : (double)*(const int64_t *)f;
+    } else {
+        if (e->is_double)
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, UINT64_MAX,
+                                "%s is a float parameter", e->name);
+        *(int64_t *)out = *(const int64_t *)f;
+    }
+    gpufit__ok(err);
+    return GPUFIT_OK;
+}
+
+int32_t gpufit_model_get_int(const gpufit_model *m, int32_t p, int64_t *out, gpufit_error *err)
+{
+    int32_t st;
+    NULL_CHECK(m, p);
+    const gpufit__param_entry *e = check_domain(p, GPUFIT_DOMAIN_MODEL, err, &st);
+    return e == NULL ? st : get_any(e, m, 0, out, err);
+}
+
+int32_t gpufit_model_get_float(const gpufit_model *m, int32_t p, double *out, gpufit_error *err)
+{
+    int32_t st;
+    NULL_CHECK(m, p);
+    const gpufit__param_entry *e = check_domain(p, GPUFIT_DOMAIN_MODEL, err, &st);
+    return e == NULL ? st : get_any(e, m, 1, out, err);
+}
+
+int32_t gpufit_job_get_int(const gpufit_job *j, int32_t p, int64_t *out, gpufit_error *err)
+{
+    int32_t st;
+    NULL_CHECK(j, p);
+    const gpufit__param_entry *e = check_domain(p, GPUFIT_DOMAIN_JOB, err, &st);
+    return e == NULL ? st : get_any(e, j, 0, out, err);
+}
+
+int32_t gpufit_job_get_float(const gpufit_job *j, int32_t p, double *out, gpufit_error *err)
+{
+    int32_t st;
+    NULL_CHECK(j, p);
+    const gpufit__param_entry *e = check_domain(p, GPUFIT_DOMAIN_JOB, err, &st);
+    return e == NULL ? st : get_any(e, j, 1, out, err);
+}
+
+/* ---- text values (spec strings and JSON scalars) ------------------------------------ */
+/* Parses a finite decimal number with an optional binary-unit suffix (KiB, MiB, GiB, TiB, or
+ * K/M/G/T read as powers of 1024) into *out; returns 0 on success. */
+static int parse_number(const char *s, size_t n, double *out, double *unit_out)
+{
+    char buf[64];
+    if (n == 0 || n >= sizeof buf)
+        return -1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    for (size_t i = 0; i < n; i++) /* strtod would accept "nan", "inf" and hex forms */
+        if (!((buf[i] >= '0' && buf[i] <= '9') || buf[i] == '.' || buf[i] == '-' ||
+              buf[i] == '+' || buf[i] == 'e' || buf[i] == 'E' || (buf[i] >= 'A' && buf[i] <= 'Z') ||
+              (buf[i] >= 'a' && buf[i] <= 'z')))
+            return -1;
+    char *end = NULL;
+    double v = strtod(buf, &end);
+    if (end == buf || !isfinite(v) || buf[0] == 'i' || buf[0] == 'n' || buf[0] == 'I' ||
+        buf[0] == 'N')
+        return -1;
+    if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X'))
+        return -1;
+    size_t rest = n - (size_t)(end - buf);
+    double unit = 1.0;
+    if (rest > 0) {
+        static const struct {
+            const char *s;
+            double mult;
+        } units[] = {{"k", 1024.0},         {"kib", 1024.0},     {"m", 1048576.0},
+                     {"mib", 1048576.0},    {"g", 1073741824.0}, {"gib", 1073741824.0},
+                     {"t", 1099511627776.0}, {"tib", 1099511627776.0}};
+        size_t u = 0;
+        for (; u < sizeof units / sizeof units[0]; u++)
+            if (gpufit__streq_ci(end, rest, units[u].s))
+                break;
+        if (u == sizeof units / sizeof units[0])
+            return -1;
+        unit = units[u].mult;
+    }
+    *out = v;
+    *unit_out = unit;
+    return 0;
+}
+
+static int32_t apply_gpu(struct gpufit_job *j, const char *val, size_t vlen, uint64_t offset,
+                         gpufit_error *err)
+{
+    if (gpufit__streq_ci(val, vlen, "none")) {
+        j->gpu = -1;
+        return GPUFIT_OK;
+    }
+    const gpufit__gpu *g = gpufit__gpu_find(val, vlen);
+    if (g != NULL) {
+        j->gpu = g->id;
+        j->gpu_memory_bytes = 0;
+        j->gpu_memory_gib = 0.0;
+        j->gpu_name[0] = '\0';
+        return GPUFIT_OK;
+    }
+    double v, unit;
+    if (parse_number(val, vlen, &v, &unit) == 0 && unit > 1.0 && v > 0.0 &&
+        v * unit <= 1125899906842624.0) {
+        j->gpu = -1;
+        j->gpu_memory_bytes = (int64_t)llround(v * unit);
+        j->gpu_memory_gib = (double)j->gpu_memory_bytes / 1073741824.0;
+        return GPUFIT_OK;
+    }
+    return gpufit__fail(err, GPUFIT_E_NOT_FOUND, GPUFIT_JOB_GPU, offset,
+                        "gpu '%.*s' is not in the catalogue (see 'gpufit gpus') and is not a "
+                        "capacity such as 24GiB",
+                        (int)(vlen > 64 ? 64 : vlen), val);
+}
+
+int32_t gpufit__apply_kv(struct gpufit_model *m, struct gpufit_job *j, const char *key,
+                         size_t klen, const char *val, size_t vlen, uint64_t offset,
+                         gpufit_error *err)
+{
+    int kshow = (int)(klen > 64 ? 64 : klen);
+    if (klen == 5 && memcmp(key, "model", 5) == 0) {
+        if (m == NULL)
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, offset, "model: no model handle");
+        return gpufit__preset_load(m, val, vlen, err);
+    }
+    if (klen == 3 && memcmp(key, "gpu", 3) == 0) {
+        if (j == NULL)
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_GPU, offset,
+                                "gpu: no job handle");
+        return apply_gpu(j, val, vlen, offset, err);
+    }
+    const gpufit__param_entry *e = gpufit__param_find_name(key, klen);
+    if (e == NULL)
+        return gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, 0, offset,
+                            "unknown parameter '%.*s' (see 'gpufit params')", kshow, key);
+    if ((e->domain == GPUFIT_DOMAIN_MODEL && m == NULL) ||
+        (e->domain == GPUFIT_DOMAIN_JOB && j == NULL))
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset, "%s: no %s handle", e->name,
+                            e->domain == GPUFIT_DOMAIN_MODEL ? "model" : "job");
+    if (vlen == 0)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset, "%s has no value", e->name);
+    if (e->min_i == -1 && !e->is_double && gpufit__streq_ci(val, vlen, "auto"))
+        return set_int(e, m, j, -1, offset, err);
+    if (e->values != NULL) {
+        for (const gpufit__enum_value *ev = e->values; ev->name != NULL; ev++)
+            if (gpufit__streq_ci(val, vlen, ev->name))
+                return set_int(e, m, j, ev->value, offset, err);
+        if (e->type == GPUFIT_TYPE_ENUM)
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
+                                "%s: unknown value '%.*s' (see 'gpufit params')", e->name,
+                                (int)(vlen > 64 ? 64 : vlen), val);
+    }
+    double v, unit;
+    if (parse_number(val, vlen, &v, &unit) != 0)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
+                            "%s: '%.*s' is not a number", e->name, (int)(vlen > 64 ? 64 : vlen),
+                            val);
+    if (unit != 1.0 && strcmp(e->unit, "bytes") != 0)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
+                            "%s: a size suffix is only allowed on byte values", e->name);
+    /* set_float checks integrality for integer parameters, then calls set_int */
+    return set_float(e, m, j, v * unit, offset, err);
+}
+
+/* ---- introspection ------------------------------------------------------------------ */
+int32_t gpufit_param_get_info(int32_t p, gpufit_param_info *out)
+{
+    const gpufit__param_entry *e = gpufit__param_find(p);
+    if (out == NULL)
+        return GPUFIT_E_INVALID_ARG;
+    if (e == NULL)
+        return GPUFIT_E_UNKNOWN_PARAM;
+    gpufit_param_info info;
+    memset(&info, 0, sizeof info);
+    info.id = e->id;
+    info.domain = e->domain;
+    info.type = e->type;
+    info.min_int = e->min_i;
+    info.max_int = e->max_i;
+    info.default_int = e->def_i;
+    info.min_float = e->is_double ? e->min_f : (double)e->min_i;
+    info.max_float = e->is_double ? e->max_f : (double)e->max_i;
+    info.default_float = e->is_double ? e->def_f : (double)e->def_i;
+    info.since = 100;
+    info.flags = 0;
+    info.name = e->name;
+    info.unit = e->unit;
+    info.doc = e->doc;
+    info.struct_size = (uint32_t)sizeof info;
+    return gpufit__copy_out(out, &info, sizeof info, sizeof info);
+}
+
+int32_t gpufit_param_by_name(const char *name, int32_t *out)
+{
+    if (name == NULL || out == NULL)
+        return GPUFIT_E_INVALID_ARG;
+    const gpufit__param_entry *e = gpufit__param_find_name(name, strlen(name));
+    if (e == NULL)
+        return GPUFIT_E_UNKNOWN_PARAM;
+    *out = e->id;
+    return GPUFIT_OK;
+}
+
+int32_t gpufit_param_next(int32_t prev)
+{
+    if (prev == 0)
+        return table[0].id;
+    for (size_t i = 0; i + 1 < N_PARAMS; i++)
+        if (table[i].id == prev)
+            return table[i + 1].id;
+    return 0;
+}
+
+int32_t gpufit_param_value_at(int32_t p, uint32_t index, int64_t *value_out,
+                              const char **name_out)
+{
+    const gpufit__param_entry *e = gpufit__param_find(p);
+    if (e == NULL)
+        return GPUFIT_E_UNKNOWN_PARAM;
+    if (e->id == GPUFIT_JOB_GPU) { /* the GPU catalogue is this parameter's value list */
+        const gpufit__gpu *g = gpufit__gpu_at(index);
+        if (g == NULL)
+            return GPUFIT_E_NOT_FOUND;
+        if (value_out != NULL)
+            *value_out = g->id;
+        if (name_out != NULL)
+            *name_out = g->key;
+        return GPUFIT_OK;
+    }
+    if (e->values == NULL)
+        return GPUFIT_E_NOT_FOUND;
+    for (uint32_t i = 0; e->values[i].name != NULL; i++) {
+        if (i == index) {
+            if (value_out != NULL)
+                *value_out = e->values[i].value;
+            if (name_out != NULL)
+                *name_out = e->values[i].name;
+            return GPUFIT_OK;
+        }
+    }
+    return GPUFIT_E_NOT_FOUND;
+}
+
+const char *gpufit_param_value_name(int32_t p, int64_t v)
+{
+    const gpufit__param_entry *e = gpufit__param_find(p);
+    if (e == NULL)
+        return NULL;
+    if (e->id == GPUFIT_JOB_GPU) {
+        const gpufit__gpu *g = gpufit__gpu_by_id(v);
+        return g != NULL ? g->key : NULL;
+    }
+    if (e->values == NULL)
+        return NULL;
+    for (const gpufit__enum_value *ev = e->values; ev->name != NULL; ev++)
+        if (ev->value == v)
+            return ev->name;
+    return NULL;
+}
+
+int32_t gpufit_param_value_by_name(int32_t p, const char *name, int64_t *out)
+{
+    const gpufit__param_entry *e = gpufit__param_find(p);
+    if (name == NULL || out == NULL)
+        return GPUFIT_E_INVALID_ARG;
+    if (e == NULL)
+        return GPUFIT_E_UNKNOWN_PARAM;
+    if (e->id == GPUFIT_JOB_GPU) {
+        const gpufit__gpu *g = gpufit__gpu_find(name, strlen(name));
+        if (g == NULL)
+            return GPUFIT_E_NOT_FOUND;
+        *out = g->id;
+        return GPUFIT_OK;
+    }
+    if (e->values == NULL)
+        return GPUFIT_E_NOT_FOUND;
+    for (const gpufit__enum_value *ev = e->values; ev->name != NULL; ev++) {
+        if (gpufit__streq_ci(name, strlen(name), ev->name)) {
+            *out = ev->value;
+            return GPUFIT_OK;
+        }
+    }
+    return GPUFIT_E_NOT_FOUND;
+}

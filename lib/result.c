@@ -1,0 +1,110 @@
+/* Result accessors: summary, roles, components and notes. */
+#include "eval.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const component_names[GPUFIT__NCOMP] = {
+    NULL,           "weights",      "gradients", "optimizer_states", "master_weights",
+    "activations",  "kv_cache",     "logits",    "comm_buffers",     "workspace",
+    "runtime_context", "fragmentation"};
+
+int32_t gpufit_component_next(int32_t prev)
+{
+    if (prev < 0 || prev >= GPUFIT__NCOMP - 1)
+        return 0;
+    return prev + 1;
+}
+
+const char *gpufit_component_name(int32_t c)
+{
+    if (c <= 0 || c >= GPUFIT__NCOMP)
+        return NULL;
+    return component_names[c];
+}
+
+void gpufit_result_free(gpufit_result *r)
+{
+    free(r);
+}
+
+int32_t gpufit_result_summary(const gpufit_result *r, gpufit_summary *out)
+{
+    if (r == NULL || out == NULL)
+        return GPUFIT_E_INVALID_ARG;
+    gpufit_summary s;
+    memset(&s, 0, sizeof s);
+    s.fits = r->fits;
+    s.n_roles = r->n_roles;
+    s.worst_role = r->worst;
+    s.n_notes = r->n_notes;
+    s.capacity_bytes = r->capacity;
+    s.peak_bytes = r->peak;
+    s.headroom_bytes = r->capacity > 0 ? r->roles[r->worst].headroom : 0;
+    s.n_params = r->n_params;
+    s.n_active_params = r->n_active;
+    s.host_bytes = r->host_bytes;
+    return gpufit__copy_out(out, &s, sizeof s, sizeof s);
+}
+
+int32_t gpufit_result_role(const gpufit_result *r, uint32_t i, gpufit_role_info *out)
+{
+    if (r == NULL || out == NULL)
+        return GPUFIT_E_INVALID_ARG;
+    if (i >= r->n_roles)
+        return GPUFIT_E_NOT_FOUND;
+    const gpufit__role *ro = &r->roles[i];
+    gpufit_role_info info;
+    memset(&info, 0, sizeof info);
+    info.n_devices = ro->n_devices;
+    info.peak_allocated_bytes = ro->alloc;
+    info.peak_reserved_bytes = ro->reserved;
+    info.device_used_bytes = ro->used;
+    info.headroom_bytes = ro->headroom;
+    info.kv_capacity_bytes = ro->kv_cap_bytes;
+    info.kv_capacity_tokens = ro->kv_cap_tokens;
+    info.fits = ro->fits;
+    info.layers = ro->layers;
+    info.name = ro->name;
+    return gpufit__copy_out(out, &info, sizeof info, sizeof info);
+}
+
+int32_t gpufit_result_bytes(const gpufit_result *r, uint32_t role, int32_t c, uint64_t *out_bytes)
+{
+    if (r == NULL || out_bytes == NULL)
+        return GPUFIT_E_INVALID_ARG;
+    if (role >= r->n_roles || c <= 0 || c >= GPUFIT__NCOMP)
+        return GPUFIT_E_NOT_FOUND;
+    *out_bytes = r->roles[role].comp[c];
+    return GPUFIT_OK;
+}
+
+static const char *note_text(int note)
+{
+    switch (note) {
+    case GPUFIT__NOTE_NO_GPU: return "no GPU given: set gpu= (see 'gpufit gpus') for a verdict";
+    case GPUFIT__NOTE_BF16_UNSUPPORTED:
+        return "this GPU has no hardware bf16 support: use fp16 or fp32";
+    case GPUFIT__NOTE_FP8_UNSUPPORTED:
+        return "this GPU has no hardware fp8 support (needs Ada, Hopper or newer)";
+    case GPUFIT__NOTE_QUANT_V_NEEDS_FA:
+        return "llama.cpp keeps the V cache in f16 without flash attention";
+    case GPUFIT__NOTE_KV_TOO_SMALL:
+        return "the server's memory budget leaves too little KV cache for batch x context_len";
+    case GPUFIT__NOTE_HOST_OFFLOAD: return "part of the job is placed in host memory (host_bytes)";
+    case GPUFIT__NOTE_GENERIC_MODEL:
+        return "generic model: weights and states from n_params, activations from "
+               "activation_bytes_per_token";
+    default: return "";
+    }
+}
+
+int32_t gpufit_result_note(const gpufit_result *r, uint32_t i, const char **text_out)
+{
+    if (r == NULL || text_out == NULL)
+        return GPUFIT_E_INVALID_ARG;
+    if (i >= r->n_notes)
+        return GPUFIT_E_NOT_FOUND;
+    *text_out = note_text(r->notes[i]);
+    return GPUFIT_OK;
+}

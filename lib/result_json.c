@@ -1,0 +1,96 @@
+/* The JSON report of shared/reference/scenario.md, written snprintf-style. */
+#include "eval.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+typedef struct jw {
+    char *buf;
+    size_t cap, len; /* len counts every byte wanted, even past cap */
+} jw;
+
+static void put(jw *w, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void put(jw *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    size_t room = w->len < w->cap ? w->cap - w->len : 0;
+    int n = vsnprintf(room > 0 ? w->buf + w->len : NULL, room, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        w->len += (size_t)n;
+}
+
+static void put_str(jw *w, const char *s)
+{
+    put(w, "\"");
+    for (; s != NULL && *s != '\0'; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            put(w, "\\%c", ch);
+        else if (ch < 0x20)
+            put(w, "\\u%04x", ch);
+        else
+            put(w, "%c", ch);
+    }
+    put(w, "\"");
+}
+
+static const char *fits_text(int32_t fits)
+{
+    return fits > 0 ? "true" : fits == 0 ? "false" : "null";
+}
+
+int32_t gpufit_result_to_json(const gpufit_result *r, char *buf, size_t cap, size_t *len_out,
+                              gpufit_error *err)
+{
+    if (r == NULL || (buf == NULL && cap > 0))
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX, "result or buf is NULL");
+    jw w = {buf, cap, 0};
+    put(&w, "{\n  \"schema\": 1,\n  \"fits\": %s,\n  \"capacity_bytes\": %llu,\n  \"gpu\": ",
+        fits_text(r->fits), (unsigned long long)r->capacity);
+    put_str(&w, r->gpu_name);
+    put(&w, ",\n  \"model\": {\"name\": ");
+    put_str(&w, r->model_name);
+    put(&w, ", \"n_params\": %llu, \"n_active_params\": %llu},\n",
+        (unsigned long long)r->n_params, (unsigned long long)r->n_active);
+    put(&w, "  \"peak_bytes\": %llu,\n  \"host_bytes\": %llu,\n  \"roles\": [",
+        (unsigned long long)r->peak, (unsigned long long)r->host_bytes);
+    for (uint32_t i = 0; i < r->n_roles; i++) {
+        const gpufit__role *ro = &r->roles[i];
+        put(&w, "%s\n    {\"name\": ", i ? "," : "");
+        put_str(&w, ro->name);
+        put(&w, ", \"devices\": %u, \"layers\": %u,\n     \"components\": {", ro->n_devices,
+            ro->layers);
+        for (int32_t c = gpufit_component_next(0); c != 0; c = gpufit_component_next(c))
+            put(&w, "%s\"%s\": %llu", c > 1 ? ", " : "", gpufit_component_name(c),
+                (unsigned long long)ro->comp[c]);
+        put(&w,
+            "},\n     \"peak_allocated_bytes\": %llu, \"peak_reserved_bytes\": %llu, "
+            "\"device_used_bytes\": %llu, \"headroom_bytes\": %lld, \"fits\": %s,\n"
+            "     \"kv_capacity_bytes\": %llu, \"kv_capacity_tokens\": %llu}",
+            (unsigned long long)ro->alloc, (unsigned long long)ro->reserved,
+            (unsigned long long)ro->used, (long long)ro->headroom, fits_text(ro->fits),
+            (unsigned long long)ro->kv_cap_bytes, (unsigned long long)ro->kv_cap_tokens);
+    }
+    put(&w, "\n  ],\n  \"notes\": [");
+    for (uint32_t i = 0; i < r->n_notes; i++) {
+        const char *t = NULL;
+        gpufit_result_note(r, i, &t);
+        put(&w, "%s", i ? ", " : "");
+        put_str(&w, t);
+    }
+    put(&w, "],\n  \"mitigations\": []\n}\n");
+    if (len_out != NULL)
+        *len_out = w.len;
+    if (w.len >= cap)
+        return gpufit__fail(err, GPUFIT_E_BUFFER_TOO_SMALL, 0, UINT64_MAX,
+                            "the report needs %zu bytes", w.len + 1);
+    gpufit__ok(err);
+    return GPUFIT_OK;
+}

@@ -1,0 +1,548 @@
+/* gpufit_apply_json(): a JSON scenario (shared/reference/scenario.md, "JSON form") applied to a
+ * model and a job.
+ *
+ * Semantics:
+ * - The document must be one JSON object; it is checked completely before anything is applied.
+ * - "model" is applied first, wherever it stands: a preset name (string), or an object. An
+ *   object with "preset" loads that preset and applies every other member as an override; an
+ *   object without "preset" starts from the default (custom) model and applies its members
+ *   (architecture keys). "name" in a model object is a display name. "hf_config" and "path"
+ *   are GPUFIT_E_UNSUPPORTED here ("path" is resolved by the command line and Python).
+ *   Job keys inside the model object are errors.
+ * - "gpu" is a catalogue name or alias, or an object {"memory_gib": N} / {"memory_bytes": N}
+ *   with an optional display "name"; a capacity-only GPU has no catalogue id (gpu = none). An
+ *   object with only "name" looks the name up in the catalogue.
+ * - Every other top-level key goes through gpufit__apply_kv() in document order. Scalars are
+ *   passed as their text: numbers as written, strings unescaped, true/false as "true"/"false".
+ *   null, arrays and objects are errors naming the key.
+ * - Ignored top-level keys: "id", "comment", "$schema" and any key starting with '_'.
+ * - Duplicated keys: the last one wins ("model" and "gpu": only the last one is applied).
+ * - Atomic: the handles change only when the whole scenario applied without error.
+ */
+#include "json.h"
+
+#include <string.h>
+
+#define KEY_MAX 128 /* decoded key bytes */
+#define VAL_MAX 256 /* decoded scalar value bytes */
+
+_Static_assert(GPUFIT__JSON_NUMBER_MAX <= VAL_MAX, "a number must fit in a value buffer");
+
+typedef struct scalar {
+    char text[VAL_MAX + 1]; /* NUL-terminated */
+    size_t len;
+} scalar;
+
+typedef struct key {
+    char text[KEY_MAX + 1]; /* NUL-terminated */
+    size_t len;
+    size_t offset; /* of the key's opening quote */
+} key;
+
+typedef struct ctx {
+    struct gpufit_model m;
+    struct gpufit_job j;
+} ctx;
+
+static int key_is(const key *k, const char *lit)
+{
+    size_t n = strlen(lit);
+    return k->len == n && memcmp(k->text, lit, n) == 0;
+}
+
+/* Copy of s for a one-line message: control bytes become '?', long names are cut with "...". */
+static const char *shown(const char *s, size_t n, char out[72])
+{
+    size_t lim = 64, o = 0;
+    for (size_t i = 0; i < n && i < lim; i++) {
+        unsigned char c = (unsigned char)s[i];
+        out[o++] = (c < 0x20 || c == 0x7F) ? '?' : (char)c;
+    }
+    if (n > lim) {
+        memcpy(out + o, "...", 3);
+        o += 3;
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/* When a callee reported no offset, points the error at the value. */
+static void default_offset(gpufit_error *err, size_t off)
+{
+    if (err != NULL && err->struct_size >= sizeof(gpufit_error) && err->offset == UINT64_MAX)
+        err->offset = (uint64_t)off;
+}
+
+static int32_t param_id(const char *name, size_t len)
+{
+    const gpufit__param_entry *e = gpufit__param_find_name(name, len);
+    return e != NULL ? e->id : 0;
+}
+
+/* Decodes a key token; keys must be printable and at most KEY_MAX bytes. */
+static int32_t read_key(const gpufit__json_token *t, const char *prefix, key *k,
+                        gpufit_error *err)
+{
+    char d[72];
+    size_t n = 0;
+    int32_t st = gpufit__json_decode(t, k->text, sizeof k->text, &n, NULL);
+    k->offset = t->offset;
+    if (st == GPUFIT_E_BUFFER_TOO_SMALL)
+        return gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, 0, (uint64_t)t->offset,
+                            "unknown key '%s%s' (longer than %d bytes)", prefix,
+                            shown(k->text, KEY_MAX, d), KEY_MAX);
+    if (st != GPUFIT_OK)
+        return gpufit__fail(err, GPUFIT_E_PARSE, 0, (uint64_t)t->offset,
+                            "JSON: malformed key at byte %zu", t->offset);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)k->text[i];
+        if (c < 0x20 || c == 0x7F)
+            return gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, 0, (uint64_t)t->offset,
+                                "unknown key '%s%s' (it contains a control character)", prefix,
+                                shown(k->text, n, d));
+    }
+    k->len = n;
+    return GPUFIT_OK;
+}
+
+/* An unknown key, reported at the key (gpufit__apply_kv would point at the value). */
+static int32_t unknown_key(const key *k, const char *prefix, gpufit_error *err)
+{
+    char d[72];
+    return gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, 0, (uint64_t)k->offset,
+                        "unknown key '%s%s' (see 'gpufit params' and scenario.md)", prefix,
+                        shown(k->text, k->len, d));
+}
+
+/* The text of a scalar value v of key `prefix``k` (strings unescaped). */
+static int32_t scalar_text(const gpufit__json_token *v, const char *prefix, const key *k,
+                           scalar *out, gpufit_error *err)
+{
+    char d[72];
+    const char *kn = shown(k->text, k->len, d);
+    int32_t pid = 0;
+    out->len = 0;
+    out->text[0] = '\0';
+    switch (v->type) {
+    case GPUFIT__JSON_STRING: {
+        size_t n = 0;
+        int32_t st = gpufit__json_decode(v, out->text, sizeof out->text, &n, NULL);
+        if (st == GPUFIT_E_BUFFER_TOO_SMALL)
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, param_id(k->text, k->len),
+                                (uint64_t)v->offset,
+                                "value of '%s%s' is longer than %d bytes", prefix, kn, VAL_MAX);
+        if (st != GPUFIT_OK)
+            return gpufit__fail(err, GPUFIT_E_PARSE, 0, (uint64_t)v->offset,
+                                "JSON: malformed string at byte %zu", v->offset);
+        /* No parameter value, preset or GPU name has control characters; refusing them also
+         * keeps every error message that quotes the value on one line. */
+        for (size_t i = 0; i < n; i++) {
+            unsigned char ch = (unsigned char)out->text[i];
+            if (ch < 0x20 || ch == 0x7F)
+                return gpufit__fail(err, GPUFIT_E_INVALID_ARG, param_id(k->text, k->len),
+                                    (uint64_t)v->offset,
+                                    "value of '%s%s' contains a control character", prefix, kn);
+        }
+        out->len = n;
+        return GPUFIT_OK;
+    }
+    case GPUFIT__JSON_NUMBER:
+    case GPUFIT__JSON_TRUE:
+    case GPUFIT__JSON_FALSE:
+        if (v->len > VAL_MAX) /* numbers are limited by the tokenizer; defensive */
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, param_id(k->text, k->len),
+                                (uint64_t)v->offset, "value of '%s%s' is longer than %d bytes",
+                                prefix, kn, VAL_MAX);
+        memcpy(out->text, v->text, v->len);
+        out->text[v->len] = '\0';
+        out->len = v->len;
+        return GPUFIT_OK;
+    case GPUFIT__JSON_NULL:
+        pid = param_id(k->text, k->len);
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, pid, (uint64_t)v->offset,
+                            "'%s%s' is null: give it a value or leave the key out", prefix, kn);
+    case GPUFIT__JSON_ARRAY:
+    case GPUFIT__JSON_OBJECT:
+        pid = param_id(k->text, k->len);
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, pid, (uint64_t)v->offset,
+                            "'%s%s' takes a single value (number, string or boolean), not an %s",
+                            prefix, kn, v->type == GPUFIT__JSON_ARRAY ? "array" : "object");
+    default:
+        return gpufit__fail(err, GPUFIT_E_INTERNAL, 0, (uint64_t)v->offset,
+                            "JSON: unexpected token for '%s%s'", prefix, kn);
+    }
+}
+
+/* Reads the next token and requires a key or the object's end. */
+static int32_t next_member(gpufit__json *p, gpufit__json_token *k, gpufit_error *err)
+{
+    int32_t st = gpufit__json_next(p, k, err);
+    if (st == GPUFIT_OK && k->type != GPUFIT__JSON_KEY && k->type != GPUFIT__JSON_OBJECT_END)
+        return gpufit__fail(err, GPUFIT_E_INTERNAL, 0, (uint64_t)k->offset,
+                            "JSON: expected a key at byte %zu", k->offset);
+    return st;
+}
+
+/* Loads a preset named by string token v into c->m. */
+static int32_t load_preset(ctx *c, const gpufit__json_token *v, const char *what,
+                           gpufit_error *err)
+{
+    scalar s;
+    key k;
+    size_t wl = strlen(what);
+    if (wl > KEY_MAX)
+        wl = KEY_MAX;
+    memcpy(k.text, what, wl);
+    k.text[wl] = '\0';
+    k.len = wl;
+    k.offset = v->offset;
+    if (v->type != GPUFIT__JSON_STRING && v->type != GPUFIT__JSON_NULL)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, (uint64_t)v->offset,
+                            "'%s' must be a preset name (a string)", what);
+    int32_t st = scalar_text(v, "", &k, &s, err);
+    if (st != GPUFIT_OK)
+        return st;
+    st = gpufit__preset_load(&c->m, s.text, s.len, err);
+    if (st != GPUFIT_OK)
+        default_offset(err, v->offset);
+    return st;
+}
+
+/* Applies the model object whose '{' was just read from p; reads through its '}'. */
+static int32_t apply_model_object(ctx *c, gpufit__json *p, gpufit_error *err)
+{
+    gpufit__json_token k, v;
+    gpufit__json q = *p, preset_at = *p;
+    int has_preset = 0;
+    int32_t st;
+
+    /* Pre-scan: unsupported forms, and the (last) preset, which is loaded before overrides. */
+    for (;;) {
+        if ((st = next_member(&q, &k, err)) != GPUFIT_OK)
+            return st;
+        if (k.type == GPUFIT__JSON_OBJECT_END)
+            break;
+        if (gpufit__json_equals(&k, "hf_config"))
+            return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, 0, (uint64_t)k.offset,
+                                "'model.hf_config' is not available yet: give a preset or the "
+                                "architecture keys");
+        if (gpufit__json_equals(&k, "path"))
+            return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, 0, (uint64_t)k.offset,
+                                "'model.path' is handled by the command line and the Python "
+                                "binding, not by gpufit_apply_json()");
+        if (gpufit__json_equals(&k, "preset")) {
+            preset_at = q;
+            has_preset = 1;
+        }
+        if ((st = gpufit__json_next(&q, &v, err)) != GPUFIT_OK ||
+            (st = gpufit__json_skip(&q, &v, err)) != GPUFIT_OK)
+            return st;
+    }
+    if (has_preset) {
+        if ((st = gpufit__json_next(&preset_at, &v, err)) != GPUFIT_OK)
+            return st;
+        if ((st = load_preset(c, &v, "model.preset", err)) != GPUFIT_OK)
+            return st;
+    } else {
+        gpufit__model_defaults(&c->m);
+    }
+
+    for (;;) {
+        key kk;
+        scalar s;
+        char d[72];
+        if ((st = next_member(p, &k, err)) != GPUFIT_OK)
+            return st;
+        if (k.type == GPUFIT__JSON_OBJECT_END)
+            return GPUFIT_OK;
+        if ((st = read_key(&k, "model.", &kk, err)) != GPUFIT_OK)
+            return st;
+        if ((st = gpufit__json_next(p, &v, err)) != GPUFIT_OK)
+            return st;
+        if (key_is(&kk, "preset")) {
+            if ((st = gpufit__json_skip(p, &v, err)) != GPUFIT_OK)
+                return st;
+            continue;
+        }
+        if (key_is(&kk, "name")) {
+            if ((st = scalar_text(&v, "model.", &kk, &s, err)) != GPUFIT_OK)
+                return st;
+            if (v.type != GPUFIT__JSON_STRING || s.len == 0 || s.len >= sizeof c->m.name)
+                return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, (uint64_t)v.offset,
+                                    "'model.name' must be a string of 1 to %zu bytes",
+                                    sizeof c->m.name - 1);
+            memcpy(c->m.name, s.text, s.len + 1);
+            continue;
+        }
+        if (key_is(&kk, "model") || key_is(&kk, "gpu"))
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, (uint64_t)k.offset,
+                                "'model.%s' is not a model key: put it at the top level",
+                                kk.text);
+        const gpufit__param_entry *e = gpufit__param_find_name(kk.text, kk.len);
+        if (e == NULL)
+            return unknown_key(&kk, "model.", err);
+        if (e->domain == GPUFIT_DOMAIN_JOB)
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, (uint64_t)k.offset,
+                                "'model.%s' is a job key: put it at the top level of the "
+                                "scenario", shown(kk.text, kk.len, d));
+        if ((st = scalar_text(&v, "model.", &kk, &s, err)) != GPUFIT_OK)
+            return st;
+        st = gpufit__apply_kv(&c->m, &c->j, kk.text, kk.len, s.text, s.len, (uint64_t)v.offset,
+                              err);
+        if (st != GPUFIT_OK) {
+            default_offset(err, v.offset);
+            return st;
+        }
+    }
+}
+
+/* Applies the value of "model" (the next token of p). */
+static int32_t apply_model(ctx *c, gpufit__json *p, gpufit_error *err)
+{
+    gpufit__json_token v;
+    int32_t st = gpufit__json_next(p, &v, err);
+    if (st != GPUFIT_OK)
+        return st;
+    switch (v.type) {
+    case GPUFIT__JSON_STRING:
+    case GPUFIT__JSON_NULL:
+        return load_preset(c, &v, "model", err);
+    case GPUFIT__JSON_OBJECT:
+        return apply_model_object(c, p, err);
+    default:
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, (uint64_t)v.offset,
+                            "'model' must be a preset name or an object");
+    }
+}
+
+static int32_t kv(ctx *c, const char *name, const char *val, size_t vlen, size_t off,
+                  gpufit_error *err)
+{
+    int32_t st = gpufit__apply_kv(&c->m, &c->j, name, strlen(name), val, vlen, (uint64_t)off,
+                                  err);
+    if (st != GPUFIT_OK)
+        default_offset(err, off);
+    return st;
+}
+
+/* Copies a display name into gpu_name, cut at a UTF-8 character boundary. */
+static void set_gpu_name(ctx *c, const char *s, size_t n)
+{
+    size_t cap = sizeof c->j.gpu_name - 1;
+    if (n > cap) {
+        n = cap;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--; /* s[n] is a continuation byte: cut before its lead byte */
+    }
+    memcpy(c->j.gpu_name, s, n);
+    c->j.gpu_name[n] = '\0';
+}
+
+/* Applies the gpu object whose '{' (at obj_off) was just read from p; reads through its '}'. */
+static int32_t apply_gpu_object(ctx *c, gpufit__json *p, size_t obj_off, gpufit_error *err)
+{
+    gpufit__json_token k, v;
+    gpufit__json q = *p;
+    int has_capacity = 0, has_name = 0;
+    scalar name;
+    int32_t st;
+    char d[72];
+
+    /* Pre-scan: keys, and the (last) name. */
+    for (;;) {
+        key kk;
+        if ((st = next_member(&q, &k, err)) != GPUFIT_OK)
+            return st;
+        if (k.type == GPUFIT__JSON_OBJECT_END)
+            break;
+        if ((st = read_key(&k, "gpu.", &kk, err)) != GPUFIT_OK)
+            return st;
+        if ((st = gpufit__json_next(&q, &v, err)) != GPUFIT_OK)
+            return st;
+        if (key_is(&kk, "memory_gib") || key_is(&kk, "memory_bytes")) {
+            has_capacity = 1;
+        } else if (key_is(&kk, "name")) {
+            if ((st = scalar_text(&v, "gpu.", &kk, &name, err)) != GPUFIT_OK)
+                return st;
+            if (v.type != GPUFIT__JSON_STRING)
+                return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, (uint64_t)v.offset,
+                                    "'gpu.name' must be a string");
+            has_name = 1;
+        } else {
+            return gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, 0, (uint64_t)k.offset,
+                                "unknown key 'gpu.%s': a gpu object takes memory_gib, "
+                                "memory_bytes and name", shown(kk.text, kk.len, d));
+        }
+        if ((st = gpufit__json_skip(&q, &v, err)) != GPUFIT_OK)
+            return st;
+    }
+
+    c->j.gpu_name[0] = '\0';
+    if (!has_capacity) {
+        if (!has_name)
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_GPU, (uint64_t)obj_off,
+                                "'gpu' object needs memory_gib or memory_bytes (or a catalogue "
+                                "name)");
+        if ((st = kv(c, "gpu", name.text, name.len, obj_off, err)) != GPUFIT_OK)
+            return st;
+        c->j.gpu_name[0] = '\0';
+        *p = q; /* the object is consumed */
+        return GPUFIT_OK;
+    }
+    /* Capacity only: no catalogue GPU, then the capacity keys in document order. */
+    if ((st = kv(c, "gpu", "none", 4, obj_off, err)) != GPUFIT_OK)
+        return st;
+    for (;;) {
+        key kk;
+        scalar s;
+        if ((st = next_member(p, &k, err)) != GPUFIT_OK)
+            return st;
+        if (k.type == GPUFIT__JSON_OBJECT_END)
+            break;
+        if ((st = read_key(&k, "gpu.", &kk, err)) != GPUFIT_OK)
+            return st;
+        if ((st = gpufit__json_next(p, &v, err)) != GPUFIT_OK)
+            return st;
+        if (key_is(&kk, "name")) {
+            if ((st = gpufit__json_skip(p, &v, err)) != GPUFIT_OK)
+                return st;
+            continue;
+        }
+        if ((st = scalar_text(&v, "gpu.", &kk, &s, err)) != GPUFIT_OK)
+            return st;
+        const char *param = key_is(&kk, "memory_gib") ? "gpu_memory_gib" : "gpu_memory_bytes";
+        if ((st = kv(c, param, s.text, s.len, v.offset, err)) != GPUFIT_OK)
+            return st;
+    }
+    if (has_name)
+        set_gpu_name(c, name.text, name.len);
+    return GPUFIT_OK;
+}
+
+/* Applies the value v of "gpu" (already read from p). */
+static int32_t apply_gpu(ctx *c, gpufit__json *p, const gpufit__json_token *v, const key *k,
+                         gpufit_error *err)
+{
+    scalar s;
+    int32_t st;
+    switch (v->type) {
+    case GPUFIT__JSON_STRING:
+        if ((st = scalar_text(v, "", k, &s, err)) != GPUFIT_OK)
+            return st;
+        c->j.gpu_name[0] = '\0';
+        return kv(c, "gpu", s.text, s.len, v->offset, err);
+    case GPUFIT__JSON_OBJECT:
+        return apply_gpu_object(c, p, v->offset, err);
+    case GPUFIT__JSON_NULL:
+        return scalar_text(v, "", k, &s, err); /* the null error */
+    default:
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_GPU, (uint64_t)v->offset,
+                            "'gpu' must be a catalogue name or an object such as "
+                            "{\"memory_gib\": 24}");
+    }
+}
+
+static int ignored_key(const key *k)
+{
+    return key_is(k, "id") || key_is(k, "comment") || key_is(k, "$schema") ||
+           (k->len > 0 && k->text[0] == '_');
+}
+
+/* Pass 1: checks the whole document and finds the last "model" value and "gpu" key. */
+static int32_t scan_top(const char *json, size_t len, gpufit__json *model_at, int *has_model,
+                        size_t *gpu_off, int *has_gpu, gpufit_error *err)
+{
+    gpufit__json p;
+    gpufit__json_token k, v;
+    int32_t st = gpufit__json_init(&p, json, len, err);
+    if (st != GPUFIT_OK)
+        return st;
+    if ((st = gpufit__json_next(&p, &k, err)) != GPUFIT_OK)
+        return st;
+    if (k.type != GPUFIT__JSON_OBJECT)
+        return gpufit__fail(err, GPUFIT_E_PARSE, 0, (uint64_t)k.offset,
+                            "JSON: a scenario is a JSON object: expected '{' at byte %zu",
+                            k.offset);
+    for (;;) {
+        if ((st = next_member(&p, &k, err)) != GPUFIT_OK)
+            return st;
+        if (k.type == GPUFIT__JSON_OBJECT_END)
+            break;
+        if (gpufit__json_equals(&k, "model")) {
+            *model_at = p;
+            *has_model = 1;
+        } else if (gpufit__json_equals(&k, "gpu")) {
+            *gpu_off = k.offset;
+            *has_gpu = 1;
+        }
+        if ((st = gpufit__json_next(&p, &v, err)) != GPUFIT_OK ||
+            (st = gpufit__json_skip(&p, &v, err)) != GPUFIT_OK)
+            return st;
+    }
+    if ((st = gpufit__json_next(&p, &k, err)) != GPUFIT_OK) /* trailing bytes */
+        return st;
+    return GPUFIT_OK;
+}
+
+int32_t gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len,
+                          gpufit_error *err)
+{
+    if (m == NULL || j == NULL || json == NULL)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX,
+                            "gpufit_apply_json: %s is NULL",
+                            m == NULL ? "the model" : j == NULL ? "the job" : "the JSON text");
+    ctx c;
+    c.m = *m;
+    c.j = *j;
+
+    gpufit__json model_at, p;
+    int has_model = 0, has_gpu = 0;
+    size_t gpu_off = 0;
+    int32_t st = scan_top(json, len, &model_at, &has_model, &gpu_off, &has_gpu, err);
+    if (st != GPUFIT_OK)
+        return st;
+    if (has_model && (st = apply_model(&c, &model_at, err)) != GPUFIT_OK)
+        return st;
+
+    gpufit__json_token k, v;
+    if ((st = gpufit__json_init(&p, json, len, err)) != GPUFIT_OK ||
+        (st = gpufit__json_next(&p, &k, err)) != GPUFIT_OK)
+        return st;
+    for (;;) {
+        key kk;
+        scalar s;
+        if ((st = next_member(&p, &k, err)) != GPUFIT_OK)
+            return st;
+        if (k.type == GPUFIT__JSON_OBJECT_END)
+            break;
+        if ((st = read_key(&k, "", &kk, err)) != GPUFIT_OK)
+            return st;
+        if ((st = gpufit__json_next(&p, &v, err)) != GPUFIT_OK)
+            return st;
+        if (key_is(&kk, "model") || ignored_key(&kk) ||
+            (key_is(&kk, "gpu") && !(has_gpu && k.offset == gpu_off))) {
+            if ((st = gpufit__json_skip(&p, &v, err)) != GPUFIT_OK)
+                return st;
+            continue;
+        }
+        if (key_is(&kk, "gpu")) {
+            if ((st = apply_gpu(&c, &p, &v, &kk, err)) != GPUFIT_OK)
+                return st;
+            continue;
+        }
+        if (gpufit__param_find_name(kk.text, kk.len) == NULL)
+            return unknown_key(&kk, "", err);
+        if ((st = scalar_text(&v, "", &kk, &s, err)) != GPUFIT_OK)
+            return st;
+        st = gpufit__apply_kv(&c.m, &c.j, kk.text, kk.len, s.text, s.len, (uint64_t)v.offset,
+                              err);
+        if (st != GPUFIT_OK) {
+            default_offset(err, v.offset);
+            return st;
+        }
+    }
+    *m = c.m;
+    *j = c.j;
+    gpufit__ok(err);
+    return GPUFIT_OK;
+}

@@ -1,0 +1,101 @@
+/* Spec strings: "model=llama-3-8b task=pretrain tp=8" — space- or comma-separated key=value
+ * pairs; a value may be double-quoted to hold spaces. Errors carry the byte offset. */
+#include "internal.h"
+
+#include <string.h>
+
+typedef struct spec_token {
+    size_t key, klen, val, vlen; /* offsets into the spec */
+} spec_token;
+
+static int is_sep(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',';
+}
+
+/* Reads the token starting at or after *pos; returns 1 when one was read, 0 at the end, or a
+ * negative status on a syntax error. */
+static int next_token(const char *s, size_t n, size_t *pos, spec_token *t, gpufit_error *err)
+{
+    size_t i = *pos;
+    while (i < n && is_sep(s[i]))
+        i++;
+    if (i >= n)
+        return 0;
+    t->key = i;
+    while (i < n && s[i] != '=' && !is_sep(s[i]))
+        i++;
+    t->klen = i - t->key;
+    if (t->klen == 0)
+        return gpufit__fail(err, GPUFIT_E_PARSE, 0, i, "expected a key before '='");
+    if (i >= n || s[i] != '=')
+        return gpufit__fail(err, GPUFIT_E_PARSE, 0, t->key, "'%.*s' has no '=value'",
+                            (int)(t->klen > 64 ? 64 : t->klen), s + t->key);
+    i++;
+    if (i < n && s[i] == '"') {
+        t->val = ++i;
+        while (i < n && s[i] != '"')
+            i++;
+        if (i >= n)
+            return gpufit__fail(err, GPUFIT_E_PARSE, 0, t->val - 1, "unterminated quote");
+        t->vlen = i - t->val;
+        i++;
+        if (i < n && !is_sep(s[i]))
+            return gpufit__fail(err, GPUFIT_E_PARSE, 0, i, "expected a separator after quote");
+    } else {
+        t->val = i;
+        while (i < n && !is_sep(s[i]))
+            i++;
+        t->vlen = i - t->val;
+    }
+    if (t->vlen == 0)
+        return gpufit__fail(err, GPUFIT_E_PARSE, 0, t->val, "'%.*s' has an empty value",
+                            (int)(t->klen > 64 ? 64 : t->klen), s + t->key);
+    *pos = i;
+    return 1;
+}
+
+#define SPEC_MAX_LEN (1u << 20)
+
+int32_t gpufit_apply_spec(gpufit_model *m, gpufit_job *j, const char *spec, gpufit_error *err)
+{
+    if (spec == NULL)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX, "spec is NULL");
+    size_t n = 0; /* strnlen is POSIX, not C11 */
+    while (n <= SPEC_MAX_LEN && spec[n] != '\0')
+        n++;
+    if (n > SPEC_MAX_LEN)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX, "spec longer than 1 MiB");
+    struct gpufit_model mc;
+    struct gpufit_job jc;
+    if (m != NULL)
+        mc = *m;
+    if (j != NULL)
+        jc = *j;
+    /* Two passes: "model=" first, so that later keys override the preset's values. */
+    for (int pass = 0; pass < 2; pass++) {
+        size_t pos = 0;
+        spec_token t = {0, 0, 0, 0};
+        int r;
+        while ((r = next_token(spec, n, &pos, &t, err)) == 1) {
+            int is_model = t.klen == 5 && memcmp(spec + t.key, "model", 5) == 0;
+            if (is_model != (pass == 0))
+                continue;
+            int32_t st = gpufit__apply_kv(m != NULL ? &mc : NULL, j != NULL ? &jc : NULL,
+                                          spec + t.key, t.klen, spec + t.val, t.vlen, t.val, err);
+            if (st != GPUFIT_OK) {
+                if (err != NULL && err->struct_size >= sizeof(gpufit_error))
+                    err->offset = t.key; /* point at the pair, not only the value */
+                return st;
+            }
+        }
+        if (r < 0)
+            return r;
+    }
+    if (m != NULL)
+        *m = mc;
+    if (j != NULL)
+        *j = jc;
+    gpufit__ok(err);
+    return GPUFIT_OK;
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Smoke tests of the gpufit command: exit codes, JSON report invariants, listings.
+set -euo pipefail
+G=${GPUFIT_CLI:-build/gpufit}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+expect_exit() { # expect_exit CODE ARGS...
+    local want=$1; shift
+    set +e; "$G" "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?; set -e
+    [ "$got" -eq "$want" ] || fail "gpufit $* exited $got, wanted $want: $(cat "$tmp/err")"
+}
+
+# 0 fits, 1 does not fit, 2 bad input, 3 unreadable file
+expect_exit 0 estimate --spec "model=llama-3-8b task=inference gpu=rtx-4090 context_len=8192"
+expect_exit 1 estimate --spec "model=llama-3-70b task=inference gpu=rtx-4090"
+expect_exit 2 estimate --spec "model=llama-3-8b tp=banana"
+grep -q "tp" "$tmp/err" || fail "bad value message does not name the key"
+expect_exit 2 estimate --spec "model=llama-3-8b frobnicate=1"
+grep -q "frobnicate" "$tmp/err" || fail "unknown key message does not name the key"
+expect_exit 2 estimate --spec "model=no-such-model"
+expect_exit 2 estimate --spec "model=llama-3-8b tp=3"
+expect_exit 3 estimate "$tmp/does-not-exist.json"
+expect_exit 2 estimate
+echo '{"model": "llama-3-8b", "task": "inference", "gpu": {"memory_gib": 24}, "context_len": 4096' >"$tmp/bad.json"
+expect_exit 2 estimate "$tmp/bad.json"
+
+# the JSON report: components add up to device_used_bytes in every role
+for spec in "model=llama-3-8b task=inference gpu=rtx-4090 context_len=8192" \
+            "model=llama-3-8b task=pretrain gpu=h100 micro_batch=2 seq_len=4096 checkpointing=selective" \
+            "model=mixtral-8x7b task=inference gpu=a100-80gb weight_dtype=q4_k_m framework=llamacpp" \
+            "model=qwen2.5-7b task=qlora gpu=t4 precision=fp16 seq_len=1024" \
+            "model=llama-3-70b task=pretrain gpu=h100 tp=8 pp=4 dp=2 zero=1 precision=bf16 framework=megatron" \
+            "model=llama-3.1-8b task=inference gpu=rtx-3090 framework=vllm context_len=20000"; do
+    set +e; "$G" estimate --json --spec "$spec" >"$tmp/r.json"; st=$?; set -e
+    [ "$st" -le 1 ] || fail "estimate --json --spec '$spec' exited $st"
+    python3 - "$tmp/r.json" <<'PY' || fail "component sum check for: $spec"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["schema"] == 1 and r["roles"], r
+assert r["model"]["n_params"] > 0 and r["model"]["n_active_params"] > 0
+for role in r["roles"]:
+    total = sum(role["components"].values())
+    assert total == role["device_used_bytes"], (role["name"], total, role["device_used_bytes"])
+    assert role["peak_allocated_bytes"] <= role["peak_reserved_bytes"] <= role["device_used_bytes"]
+assert r["peak_bytes"] == max(x["device_used_bytes"] for x in r["roles"])
+PY
+done
+
+# a JSON scenario file with the spec applied on top
+cat >"$tmp/s.json" <<'JSON'
+{"model": {"preset": "llama-3-8b", "n_layers": 8}, "gpu": "h100-sxm-80gb",
+ "task": "pretrain", "precision": "amp_bf16", "micro_batch": 1, "seq_len": 4096}
+JSON
+expect_exit 0 estimate "$tmp/s.json" --spec "checkpointing=full" --json
+python3 -c "import json,sys; r=json.load(open('$tmp/out')); assert r['roles'][0]['layers']==8, r" \
+    || fail "preset override n_layers=8 not applied"
+
+# listings
+"$G" models | grep -q "deepseek-r1" || fail "models lacks deepseek-r1"
+"$G" gpus | grep -q "h100-sxm5" || fail "gpus lacks h100-sxm5"
+"$G" params | grep -q "^tp " || fail "params lacks tp"
+"$G" version | grep -q "gpufit " || fail "version"
+echo "test_cli: OK"

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Compare gpufit's predictions with published measurements of real runs.
+
+Reads ../shared/validation/public.jsonl (one case per line: a scenario, what was measured at
+which level, and the fits/OOM outcome), runs `gpufit estimate --json` on each scenario and
+prints predicted vs measured with the error of each, then the median and worst absolute error
+and the verdicts. Levels are mapped as ../shared/validation/README.md describes.
+
+Usage: python3 tools/validate.py [--cases FILE] [--gpufit PATH] [--scope single|multi|all]
+                                 [--check]
+With --check the exit status is 1 when the issue's targets are missed: median absolute error
+above 10 %, any case above 25 %, or any wrong verdict (within the chosen scope).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+MODEL_STATES = ("weights", "gradients", "optimizer_states", "master_weights")
+
+
+def predict(gpufit, scenario):
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(scenario, f)
+        path = f.name
+    try:
+        p = subprocess.run([gpufit, "estimate", "--json", path], capture_output=True, text=True)
+    finally:
+        os.unlink(path)
+    if p.returncode not in (0, 1):
+        raise RuntimeError(p.stderr.strip() or "gpufit exit %d" % p.returncode)
+    return json.loads(p.stdout)
+
+
+def role_of(report, name):
+    roles = report["roles"]
+    if name == "worst":
+        return max(roles, key=lambda r: r["device_used_bytes"])
+    for r in roles:
+        if r["name"] == name:
+            return r
+    if name == "all" or len(roles) == 1:
+        return max(roles, key=lambda r: r["device_used_bytes"])
+    raise KeyError("role %s not in report" % name)
+
+
+def value_at(report, level, role_name):
+    role = role_of(report, role_name)
+    comps = role["components"]
+    if level.startswith("component:"):
+        return comps[level.split(":", 1)[1]]
+    if level == "model_states":
+        return sum(comps[c] for c in MODEL_STATES)
+    if level == "kv_capacity":
+        return role["kv_capacity_bytes"]
+    return role[level]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", default=os.path.join(ROOT, "..", "shared", "validation",
+                                                    "public.jsonl"))
+    ap.add_argument("--gpufit", default=os.environ.get("GPUFIT_CLI",
+                                                       os.path.join(ROOT, "build", "gpufit")))
+    ap.add_argument("--scope", choices=("single", "multi", "all"), default="all")
+    ap.add_argument("--check", action="store_true",
+                    help="fail unless median <= 10 %%, worst <= 25 %% and all verdicts right "
+                         "(over the chosen scope)")
+    args = ap.parse_args()
+    if not os.path.exists(args.cases):
+        print("validate: no cases at %s" % args.cases, file=sys.stderr)
+        return 2
+
+    rows, verdicts, errors = [], [], []
+    with open(args.cases) as f:
+        cases = [json.loads(line) for line in f if line.strip()]
+    for case in cases:
+        gpus = case["scenario"].get("gpus", 1)
+        scope = "single" if gpus == 1 else "multi"
+        if args.scope != "all" and scope != args.scope:
+            continue
+        try:
+            rep = predict(args.gpufit, case["scenario"])
+        except Exception as e:  # a case the tool rejects counts as a failure
+            errors.append((case["id"], str(e)))
+            continue
+        for m in case["measurements"]:
+            pred = value_at(rep, m["level"], m["role"])
+            meas = m["bytes"]
+            err = (pred - meas) / abs(meas) * 100.0 if meas else float("inf")
+            rows.append((case["id"], scope, m["level"] + "@" + m["role"], pred, meas, err))
+        if case.get("verdict") in ("fits", "oom"):
+            want = case["verdict"] == "fits"
+            verdicts.append((case["id"], scope, want, rep["fits"]))
+
+    gib = 2.0 ** 30
+    print("%-50s %-6s %-30s %10s %10s %8s" % ("case", "scope", "level@role", "pred GiB",
+                                               "meas GiB", "error"))
+    for cid, scope, lvl, pred, meas, err in rows:
+        print("%-50s %-6s %-30s %10.3f %10.3f %+7.1f%%" % (cid[:50], scope, lvl[:30],
+                                                            pred / gib, meas / gib, err))
+    abs_err = [abs(r[5]) for r in rows]
+    print()
+    ok = True
+    if abs_err:
+        med, worst = statistics.median(abs_err), max(abs_err)
+        wid = max(rows, key=lambda r: abs(r[5]))
+        print("measurements: %d   median |error|: %.1f %%   worst |error|: %.1f %% (%s, %s)"
+              % (len(abs_err), med, worst, wid[0], wid[2]))
+        ok = ok and med <= 10.0 and worst <= 25.0
+    right = sum(1 for v in verdicts if v[2] == v[3])
+    print("verdicts: %d of %d right" % (right, len(verdicts)))
+    for cid, scope, want, got in verdicts:
+        if want != got:
+            print("  WRONG %s: measured %s, predicted %s" % (cid, "fits" if want else "oom",
+                                                             {True: "fits", False: "oom",
+                                                              None: "no verdict"}[got]))
+            ok = False
+    for cid, e in errors:
+        print("  ERROR %s: %s" % (cid, e))
+        ok = False
+    if args.check:
+        print("targets (median <= 10 %%, worst <= 25 %%, verdicts right): %s"
+              % ("met" if ok else "MISSED"))
+        return 0 if ok else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
