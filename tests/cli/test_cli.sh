@@ -58,8 +58,9 @@ python3 -c "import json,sys; r=json.load(open('$tmp/out')); assert r['roles'][0]
     || fail "preset override n_layers=8 not applied"
 
 # listings
-"$G" models | grep -q "deepseek-r1" || fail "models lacks deepseek-r1"
-"$G" gpus | grep -q "h100-sxm5" || fail "gpus lacks h100-sxm5"
-"$G" params | grep -q "^tp " || fail "params lacks tp"
-"$G" version | grep -q "gpufit " || fail "version"
+# (into files first: grep -q closing the pipe early would fail the writer under pipefail)
+"$G" models >"$tmp/models"; grep -q "deepseek-r1" "$tmp/models" || fail "models lacks deepseek-r1"
+"$G" gpus >"$tmp/gpus"; grep -q "h100-sxm5" "$tmp/gpus" || fail "gpus lacks h100-sxm5"
+"$G" params >"$tmp/params"; grep -q "^tp " "$tmp/params" || fail "params lacks tp"
+"$G" version >"$tmp/version"; grep -q "gpufit " "$tmp/version" || fail "version"
 echo "test_cli: OK"
