@@ -8,15 +8,15 @@
 
 /* What the grammar expects next. */
 enum {
-    S_TOP = 0,     /* the top-level value */
-    S_DONE,        /* only whitespace may follow */
-    S_OBJ_FIRST,   /* after '{': a key or '}' */
-    S_OBJ_KEY,     /* after ',' in an object: a key */
-    S_OBJ_COLON,   /* after a key: ':' */
-    S_VALUE,       /* after ':': a value */
-    S_ARR_FIRST,   /* after '[': a value or ']' */
-    S_ARR_VALUE,   /* after ',' in an array: a value */
-    S_AFTER        /* after a member or element: ',' or the container's close */
+    S_TOP = 0,   /* the top-level value */
+    S_DONE,      /* only whitespace may follow */
+    S_OBJ_FIRST, /* after '{': a key or '}' */
+    S_OBJ_KEY,   /* after ',' in an object: a key */
+    S_OBJ_COLON, /* after a key: ':' */
+    S_VALUE,     /* after ':': a value */
+    S_ARR_FIRST, /* after '[': a value or ']' */
+    S_ARR_VALUE, /* after ',' in an array: a value */
+    S_AFTER      /* after a member or element: ',' or the container's close */
 };
 
 #if defined(__GNUC__)
@@ -122,8 +122,12 @@ static void skip_ws(gpufit__json *p)
         p->pos++;
 }
 
-static void set_tok(const gpufit__json *p, gpufit__json_token *t, int32_t type, size_t offset,
-                    size_t start, size_t len)
+static void set_tok(const gpufit__json *p,
+                    gpufit__json_token *t,
+                    int32_t type,
+                    size_t offset,
+                    size_t start,
+                    size_t len)
 {
     t->type = type;
     t->escaped = 0;
@@ -140,8 +144,7 @@ static void after_value(gpufit__json *p)
 }
 
 /* Scans the string whose opening quote is at p->pos. */
-static int32_t scan_string(gpufit__json *p, gpufit__json_token *t, int32_t type,
-                           gpufit_error *err)
+static int32_t scan_string(gpufit__json *p, gpufit__json_token *t, int32_t type, gpufit_error *err)
 {
     const char *s = p->buf;
     size_t n = p->len, start = p->pos, i = p->pos + 1;
@@ -166,15 +169,24 @@ static int32_t scan_string(gpufit__json *p, gpufit__json_token *t, int32_t type,
                         start);
         unsigned char e = (unsigned char)s[i + 1];
         switch (e) {
-        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+        case '"':
+        case '\\':
+        case '/':
+        case 'b':
+        case 'f':
+        case 'n':
+        case 'r':
+        case 't':
             i += 2;
             continue;
         case 'u':
             break;
         default: {
             char d[24];
-            return perr(p, err, i, "invalid escape: expected one of \\\" \\\\ \\/ \\b \\f \\n "
-                        "\\r \\t \\uXXXX after '\\', found %s", describe(p, i + 1, d));
+            return perr(p, err, i,
+                        "invalid escape: expected one of \\\" \\\\ \\/ \\b \\f \\n "
+                        "\\r \\t \\uXXXX after '\\', found %s",
+                        describe(p, i + 1, d));
         }
         }
         uint32_t u = 0, lo = 0;
@@ -187,13 +199,15 @@ static int32_t scan_string(gpufit__json *p, gpufit__json_token *t, int32_t type,
             if (i + 7 >= n || s[i + 6] != '\\' || s[i + 7] != 'u')
                 return perr(p, err, i,
                             "unpaired high surrogate \\u%04X: expected a \\uDC00-\\uDFFF escape "
-                            "after it", (unsigned)u);
+                            "after it",
+                            (unsigned)u);
             if (hex4(s, n, i + 8, &lo, &bad))
                 return perr(p, err, bad, "invalid \\u escape: expected 4 hex digits");
             if (lo < 0xDC00 || lo > 0xDFFF)
                 return perr(p, err, i,
                             "unpaired high surrogate \\u%04X: expected a \\uDC00-\\uDFFF escape "
-                            "after it", (unsigned)u);
+                            "after it",
+                            (unsigned)u);
             i += 12;
         } else {
             i += 6;
@@ -235,8 +249,7 @@ static int32_t scan_number(gpufit__json *p, gpufit__json_token *t, gpufit_error 
         if (i < n && (s[i] == '+' || s[i] == '-'))
             i++;
         if (i >= n || !is_digit((unsigned char)s[i]))
-            return perr(p, err, i, "expected a digit in the exponent, found %s",
-                        describe(p, i, d));
+            return perr(p, err, i, "expected a digit in the exponent, found %s", describe(p, i, d));
         while (i < n && is_digit((unsigned char)s[i]))
             i++;
     }
@@ -456,8 +469,8 @@ static void put_utf8(char *out, size_t cap, size_t *n, uint32_t cp)
     }
 }
 
-int32_t gpufit__json_decode(const gpufit__json_token *t, char *out, size_t cap, size_t *out_len,
-                            gpufit_error *err)
+int32_t gpufit__json_decode(
+    const gpufit__json_token *t, char *out, size_t cap, size_t *out_len, gpufit_error *err)
 {
     if (t == NULL || (out == NULL && cap != 0) ||
         (t->type != GPUFIT__JSON_STRING && t->type != GPUFIT__JSON_KEY) ||
@@ -482,16 +495,34 @@ int32_t gpufit__json_decode(const gpufit__json_token *t, char *out, size_t cap, 
         unsigned char e = (unsigned char)s[i + 1];
         unsigned char simple = 0;
         switch (e) {
-        case '"': simple = '"'; break;
-        case '\\': simple = '\\'; break;
-        case '/': simple = '/'; break;
-        case 'b': simple = '\b'; break;
-        case 'f': simple = '\f'; break;
-        case 'n': simple = '\n'; break;
-        case 'r': simple = '\r'; break;
-        case 't': simple = '\t'; break;
-        case 'u': break;
-        default: return perr(NULL, err, base + i, "invalid escape in a string");
+        case '"':
+            simple = '"';
+            break;
+        case '\\':
+            simple = '\\';
+            break;
+        case '/':
+            simple = '/';
+            break;
+        case 'b':
+            simple = '\b';
+            break;
+        case 'f':
+            simple = '\f';
+            break;
+        case 'n':
+            simple = '\n';
+            break;
+        case 'r':
+            simple = '\r';
+            break;
+        case 't':
+            simple = '\t';
+            break;
+        case 'u':
+            break;
+        default:
+            return perr(NULL, err, base + i, "invalid escape in a string");
         }
         if (e != 'u') {
             put(out, cap, &n, simple);
@@ -507,8 +538,7 @@ int32_t gpufit__json_decode(const gpufit__json_token *t, char *out, size_t cap, 
         if (u >= 0xD800 && u <= 0xDBFF) {
             if (i + 7 >= len || s[i + 6] != '\\' || s[i + 7] != 'u' ||
                 hex4(s, len, i + 8, &lo, &bad) || lo < 0xDC00 || lo > 0xDFFF)
-                return perr(NULL, err, base + i, "unpaired high surrogate \\u%04X",
-                            (unsigned)u);
+                return perr(NULL, err, base + i, "unpaired high surrogate \\u%04X", (unsigned)u);
             put_utf8(out, cap, &n, 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00));
             i += 12;
         } else {
@@ -528,8 +558,7 @@ int32_t gpufit__json_decode(const gpufit__json_token *t, char *out, size_t cap, 
 
 int gpufit__json_equals(const gpufit__json_token *t, const char *lit)
 {
-    if (t == NULL || lit == NULL ||
-        (t->type != GPUFIT__JSON_STRING && t->type != GPUFIT__JSON_KEY))
+    if (t == NULL || lit == NULL || (t->type != GPUFIT__JSON_STRING && t->type != GPUFIT__JSON_KEY))
         return 0;
     size_t ll = strlen(lit);
     if (!t->escaped)

@@ -23,8 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GPUFIT__JSON_DEPTH_MAX 64                 /* deepest accepted nesting of [ and { */
-#define GPUFIT__JSON_LEN_MAX ((size_t)1 << 24)    /* longest accepted input, bytes (16 MiB) */
+#define GPUFIT__JSON_DEPTH_MAX  64                /* deepest accepted nesting of [ and { */
+#define GPUFIT__JSON_LEN_MAX    ((size_t)1 << 24) /* longest accepted input, bytes (16 MiB) */
 #define GPUFIT__JSON_NUMBER_MAX 256               /* longest accepted number text, bytes */
 
 /* Token types returned by gpufit__json_next(). */
@@ -47,9 +47,9 @@ typedef enum gpufit__json_type {
  * numbers: the number text; literals: "true", "false", "null"; punctuation: the one character;
  * END: empty (text points at the end of the input). */
 typedef struct gpufit__json_token {
-    int32_t type;     /* gpufit__json_type */
-    int32_t escaped;  /* strings and keys: 1 when the raw span contains a backslash escape */
-    uint32_t depth;   /* containers open around this token (a '{' token: before it opens) */
+    int32_t type;    /* gpufit__json_type */
+    int32_t escaped; /* strings and keys: 1 when the raw span contains a backslash escape */
+    uint32_t depth;  /* containers open around this token (a '{' token: before it opens) */
     uint32_t reserved;
     size_t offset;    /* byte offset of the token's first byte (a string's opening quote) */
     const char *text; /* raw span (see above) */
@@ -61,9 +61,9 @@ typedef struct gpufit__json {
     const char *buf;
     size_t len;
     size_t pos;
-    int32_t state;   /* what the grammar expects next */
-    int32_t failed;  /* 1 after an error */
-    uint32_t depth;  /* open containers */
+    int32_t state;  /* what the grammar expects next */
+    int32_t failed; /* 1 after an error */
+    uint32_t depth; /* open containers */
     uint32_t reserved;
     unsigned char stack[GPUFIT__JSON_DEPTH_MAX]; /* '{' or '[' per open container */
 } gpufit__json;
@@ -90,8 +90,8 @@ int32_t gpufit__json_validate(const char *buf, size_t len, gpufit_error *err);
  * other bytes are copied. *out_len (optional) receives the decoded length without the NUL, also
  * when the result is GPUFIT_E_BUFFER_TOO_SMALL (then out holds a truncated prefix). \u0000
  * decodes to a NUL byte: check out_len against strlen where that matters. */
-int32_t gpufit__json_decode(const gpufit__json_token *t, char *out, size_t cap, size_t *out_len,
-                            gpufit_error *err);
+int32_t gpufit__json_decode(
+    const gpufit__json_token *t, char *out, size_t cap, size_t *out_len, gpufit_error *err);
 
 /* 1 when a STRING or KEY token's decoded value equals the C string lit (case-sensitive). */
 int gpufit__json_equals(const gpufit__json_token *t, const char *lit);

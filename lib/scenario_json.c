@@ -80,8 +80,7 @@ static int32_t param_id(const char *name, size_t len)
 }
 
 /* Decodes a key token; keys must be printable and at most KEY_MAX bytes. */
-static int32_t read_key(const gpufit__json_token *t, const char *prefix, key *k,
-                        gpufit_error *err)
+static int32_t read_key(const gpufit__json_token *t, const char *prefix, key *k, gpufit_error *err)
 {
     char d[72];
     size_t n = 0;
@@ -115,8 +114,8 @@ static int32_t unknown_key(const key *k, const char *prefix, gpufit_error *err)
 }
 
 /* The text of a scalar value v of key `prefix``k` (strings unescaped). */
-static int32_t scalar_text(const gpufit__json_token *v, const char *prefix, const key *k,
-                           scalar *out, gpufit_error *err)
+static int32_t scalar_text(
+    const gpufit__json_token *v, const char *prefix, const key *k, scalar *out, gpufit_error *err)
 {
     char d[72];
     const char *kn = shown(k->text, k->len, d);
@@ -129,8 +128,8 @@ static int32_t scalar_text(const gpufit__json_token *v, const char *prefix, cons
         int32_t st = gpufit__json_decode(v, out->text, sizeof out->text, &n, NULL);
         if (st == GPUFIT_E_BUFFER_TOO_SMALL)
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, param_id(k->text, k->len),
-                                (uint64_t)v->offset,
-                                "value of '%s%s' is longer than %d bytes", prefix, kn, VAL_MAX);
+                                (uint64_t)v->offset, "value of '%s%s' is longer than %d bytes",
+                                prefix, kn, VAL_MAX);
         if (st != GPUFIT_OK)
             return gpufit__fail(err, GPUFIT_E_PARSE, 0, (uint64_t)v->offset,
                                 "JSON: malformed string at byte %zu", v->offset);
@@ -184,8 +183,7 @@ static int32_t next_member(gpufit__json *p, gpufit__json_token *k, gpufit_error 
 }
 
 /* Loads a preset named by string token v into c->m. */
-static int32_t load_preset(ctx *c, const gpufit__json_token *v, const char *what,
-                           gpufit_error *err)
+static int32_t load_preset(ctx *c, const gpufit__json_token *v, const char *what, gpufit_error *err)
 {
     scalar s;
     key k;
@@ -276,19 +274,19 @@ static int32_t apply_model_object(ctx *c, gpufit__json *p, gpufit_error *err)
         }
         if (key_is(&kk, "model") || key_is(&kk, "gpu"))
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, (uint64_t)k.offset,
-                                "'model.%s' is not a model key: put it at the top level",
-                                kk.text);
+                                "'model.%s' is not a model key: put it at the top level", kk.text);
         const gpufit__param_entry *e = gpufit__param_find_name(kk.text, kk.len);
         if (e == NULL)
             return unknown_key(&kk, "model.", err);
         if (e->domain == GPUFIT_DOMAIN_JOB)
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, (uint64_t)k.offset,
                                 "'model.%s' is a job key: put it at the top level of the "
-                                "scenario", shown(kk.text, kk.len, d));
+                                "scenario",
+                                shown(kk.text, kk.len, d));
         if ((st = scalar_text(&v, "model.", &kk, &s, err)) != GPUFIT_OK)
             return st;
-        st = gpufit__apply_kv(&c->m, &c->j, kk.text, kk.len, s.text, s.len, (uint64_t)v.offset,
-                              err);
+        st =
+            gpufit__apply_kv(&c->m, &c->j, kk.text, kk.len, s.text, s.len, (uint64_t)v.offset, err);
         if (st != GPUFIT_OK) {
             default_offset(err, v.offset);
             return st;
@@ -315,11 +313,10 @@ static int32_t apply_model(ctx *c, gpufit__json *p, gpufit_error *err)
     }
 }
 
-static int32_t kv(ctx *c, const char *name, const char *val, size_t vlen, size_t off,
-                  gpufit_error *err)
+static int32_t
+kv(ctx *c, const char *name, const char *val, size_t vlen, size_t off, gpufit_error *err)
 {
-    int32_t st = gpufit__apply_kv(&c->m, &c->j, name, strlen(name), val, vlen, (uint64_t)off,
-                                  err);
+    int32_t st = gpufit__apply_kv(&c->m, &c->j, name, strlen(name), val, vlen, (uint64_t)off, err);
     if (st != GPUFIT_OK)
         default_offset(err, off);
     return st;
@@ -371,7 +368,8 @@ static int32_t apply_gpu_object(ctx *c, gpufit__json *p, size_t obj_off, gpufit_
         } else {
             return gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, 0, (uint64_t)k.offset,
                                 "unknown key 'gpu.%s': a gpu object takes memory_gib, "
-                                "memory_bytes and name", shown(kk.text, kk.len, d));
+                                "memory_bytes and name",
+                                shown(kk.text, kk.len, d));
         }
         if ((st = gpufit__json_skip(&q, &v, err)) != GPUFIT_OK)
             return st;
@@ -420,8 +418,8 @@ static int32_t apply_gpu_object(ctx *c, gpufit__json *p, size_t obj_off, gpufit_
 }
 
 /* Applies the value v of "gpu" (already read from p). */
-static int32_t apply_gpu(ctx *c, gpufit__json *p, const gpufit__json_token *v, const key *k,
-                         gpufit_error *err)
+static int32_t
+apply_gpu(ctx *c, gpufit__json *p, const gpufit__json_token *v, const key *k, gpufit_error *err)
 {
     scalar s;
     int32_t st;
@@ -449,8 +447,13 @@ static int ignored_key(const key *k)
 }
 
 /* Pass 1: checks the whole document and finds the last "model" value and "gpu" key. */
-static int32_t scan_top(const char *json, size_t len, gpufit__json *model_at, int *has_model,
-                        size_t *gpu_off, int *has_gpu, gpufit_error *err)
+static int32_t scan_top(const char *json,
+                        size_t len,
+                        gpufit__json *model_at,
+                        int *has_model,
+                        size_t *gpu_off,
+                        int *has_gpu,
+                        gpufit_error *err)
 {
     gpufit__json p;
     gpufit__json_token k, v;
@@ -484,13 +487,15 @@ static int32_t scan_top(const char *json, size_t len, gpufit__json *model_at, in
     return GPUFIT_OK;
 }
 
-int32_t gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len,
-                          gpufit_error *err)
+int32_t
+gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, gpufit_error *err)
 {
     if (m == NULL || j == NULL || json == NULL)
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX,
                             "gpufit_apply_json: %s is NULL",
-                            m == NULL ? "the model" : j == NULL ? "the job" : "the JSON text");
+                            m == NULL   ? "the model"
+                            : j == NULL ? "the job"
+                                        : "the JSON text");
     ctx c;
     c.m = *m;
     c.j = *j;
@@ -534,8 +539,7 @@ int32_t gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size
             return unknown_key(&kk, "", err);
         if ((st = scalar_text(&v, "", &kk, &s, err)) != GPUFIT_OK)
             return st;
-        st = gpufit__apply_kv(&c.m, &c.j, kk.text, kk.len, s.text, s.len, (uint64_t)v.offset,
-                              err);
+        st = gpufit__apply_kv(&c.m, &c.j, kk.text, kk.len, s.text, s.len, (uint64_t)v.offset, err);
         if (st != GPUFIT_OK) {
             default_offset(err, v.offset);
             return st;

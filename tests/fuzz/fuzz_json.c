@@ -20,10 +20,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond))                                                                           \
-            abort();                                                                           \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            abort();                                                                               \
     } while (0)
 
 /* Every parameter of both handles as raw bits, in table order. */
@@ -76,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gpufit_model_free(m);
         return 0;
     }
-    static uint64_t before[512], after[512]; /* test harness only; not library state */
+    uint64_t before[512], after[512];
     size_t nb = snapshot(m, j, before, 512);
     char name_before[64];
     const char *nm = gpufit_model_name(m);

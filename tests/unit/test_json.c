@@ -14,8 +14,7 @@
 #define MAX_TOKS 256
 
 /* Tokenizes buf[0, n) to the end; stores the token types and returns the status. */
-static int32_t tokenize(const char *buf, size_t n, int32_t *types, size_t *count,
-                        gpufit_error *err)
+static int32_t tokenize(const char *buf, size_t n, int32_t *types, size_t *count, gpufit_error *err)
 {
     gpufit__json p;
     gpufit__json_token t;
@@ -76,13 +75,13 @@ Test(json_tokens, object_token_sequence_and_offsets)
         const char *text;
         uint32_t depth;
     } want[] = {
-        {GPUFIT__JSON_OBJECT, 1, "{", 0},      {GPUFIT__JSON_KEY, 2, "a", 1},
-        {GPUFIT__JSON_ARRAY, 7, "[", 1},       {GPUFIT__JSON_NUMBER, 8, "1", 2},
+        {GPUFIT__JSON_OBJECT, 1, "{", 0},        {GPUFIT__JSON_KEY, 2, "a", 1},
+        {GPUFIT__JSON_ARRAY, 7, "[", 1},         {GPUFIT__JSON_NUMBER, 8, "1", 2},
         {GPUFIT__JSON_NUMBER, 11, "-2.5e+3", 2}, {GPUFIT__JSON_TRUE, 20, "true", 2},
-        {GPUFIT__JSON_FALSE, 26, "false", 2},  {GPUFIT__JSON_NULL, 33, "null", 2},
-        {GPUFIT__JSON_STRING, 39, "x\\\"y", 2}, {GPUFIT__JSON_ARRAY_END, 45, "]", 1},
-        {GPUFIT__JSON_KEY, 48, "b", 1},        {GPUFIT__JSON_OBJECT, 53, "{", 1},
-        {GPUFIT__JSON_OBJECT_END, 54, "}", 1}, {GPUFIT__JSON_OBJECT_END, 55, "}", 0},
+        {GPUFIT__JSON_FALSE, 26, "false", 2},    {GPUFIT__JSON_NULL, 33, "null", 2},
+        {GPUFIT__JSON_STRING, 39, "x\\\"y", 2},  {GPUFIT__JSON_ARRAY_END, 45, "]", 1},
+        {GPUFIT__JSON_KEY, 48, "b", 1},          {GPUFIT__JSON_OBJECT, 53, "{", 1},
+        {GPUFIT__JSON_OBJECT_END, 54, "}", 1},   {GPUFIT__JSON_OBJECT_END, 55, "}", 0},
         {GPUFIT__JSON_END, 57, "", 0},
     };
     cr_assert_eq(gpufit__json_init(&p, s, strlen(s), &err), GPUFIT_OK);
@@ -116,11 +115,33 @@ Test(json_tokens, string_escape_flag)
 Test(json_tokens, valid_documents)
 {
     static const char *docs[] = {
-        "{}", "[]", " \t\r\n{ } \n", "[[[]]]", "{\"a\":{\"b\":{\"c\":[]}}}",
-        "0", "-0", "0.5", "-0.0e0", "1e5", "1E-5", "1.0e+10", "-123.456e7", "1e999999",
-        "\"\"", "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"", "\"\\u00e9\\u00E9\"", "\"\\ud83d\\ude00\"",
-        "true", "false", "null", "[1,2,3]", "{\"a\":1,\"b\":[true,{\"c\":null}]}",
-        "{\"\":0}", "{\"a\":1,\"a\":2}", "\"\xc3\xa9\"", "\"\xff\xfe invalid utf-8 passes\"",
+        "{}",
+        "[]",
+        " \t\r\n{ } \n",
+        "[[[]]]",
+        "{\"a\":{\"b\":{\"c\":[]}}}",
+        "0",
+        "-0",
+        "0.5",
+        "-0.0e0",
+        "1e5",
+        "1E-5",
+        "1.0e+10",
+        "-123.456e7",
+        "1e999999",
+        "\"\"",
+        "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"",
+        "\"\\u00e9\\u00E9\"",
+        "\"\\ud83d\\ude00\"",
+        "true",
+        "false",
+        "null",
+        "[1,2,3]",
+        "{\"a\":1,\"b\":[true,{\"c\":null}]}",
+        "{\"\":0}",
+        "{\"a\":1,\"a\":2}",
+        "\"\xc3\xa9\"",
+        "\"\xff\xfe invalid utf-8 passes\"",
         "\"\x7f\"",
     };
     for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
@@ -221,12 +242,12 @@ Test(json_errors, end_of_input_message)
 
 Test(json_errors, structure)
 {
-    expect_parse_error("{\"a\":1,}", 7);  /* trailing comma */
-    expect_parse_error("[1,]", 3);        /* trailing comma */
+    expect_parse_error("{\"a\":1,}", 7); /* trailing comma */
+    expect_parse_error("[1,]", 3);       /* trailing comma */
     expect_parse_error("[1 2]", 3);
     expect_parse_error("{\"a\" 1}", 5);
     expect_parse_error("{\"a\":1 \"b\":2}", 7);
-    expect_parse_error("{1:2}", 1);       /* keys are strings */
+    expect_parse_error("{1:2}", 1); /* keys are strings */
     expect_parse_error("{'a':1}", 1);
     expect_parse_error("{a:1}", 1);
     expect_parse_error("[,1]", 1);
@@ -258,7 +279,7 @@ Test(json_errors, trailing_garbage)
 
 Test(json_errors, numbers)
 {
-    expect_parse_error("01", 1);          /* leading zeros */
+    expect_parse_error("01", 1); /* leading zeros */
     expect_parse_error("-01", 2);
     expect_parse_error("00", 1);
     expect_parse_error("[007]", 2);
@@ -305,14 +326,14 @@ Test(json_errors, bad_escapes)
 
 Test(json_errors, lone_surrogates)
 {
-    expect_parse_error("\"\\ud800\"", 1);         /* high, then the closing quote */
+    expect_parse_error("\"\\ud800\"", 1); /* high, then the closing quote */
     expect_parse_error("\"ab\\uDBFF\"", 3);
-    expect_parse_error("\"\\ud800\\u0041\"", 1);  /* high, then not a low surrogate */
-    expect_parse_error("\"\\ud800\\ud800\"", 1);  /* high, high */
-    expect_parse_error("\"\\udc00\"", 1);         /* lone low */
+    expect_parse_error("\"\\ud800\\u0041\"", 1);         /* high, then not a low surrogate */
+    expect_parse_error("\"\\ud800\\ud800\"", 1);         /* high, high */
+    expect_parse_error("\"\\udc00\"", 1);                /* lone low */
     expect_parse_error("\"\\ud83d\\ude00\\ude00\"", 13); /* a pair, then a lone low */
-    expect_parse_error("\"\\ud800", 1);           /* truncated after a high surrogate */
-    expect_parse_error("\"\\ud800\\u12\"", 11);   /* bad hex in the low half */
+    expect_parse_error("\"\\ud800", 1);                  /* truncated after a high surrogate */
+    expect_parse_error("\"\\ud800\\u12\"", 11);          /* bad hex in the low half */
     gpufit_error err = GPUFIT_ERROR_INIT;
     cr_assert_eq(gpufit__json_validate("\"\\udc00\"", 8, &err), GPUFIT_E_PARSE);
     cr_assert(strstr(err.message, "surrogate") != NULL, "%s", err.message);
@@ -320,7 +341,9 @@ Test(json_errors, lone_surrogates)
 
 Test(json_errors, control_characters_in_strings)
 {
-    expect_parse_error("\"a\x01" "b\"", 2);
+    expect_parse_error("\"a\x01"
+                       "b\"",
+                       2);
     expect_parse_error("\"line\nbreak\"", 5);
     expect_parse_error("\"tab\there\"", 4);
     expect_parse_error("{\"k\x1f\":1}", 3);
@@ -328,8 +351,8 @@ Test(json_errors, control_characters_in_strings)
 
 Test(json_errors, nul_bytes)
 {
-    expect_parse_error_n("\"a\0b\"", 5, 2);      /* inside a string */
-    expect_parse_error_n("{\"a\":1}\0", 8, 7);  /* after the value */
+    expect_parse_error_n("\"a\0b\"", 5, 2);    /* inside a string */
+    expect_parse_error_n("{\"a\":1}\0", 8, 7); /* after the value */
     expect_parse_error_n("{\0}", 3, 1);
     expect_parse_error_n("\0", 1, 0);
     expect_parse_error_n("[1,\0]", 5, 3);
@@ -725,8 +748,7 @@ static char *read_public(size_t *len)
 }
 
 /* In the JSON object line[0, n), finds the value of top-level key `name`: its span. */
-static int find_member(const char *line, size_t n, const char *name, size_t *start,
-                       size_t *end)
+static int find_member(const char *line, size_t n, const char *name, size_t *start, size_t *end)
 {
     gpufit__json p;
     gpufit__json_token t;
@@ -793,15 +815,17 @@ Test(scenario, every_public_validation_scenario_applies)
         static const struct {
             const char *key;
             int32_t param;
-        } ints[] = {{"tp", GPUFIT_JOB_TP},       {"pp", GPUFIT_JOB_PP},
-                    {"gpus", GPUFIT_JOB_GPUS},   {"micro_batch", GPUFIT_JOB_MICRO_BATCH},
-                    {"seq_len", GPUFIT_JOB_SEQ_LEN}, {"batch", GPUFIT_JOB_BATCH},
+        } ints[] = {{"tp", GPUFIT_JOB_TP},
+                    {"pp", GPUFIT_JOB_PP},
+                    {"gpus", GPUFIT_JOB_GPUS},
+                    {"micro_batch", GPUFIT_JOB_MICRO_BATCH},
+                    {"seq_len", GPUFIT_JOB_SEQ_LEN},
+                    {"batch", GPUFIT_JOB_BATCH},
                     {"context_len", GPUFIT_JOB_CONTEXT_LEN}};
         for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
             int64_t want = member_int(sc, sn, ints[i].key);
             if (want >= 0)
-                cr_assert_eq(job_int(h, ints[i].param), want, "line %zu: %s", lines,
-                             ints[i].key);
+                cr_assert_eq(job_int(h, ints[i].param), want, "line %zu: %s", lines, ints[i].key);
         }
         size_t gs = 0, ge = 0;
         if (find_member(sc, sn, "gpu", &gs, &ge) && sc[gs] == '{') {
@@ -830,8 +854,8 @@ Test(scenario, model_applied_first_wherever_it_stands)
 {
     handles h = fresh();
     gpufit_error err = GPUFIT_ERROR_INIT;
-    cr_assert_eq(apply(h, "{\"n_layers\": 16, \"model\": \"llama-3-8b\"}", &err), GPUFIT_OK,
-                 "%s", err.message);
+    cr_assert_eq(apply(h, "{\"n_layers\": 16, \"model\": \"llama-3-8b\"}", &err), GPUFIT_OK, "%s",
+                 err.message);
     cr_assert_str_eq(gpufit_model_name(h.m), "llama-3-8b");
     cr_assert_eq(model_int(h, GPUFIT_MODEL_N_LAYERS), 16);
     release(h);
@@ -871,13 +895,12 @@ Test(scenario, gpu_forms)
 {
     handles h = fresh();
     gpufit_error err = GPUFIT_ERROR_INIT;
-    cr_assert_eq(apply(h, "{\"gpu\": {\"memory_gib\": 24}}", &err), GPUFIT_OK, "%s",
-                 err.message);
+    cr_assert_eq(apply(h, "{\"gpu\": {\"memory_gib\": 24}}", &err), GPUFIT_OK, "%s", err.message);
     cr_assert_eq(job_int(h, GPUFIT_JOB_GPU), -1);
     cr_assert_eq(job_int(h, GPUFIT_JOB_GPU_MEMORY_BYTES), (int64_t)24 << 30);
-    cr_assert_eq(apply(h, "{\"gpu\": {\"memory_bytes\": 16944988160, \"name\": \"Tesla V100\"}}",
-                       &err),
-                 GPUFIT_OK, "%s", err.message);
+    cr_assert_eq(
+        apply(h, "{\"gpu\": {\"memory_bytes\": 16944988160, \"name\": \"Tesla V100\"}}", &err),
+        GPUFIT_OK, "%s", err.message);
     cr_assert_eq(job_int(h, GPUFIT_JOB_GPU), -1);
     cr_assert_eq(job_int(h, GPUFIT_JOB_GPU_MEMORY_BYTES), 16944988160);
     cr_assert_eq(apply(h, "{\"gpu\": \"h100\"}", &err), GPUFIT_OK, "%s", err.message);
@@ -999,8 +1022,7 @@ Test(scenario, long_string_value_names_the_key)
 Test(scenario, long_gpu_name_truncated)
 {
     char buf[400];
-    int n = snprintf(buf, sizeof buf,
-                     "{\"gpu\": {\"memory_gib\": 8, \"name\": \"%s\"}}",
+    int n = snprintf(buf, sizeof buf, "{\"gpu\": {\"memory_gib\": 8, \"name\": \"%s\"}}",
                      "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
                      "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
                      "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
