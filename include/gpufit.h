@@ -248,6 +248,14 @@ typedef enum gpufit_offload {
     GPUFIT_OFFLOAD_MAX_ = 0x7FFFFFFF     /**< Not a value. */
 } gpufit_offload;
 
+/** Pipeline schedule. */
+typedef enum gpufit_pp_schedule {
+    GPUFIT_PP_1F1B = 0,        /**< One forward, one backward (PipeDream-flush, Megatron). */
+    GPUFIT_PP_INTERLEAVED = 1, /**< Megatron interleaved 1F1B with vpp chunks per stage. */
+    GPUFIT_PP_GPIPE = 2,       /**< All micro-batches forward, then all backward. */
+    GPUFIT_PP_MAX_ = 0x7FFFFFFF /**< Not a value. */
+} gpufit_pp_schedule;
+
 /** Which linear layers get LoRA adapters. */
 typedef enum gpufit_lora_targets {
     GPUFIT_LORA_QV = 0,           /**< Query and value projections. */
@@ -367,6 +375,7 @@ typedef enum gpufit_param {
     GPUFIT_JOB_ZERO = 1207,    /**< ZeRO stage 0-3 (FSDP full shard = 3). */
     GPUFIT_JOB_OFFLOAD = 1208, /**< gpufit_offload. */
     GPUFIT_JOB_GPUS = 1209,    /**< Total GPUs; 0 = dp x tp x pp x cp. */
+    GPUFIT_JOB_PP_SCHEDULE = 1210, /**< gpufit_pp_schedule; -1 = interleaved when vpp > 1. */
     /* job: device and runtime */
     GPUFIT_JOB_GPU = 1300,                /**< Catalogue GPU id (see gpufit_gpu_info); -1 = none. */
     GPUFIT_JOB_GPU_MEMORY_BYTES = 1301,   /**< Capacity override, bytes; 0 = from the GPU. */

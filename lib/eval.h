@@ -22,6 +22,7 @@ enum gpufit__note {
 /* The job with every "auto" resolved. */
 typedef struct gpufit__plan {
     int32_t task, training, lora, framework, attention, ckpt, optimizer, lora_targets;
+    int32_t schedule; /* gpufit_pp_schedule, resolved */
     int32_t amp;                                 /* autocast over fp32 weights */
     int64_t w_dt, c_dt, g_dt, m_dt, o_dt, kv_dt; /* resolved dtypes */
     uint64_t a_b;                                /* activation bytes per element */
@@ -64,7 +65,8 @@ typedef struct gpufit__slice {
     uint64_t layers[GPUFIT__W_COUNT];      /* layers of each class on this device */
     uint64_t layer_begin[GPUFIT__W_COUNT]; /* index of its first layer within the class */
     int32_t embedding, output;         /* holds the token embedding / the output head */
-    uint64_t inflight;                 /* micro-batches in flight (pipeline schedule) */
+    uint64_t inflight;     /* micro-batches in flight (pipeline schedule), times inflight_den */
+    uint64_t inflight_den; /* 1, or vpp for interleaved schedules (chunks of L/(p v) layers) */
 } gpufit__slice;
 
 int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,

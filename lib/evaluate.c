@@ -92,6 +92,16 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
             CK(gpufit__dtype_bytes(p->g_dt, trainable, &aw));
             CK(gpufit__add(m[GPUFIT_MEM_WEIGHTS], aw, &m[GPUFIT_MEM_WEIGHTS]));
         }
+        /* DeepSpeed's 16-bit optimizers keep an fp32 copy of the gradients (of the partition
+         * under ZeRO 1/2): "18 = 2 grads16 + 4 grads32 + 4 params32 + 8 states" (§3.2). */
+        uint64_t fp32_grads = 0;
+        int ds = p->framework == GPUFIT_FW_DEEPSPEED;
+        if (ds && p->m_dt == GPUFIT_DTYPE_FP32 && p->g_dt != GPUFIT_DTYPE_FP32 &&
+            p->g_dt != GPUFIT_DTYPE_TF32) {
+            CK(gpufit__mul(trainable, 4, &fp32_grads));
+            if (p->zero >= 1 && dp > 1)
+                fp32_grads = (fp32_grads + dp - 1) / dp;
+        }
         /* ZeRO: stage 1 shards optimizer + master, 2 also grads, 3 also weights (§3.1) */
         if (p->zero >= 1 && dp > 1) {
             opt = (opt + dp - 1) / dp;
@@ -115,7 +125,15 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
             CK(gpufit__add(*host, m[GPUFIT_MEM_WEIGHTS], host));
             m[GPUFIT_MEM_WEIGHTS] = 2 * c->largest_layer * 2 / p->tp;
         }
+        CK(gpufit__add(gb, fp32_grads, &gb));
         m[GPUFIT_MEM_GRADIENTS] = gb;
+        if (ds && p->zero >= 1) {
+            /* DeepSpeed buckets, default sizes 5e8 elements of 16-bit gradients: ZeRO 1/2
+             * with overlap_comm use 4.5 x (allgather + reduce bucket); ZeRO-3 one reduce
+             * bucket + the 5e7-element prefetch bucket (memory-model.md §3.3). */
+            uint64_t bucket = p->zero <= 2 ? 9000000000ull : 1000000000ull + 100000000ull;
+            CK(gpufit__add(m[GPUFIT_MEM_WORKSPACE], bucket, &m[GPUFIT_MEM_WORKSPACE]));
+        }
         m[GPUFIT_MEM_OPTIMIZER_STATES] = opt;
         m[GPUFIT_MEM_MASTER_WEIGHTS] = mb;
         if (p->amp || p->c_dt == GPUFIT_DTYPE_FP8) { /* autocast / fp8 copies of the weights */
@@ -152,7 +170,7 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
         CK(gpufit__infer_activations(p, s, sl, &m[GPUFIT_MEM_ACTIVATIONS], &m[GPUFIT_MEM_LOGITS]));
         role->kv_cap_tokens = per_tok; /* stash; turned into capacity below */
     }
-    m[GPUFIT_MEM_WORKSPACE] = p->ws_bytes;
+    CK(gpufit__add(m[GPUFIT_MEM_WORKSPACE], p->ws_bytes, &m[GPUFIT_MEM_WORKSPACE]));
     m[GPUFIT_MEM_RUNTIME_CONTEXT] = p->ctx_bytes;
     /* NCCL: ~0.6 GiB per communicator the layout creates (memory-model.md §8.4) */
     uint64_t comms = (p->dp > 1) + (p->tp > 1) + (p->pp > 1) + (p->cp > 1) + (p->ep > 1);
@@ -293,6 +311,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         hst.embedding = 1;
         hst.output = 1;
         dev.inflight = hst.inflight = 1;
+        dev.inflight_den = hst.inflight_den = 1;
         gpufit__role *role = &r->roles[0];
         role->name = "all";
         role->n_devices = 1;
@@ -330,15 +349,22 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
             take_layers(&s, begin, count, &sl);
             sl.embedding = stage == 0;
             sl.output = stage == stages - 1;
-            /* 1F1B: stage i keeps min(pp - i, micro-batches) in flight; interleaving
-             * multiplies the first stage by 1 + (p - 1)/(p v) (§4.3) */
-            uint64_t inflight = stages - stage;
-            if (p.training && n_mb < inflight)
-                inflight = n_mb;
-            sl.inflight = p.training ? inflight : 1;
-            if (p.training && p.vpp > 1 && stage == 0)
-                sl.inflight = (inflight * (stages * p.vpp + stages - 1) + stages * p.vpp - 1) /
-                              (stages * p.vpp);
+            /* Micro-batches in flight on stage i (§4.3): 1F1B keeps min(p - i, m); GPipe all m;
+             * the interleaved schedule keeps min(2(p - i - 1) + (v - 1)p + 1, m v) chunks of
+             * L/(p v) layers (Megatron's warm-up count + 1), which is L (1 + (p-1)/(p v)) layer
+             * activations on the first stage. */
+            sl.inflight_den = 1;
+            if (!p.training) {
+                sl.inflight = 1;
+            } else if (p.schedule == GPUFIT_PP_GPIPE) {
+                sl.inflight = n_mb;
+            } else if (p.schedule == GPUFIT_PP_INTERLEAVED && stages > 1) {
+                uint64_t chunks = 2 * (stages - stage - 1) + (p.vpp - 1) * stages + 1;
+                sl.inflight = chunks < n_mb * p.vpp ? chunks : n_mb * p.vpp;
+                sl.inflight_den = p.vpp;
+            } else {
+                sl.inflight = stages - stage < n_mb ? stages - stage : n_mb;
+            }
             gpufit__role *role = &r->roles[k];
             role->name = stages == 1 ? "all" : names[stages == 2 && k == 1 ? 2 : k];
             uint64_t per_stage = p.dp * p.tp * p.cp;

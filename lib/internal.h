@@ -35,7 +35,7 @@ struct gpufit_job {
     int64_t kv_dtype;
     int64_t optimizer, checkpointing, attention;
     double dropout;
-    int64_t dp, tp, pp, vpp, cp, ep, sp, zero, offload, gpus;
+    int64_t dp, tp, pp, vpp, cp, ep, sp, zero, offload, gpus, pp_schedule;
     int64_t gpu, gpu_memory_bytes, framework;
     double gpu_memory_gib;
     int64_t cuda_context_bytes, workspace_bytes;

@@ -124,7 +124,7 @@ int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
     uint64_t layers_held = 0;
     if (s->arch == GPUFIT_ARCH_GENERIC) {
         uint64_t per_layer_tok = (uint64_t)(s->act_bytes_per_token + 0.5);
-        stored = per_layer_tok * tok * sl->inflight;
+        stored = per_layer_tok * tok * sl->inflight / sl->inflight_den;
         *act_out = stored;
         *logits_out = 0;
         return 0;
@@ -145,19 +145,22 @@ int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
                                                   : t.largest + 2 * t.input;
         transient = max_u(transient, tr);
     }
-    stored *= sl->inflight;
+    stored = stored * sl->inflight / sl->inflight_den;
     if (sl->embedding) { /* token ids (int64) and the embedding-dropout mask (§4.4) */
-        stored += 8 * tok * sl->inflight;
+        uint64_t mb = (sl->inflight + sl->inflight_den - 1) / sl->inflight_den;
+        stored += 8 * tok * mb;
         if (p->dropout > 0.0)
-            stored += tok * s->h * sl->inflight / (p->sp ? p->tp : 1);
+            stored += tok * s->h * mb / (p->sp ? p->tp : 1);
     }
     uint64_t logits = 0;
     if (sl->output && s->arch != GPUFIT_ARCH_ENCODER) {
         /* final-norm and LM-head inputs, then the loss: eager HF keeps fp32 log-probs and, at
          * the start of backward, their gradient and the logits gradient (ledger (c): 4sbV
-         * saved; §4.4: ~10-12 sbV live); Megatron's vocab-parallel CE keeps 4sbV/t + grad. */
+         * saved; §4.4: ~10-12 sbV live); Megatron's vocab-parallel CE turns the 16-bit
+         * logits into fp32 softmax in place (4sbV/t kept) and casts its gradient back to
+         * 16 bit: 6sbV/t at either peak. */
         stored += norm_bytes(p, s, tok, s->h) + p->a_b * tok * s->h;
-        uint64_t coef = p->framework == GPUFIT_FW_PYTORCH ? 12 : 8;
+        uint64_t coef = p->framework == GPUFIT_FW_PYTORCH ? 12 : 4 + p->a_b;
         logits = coef * tok * ((s->V + p->tp - 1) / p->tp);
     }
     (void)layers_held;

@@ -308,7 +308,9 @@ int gpufit__trainable(const gpufit__plan *p, const gpufit__shape *s, const gpufi
         if (global) {
             int emb = g[i].kind == GPUFIT__T_TOKEN_EMBD || g[i].kind == GPUFIT__T_POS_EMBD ||
                       g[i].kind == GPUFIT__T_TYPE_EMBD;
-            if ((emb && !sl->embedding) || (!emb && !sl->output))
+            /* a tied embedding is also a full (trained) copy on the last pipeline stage */
+            int tied_out = g[i].kind == GPUFIT__T_TOKEN_EMBD && s->tied && sl->output;
+            if ((emb && !sl->embedding && !tied_out) || (!emb && !sl->output))
                 continue;
         }
         if (p->lora) {

@@ -68,6 +68,11 @@ static const gpufit__enum_value offload_values[] = {
     {"optimizer", GPUFIT_OFFLOAD_OPTIMIZER},
     {"optimizer_params", GPUFIT_OFFLOAD_OPTIMIZER_PARAMS},
     {NULL, 0}};
+static const gpufit__enum_value schedule_values[] = {{"auto", -1},
+                                                     {"1f1b", GPUFIT_PP_1F1B},
+                                                     {"interleaved", GPUFIT_PP_INTERLEAVED},
+                                                     {"gpipe", GPUFIT_PP_GPIPE},
+                                                     {NULL, 0}};
 static const gpufit__enum_value lora_values[] = {{"qv", GPUFIT_LORA_QV},
                                                  {"attention", GPUFIT_LORA_ATTENTION},
                                                  {"all_linear", GPUFIT_LORA_ALL_LINEAR},
@@ -232,6 +237,8 @@ static const gpufit__param_entry table[] = {
        "CPU offload: none, optimizer, optimizer_params"),
     JI(GPUFIT_JOB_GPUS, gpus, 0, 1 << 24, 0, "gpus", NULL, "GPUs",
        "total GPUs; 0 = dp x tp x pp x cp"),
+    JE(GPUFIT_JOB_PP_SCHEDULE, pp_schedule, -1, 2, -1, schedule_values, "pp_schedule", NULL,
+       "pipeline schedule: 1f1b, interleaved, gpipe; auto = interleaved when vpp > 1, else 1f1b"),
     ROW_I(GPUFIT_JOB_GPU, GPUFIT_DOMAIN_JOB, GPUFIT_TYPE_INT, JOFF(gpu), -1, 1 << 20, -1, NULL,
           "gpu", NULL, "",
           "GPU: a catalogue name or alias (gpufit gpus), or a capacity such as 24GiB; -1 = none"),

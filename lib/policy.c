@@ -181,6 +181,9 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     p->zero = (uint64_t)j->zero;
     p->offload = (uint64_t)j->offload;
     p->n_gpu_layers = j->n_gpu_layers;
+    p->schedule = j->pp_schedule >= 0 ? (int32_t)j->pp_schedule
+                  : j->vpp > 1        ? GPUFIT_PP_INTERLEAVED
+                                      : GPUFIT_PP_1F1B;
 
     p->gpu = j->gpu >= 0 ? gpufit__gpu_by_id(j->gpu) : NULL;
     p->capacity = j->gpu_memory_bytes > 0 ? (uint64_t)j->gpu_memory_bytes
