@@ -107,6 +107,67 @@ static void bar(double frac, int width)
         fputc(i < n ? '#' : '.', stdout);
 }
 
+/* Several roles: one column per role, then a bar of each role's device use. */
+static void print_roles_side_by_side(const gpufit_result *r, const gpufit_summary *s)
+{
+    gpufit_role_info ro[8];
+    uint32_t n = s->n_roles < 8 ? s->n_roles : 8;
+    for (uint32_t i = 0; i < n; i++) {
+        ro[i] = (gpufit_role_info){.struct_size = sizeof ro[i]};
+        gpufit_result_role(r, i, &ro[i]);
+    }
+    printf("\n%-18s", "GiB per device");
+    for (uint32_t i = 0; i < n; i++)
+        printf(" %12s", ro[i].name);
+    printf("\n%-18s", "");
+    for (uint32_t i = 0; i < n; i++) {
+        char d[32];
+        snprintf(d, sizeof d, "%u dev, %u L", ro[i].n_devices, ro[i].layers);
+        printf(" %12s", d);
+    }
+    putchar('\n');
+    for (int32_t c = gpufit_component_next(0); c != 0; c = gpufit_component_next(c)) {
+        uint64_t b[8] = {0}, any = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            gpufit_result_bytes(r, i, c, &b[i]);
+            any |= b[i];
+        }
+        if (any == 0)
+            continue;
+        printf("  %-16s", gpufit_component_name(c));
+        for (uint32_t i = 0; i < n; i++)
+            printf(" %12.2f", gib(b[i]));
+        putchar('\n');
+    }
+    static const char *const levels[] = {"peak allocated", "peak reserved", "device used"};
+    for (int l = 0; l < 3; l++) {
+        printf("%-18s", levels[l]);
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t v = l == 0 ? ro[i].peak_allocated_bytes
+                         : l == 1 ? ro[i].peak_reserved_bytes
+                                  : ro[i].device_used_bytes;
+            printf(" %12.2f", gib(v));
+        }
+        putchar('\n');
+    }
+    printf("%-18s", "fits");
+    for (uint32_t i = 0; i < n; i++)
+        printf(" %12s", ro[i].fits > 0 ? "yes" : ro[i].fits == 0 ? "NO" : "-");
+    printf("\n\n");
+    for (uint32_t i = 0; i < n; i++) {
+        int host = strcmp(ro[i].name, "host") == 0;
+        uint64_t cap = host ? 0 : s->capacity_bytes;
+        uint64_t scale = cap > ro[i].device_used_bytes ? cap : ro[i].device_used_bytes;
+        printf("  %-10s ", ro[i].name);
+        bar(scale ? (double)ro[i].device_used_bytes / (double)scale : 0.0, 40);
+        if (cap > 0)
+            printf(" %5.1f %% of %.2f GiB\n", 100.0 * (double)ro[i].device_used_bytes / (double)cap,
+                   gib(cap));
+        else
+            printf(" %.2f GiB\n", gib(ro[i].device_used_bytes));
+    }
+}
+
 static void print_text(const gpufit_result *r, const gpufit_summary *s)
 {
     char line[2][64];
@@ -114,7 +175,7 @@ static void print_text(const gpufit_result *r, const gpufit_summary *s)
     snprintf(line[0], sizeof line[0], "%.2f GiB", gib(s->capacity_bytes));
     printf("parameters: %.3f B total, %.3f B active   capacity: %s\n",
            (double)s->n_params / 1e9, (double)s->n_active_params / 1e9, gpu_note);
-    for (uint32_t i = 0; i < s->n_roles; i++) {
+    for (uint32_t i = 0; i < s->n_roles && s->n_roles == 1; i++) {
         gpufit_role_info ro = {.struct_size = sizeof ro};
         if (gpufit_result_role(r, i, &ro) != GPUFIT_OK)
             continue;
@@ -142,8 +203,8 @@ static void print_text(const gpufit_result *r, const gpufit_summary *s)
             printf("  %-17s %10.2f GiB  = %llu tokens\n", "kv capacity",
                    gib(ro.kv_capacity_bytes), (unsigned long long)ro.kv_capacity_tokens);
     }
-    if (s->host_bytes > 0)
-        printf("\nhost memory: %.2f GiB\n", gib(s->host_bytes));
+    if (s->n_roles > 1)
+        print_roles_side_by_side(r, s);
     for (uint32_t i = 0; i < s->n_notes; i++) {
         const char *t = NULL;
         if (gpufit_result_note(r, i, &t) == GPUFIT_OK)

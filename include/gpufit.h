@@ -376,11 +376,15 @@ typedef enum gpufit_param {
     GPUFIT_JOB_OFFLOAD = 1208, /**< gpufit_offload. */
     GPUFIT_JOB_GPUS = 1209,    /**< Total GPUs; 0 = dp x tp x pp x cp. */
     GPUFIT_JOB_PP_SCHEDULE = 1210, /**< gpufit_pp_schedule; -1 = interleaved when vpp > 1. */
+    GPUFIT_JOB_PP_FIRST_LAYERS = 1211, /**< Layers on the first stage; 0 = balanced. */
+    GPUFIT_JOB_PP_LAST_LAYERS = 1212,  /**< Layers on the last stage; 0 = balanced. */
+    GPUFIT_JOB_ZERO_SHARD_SIZE = 1213, /**< Ranks ZeRO/FSDP shards over (hybrid); 0 = dp. */
     /* job: device and runtime */
     GPUFIT_JOB_GPU = 1300,                /**< Catalogue GPU id (see gpufit_gpu_info); -1 = none. */
     GPUFIT_JOB_GPU_MEMORY_BYTES = 1301,   /**< Capacity override, bytes; 0 = from the GPU. */
     GPUFIT_JOB_FRAMEWORK = 1302,          /**< gpufit_framework. */
     GPUFIT_JOB_GPU_MEMORY_GIB = 1303,     /**< Capacity override in GiB (sets the bytes). */
+    GPUFIT_JOB_HOST_MEMORY_BYTES = 1304,  /**< Host RAM per GPU process, bytes; 0 = unchecked. */
     GPUFIT_JOB_CUDA_CONTEXT_BYTES = 1400, /**< CUDA context per process, bytes; -1 = default. */
     GPUFIT_JOB_WORKSPACE_BYTES = 1401,    /**< Library workspaces, bytes; -1 = default. */
     GPUFIT_JOB_FRAGMENTATION = 1402,      /**< Allocator slack fraction; -1 = default. */

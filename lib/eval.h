@@ -17,6 +17,7 @@ enum gpufit__note {
     GPUFIT__NOTE_KV_TOO_SMALL,     /* server budget leaves less KV than one full sequence */
     GPUFIT__NOTE_HOST_OFFLOAD,     /* some memory is placed in host RAM */
     GPUFIT__NOTE_GENERIC_MODEL,    /* parameter-count-only model: activations approximate */
+    GPUFIT__NOTE_HOST_TOO_SMALL,   /* the host role exceeds host_memory_bytes */
 };
 
 /* The job with every "auto" resolved. */
@@ -30,6 +31,7 @@ typedef struct gpufit__plan {
     uint64_t batch, ctx, prompt;                 /* inference */
     double dropout;
     uint64_t dp, tp, pp, vpp, cp, ep, sp, zero, offload;
+    uint64_t shard; /* ranks ZeRO/FSDP shard over: zero_shard_size, or dp */
     int64_t n_gpu_layers;
     uint64_t lora_rank;
     uint64_t capacity; /* bytes; 0 = unknown */

@@ -56,14 +56,14 @@ static int mul_frac(uint64_t v, double f, uint64_t *out)
 /* Memory of one role. `others` counts the devices of the layout for communicators. */
 static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gpufit__counts *c,
                          const gpufit__tgroup *g, size_t ng, const gpufit__slice *sl,
-                         gpufit__role *role, uint64_t *host, struct gpufit_result *r,
+                         gpufit__role *role, uint64_t *hc, struct gpufit_result *r,
                          gpufit_error *err)
 {
     uint64_t *m = role->comp;
     uint64_t w_dev = 0, w_host = 0;
     memset(m, 0, sizeof role->comp);
     CK(gpufit__weights_bytes(p, s, g, ng, sl, &w_dev, &w_host));
-    *host += w_host;
+    hc[GPUFIT_MEM_WEIGHTS] += w_host;
     if (s->arch == GPUFIT_ARCH_GENERIC) { /* parameter count only: weights from n_params */
         const gpufit__dtype_info *d = gpufit__dtype(p->w_dt);
         uint64_t layers = 0;
@@ -82,7 +82,7 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
             trainable = c->total / (p->tp * p->pp);
             opt = trainable * (p->optimizer <= GPUFIT_OPT_ADAM ? 8 : 4);
         }
-        uint64_t dp = p->dp;
+        uint64_t dp = p->shard; /* ranks the ZeRO/FSDP states are sharded over */
         uint64_t gb = 0, mb = 0;
         CK(gpufit__dtype_bytes(p->g_dt, trainable, &gb));
         if (p->m_dt != GPUFIT_DTYPE_NONE)
@@ -117,15 +117,20 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
             m[GPUFIT_MEM_WEIGHTS] = (m[GPUFIT_MEM_WEIGHTS] + dp - 1) / dp + gathered;
         }
         if (p->offload >= GPUFIT_OFFLOAD_OPTIMIZER) { /* ZeRO-Offload: states in host RAM */
-            CK(gpufit__add(*host, opt + mb, host));
+            hc[GPUFIT_MEM_OPTIMIZER_STATES] += opt;
+            hc[GPUFIT_MEM_MASTER_WEIGHTS] += mb;
             opt = mb = 0;
             add_note(r, GPUFIT__NOTE_HOST_OFFLOAD);
         }
         if (p->offload >= GPUFIT_OFFLOAD_OPTIMIZER_PARAMS) {
-            CK(gpufit__add(*host, m[GPUFIT_MEM_WEIGHTS], host));
+            hc[GPUFIT_MEM_WEIGHTS] += m[GPUFIT_MEM_WEIGHTS];
             m[GPUFIT_MEM_WEIGHTS] = 2 * c->largest_layer * 2 / p->tp;
         }
         CK(gpufit__add(gb, fp32_grads, &gb));
+        /* PyTorch DDP all-reduces through buckets that copy every gradient unless
+         * gradient_as_bucket_view=True (memory-model.md §2.4, pytorch PR #41954). */
+        if (p->framework == GPUFIT_FW_PYTORCH && p->dp > 1 && p->zero == 0)
+            CK(gpufit__add(gb, gb, &gb));
         m[GPUFIT_MEM_GRADIENTS] = gb;
         if (ds && p->zero >= 1) {
             /* DeepSpeed buckets, default sizes 5e8 elements of 16-bit gradients: ZeRO 1/2
@@ -153,7 +158,7 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
             uint64_t paged = m[GPUFIT_MEM_OPTIMIZER_STATES] < live ? m[GPUFIT_MEM_OPTIMIZER_STATES]
                                                                    : live;
             m[GPUFIT_MEM_OPTIMIZER_STATES] -= paged;
-            CK(gpufit__add(*host, paged, host));
+            hc[GPUFIT_MEM_OPTIMIZER_STATES] += paged;
         }
     } else {
         uint64_t per_tok = 0, tokens;
@@ -271,6 +276,30 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_PP, UINT64_MAX,
                             "pp (%llu) exceeds n_layers (%llu)", (unsigned long long)p.pp,
                             (unsigned long long)s.n_layers);
+    if (s.f % p.tp != 0 || (s.E > 0 && s.f_moe % p.tp != 0))
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_TP, UINT64_MAX,
+                            "tp (%llu) must divide ffn_hidden_size (%llu) and moe_ffn_hidden_size",
+                            (unsigned long long)p.tp, (unsigned long long)s.f);
+    if (p.ep > 1 && (p.dp * p.tp * p.cp) % p.ep != 0)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
+                            "ep (%llu) must divide dp x tp x cp (%llu): experts are spread over "
+                            "the data- and tensor-parallel ranks",
+                            (unsigned long long)p.ep, (unsigned long long)(p.dp * p.tp * p.cp));
+    if (p.ep > 1 && s.E == 0)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
+                            "ep (%llu) needs a mixture-of-experts model (n_experts > 0)",
+                            (unsigned long long)p.ep);
+    if (p.shard > p.dp || p.dp % p.shard != 0)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_ZERO_SHARD_SIZE, UINT64_MAX,
+                            "zero_shard_size (%llu) must divide dp (%llu)",
+                            (unsigned long long)p.shard, (unsigned long long)p.dp);
+    if (p.vpp > 1 && p.pp == 1)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_VPP, UINT64_MAX,
+                            "vpp (%llu) needs pipeline parallelism (pp > 1)",
+                            (unsigned long long)p.vpp);
+    if (p.sp && p.tp == 1)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_SP, UINT64_MAX,
+                            "sp (sequence parallelism) needs tensor parallelism (tp > 1)");
     if (s.E > 0 && s.E % p.ep != 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
                             "ep (%llu) must divide n_experts (%llu)", (unsigned long long)p.ep,
@@ -300,7 +329,8 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         add_note(r, GPUFIT__NOTE_GENERIC_MODEL);
 
     uint64_t L = s.n_layers;
-    uint64_t host = 0;
+    uint64_t hostc[GPUFIT__NCOMP] = {0}; /* host memory per GPU process, by component */
+    uint64_t rolehost[GPUFIT__NCOMP];
     /* Inference with partial offload: the last n_gpu_layers layers sit on the GPU; the output
      * layer counts as one more (llama.cpp -ngl). */
     if (!p.training && p.n_gpu_layers >= 0 && (uint64_t)p.n_gpu_layers <= L && p.pp == 1) {
@@ -317,7 +347,8 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         role->n_devices = 1;
         role->layers = (uint32_t)ngl;
         role->fits = 1;
-        st = eval_role(&p, &s, &c, g, ng, &dev, role, &host, r, err);
+        memset(rolehost, 0, sizeof rolehost);
+        st = eval_role(&p, &s, &c, g, ng, &dev, role, rolehost, r, err);
         if (st == GPUFIT_OK)
             st = finish_role(&p, role, err, r);
         if (st != GPUFIT_OK)
@@ -325,12 +356,27 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         uint64_t hw = 0, hh = 0, kvt = 0;
         CK(gpufit__weights_bytes(&p, &s, g, ng, &hst, &hw, &hh));
         CK(gpufit__kv_bytes_per_token(&p, &s, &hst, &kvt));
-        host += hw + hh + kvt * p.batch * p.ctx;
+        hostc[GPUFIT_MEM_WEIGHTS] = rolehost[GPUFIT_MEM_WEIGHTS] + hw + hh;
+        hostc[GPUFIT_MEM_KV_CACHE] = kvt * p.batch * p.ctx;
         r->n_roles = 1;
-        add_note(r, GPUFIT__NOTE_HOST_OFFLOAD);
     } else {
-        /* pipeline stages: stage i holds base + (i < rem) layers; roles first/middle/last */
-        uint64_t stages = p.pp, base = L / stages, rem = L % stages;
+        /* Pipeline stages: pp_first_layers / pp_last_layers fix the end stages (0 = balanced),
+         * the other stages share the rest evenly, earlier ones taking the remainder. */
+        uint64_t stages = p.pp;
+        uint64_t F = stages > 1 ? (uint64_t)j->pp_first_layers : 0;
+        uint64_t Z = stages > 1 ? (uint64_t)j->pp_last_layers : 0;
+        uint64_t fixed = (F > 0) + (Z > 0);
+        uint64_t rest_stages = stages - fixed;
+        if (stages > 1 && (F + Z > L || (rest_stages > 0 && L - F - Z < rest_stages) ||
+                           (rest_stages == 0 && F + Z != L)))
+            return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_PP_FIRST_LAYERS, UINT64_MAX,
+                                "pp_first_layers (%llu) + pp_last_layers (%llu) leave no valid "
+                                "split of %llu layers over pp = %llu stages",
+                                (unsigned long long)F, (unsigned long long)Z,
+                                (unsigned long long)L, (unsigned long long)stages);
+        uint64_t rest = L - F - Z;
+        uint64_t base = rest_stages > 0 ? rest / rest_stages : 0;
+        uint64_t rem = rest_stages > 0 ? rest % rest_stages : 0;
         uint64_t n_mb = 1;
         if (p.training) {
             uint64_t gbs = j->global_batch > 0 ? (uint64_t)j->global_batch : p.b * p.dp;
@@ -338,13 +384,23 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
             if (n_mb == 0)
                 n_mb = 1;
         }
-        uint64_t pick[3] = {0, 1, stages - 1};
         static const char *const names[3] = {"pp_first", "pp_middle", "pp_last"};
         int n = stages == 1 ? 1 : stages == 2 ? 2 : 3;
         for (int k = 0; k < n; k++) {
-            uint64_t stage = stages == 2 && k == 1 ? 1 : pick[k];
-            uint64_t begin = stage * base + (stage < rem ? stage : rem);
-            uint64_t count = base + (stage < rem);
+            /* roles: stage 0, stage 1 (the fullest middle stage), the last stage */
+            uint64_t stage = k == 0 ? 0 : k == 1 && stages > 2 ? 1 : stages - 1;
+            uint64_t begin, count;
+            if (stage == 0 && F > 0) {
+                begin = 0;
+                count = F;
+            } else if (stage == stages - 1 && Z > 0) {
+                begin = L - Z;
+                count = Z;
+            } else {
+                uint64_t idx = stage - (F > 0); /* position among the evenly split stages */
+                begin = F + idx * base + (idx < rem ? idx : rem);
+                count = base + (idx < rem);
+            }
             gpufit__slice sl = {0};
             take_layers(&s, begin, count, &sl);
             sl.embedding = stage == 0;
@@ -366,22 +422,24 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
                 sl.inflight = stages - stage < n_mb ? stages - stage : n_mb;
             }
             gpufit__role *role = &r->roles[k];
-            role->name = stages == 1 ? "all" : names[stages == 2 && k == 1 ? 2 : k];
+            role->name = stages == 1 ? "all" : names[k == 1 && stages == 2 ? 2 : k];
             uint64_t per_stage = p.dp * p.tp * p.cp;
-            role->n_devices = (uint32_t)(stages == 1 ? per_stage
-                                         : k == 1 && stages > 2 ? per_stage * (stages - 2)
-                                                                : per_stage);
+            role->n_devices = (uint32_t)(k == 1 && stages > 2 ? per_stage * (stages - 2)
+                                                              : per_stage);
             role->layers = (uint32_t)count;
             role->fits = 1;
-            st = eval_role(&p, &s, &c, g, ng, &sl, role, &host, r, err);
+            memset(rolehost, 0, sizeof rolehost);
+            st = eval_role(&p, &s, &c, g, ng, &sl, role, rolehost, r, err);
             if (st == GPUFIT_OK)
                 st = finish_role(&p, role, err, r);
             if (st != GPUFIT_OK)
                 return st;
+            for (int cc = 1; cc < GPUFIT__NCOMP; cc++)
+                if (rolehost[cc] > hostc[cc])
+                    hostc[cc] = rolehost[cc];
         }
         r->n_roles = (uint32_t)n;
     }
-    r->host_bytes = host;
     r->fits = p.capacity > 0 ? 1 : -1;
     for (uint32_t i = 0; i < r->n_roles; i++) {
         if (r->roles[i].used > r->roles[r->worst].used)
@@ -390,6 +448,30 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
             r->fits = 0;
     }
     r->peak = r->roles[r->worst].used;
+    /* The host role: what one GPU process keeps in CPU RAM (offload, paged optimizer states,
+     * layers left on the CPU, llama.cpp's token embedding), checked against host_memory_bytes. */
+    uint64_t host = 0;
+    for (int cc = 1; cc < GPUFIT__NCOMP; cc++)
+        CK(gpufit__add(host, hostc[cc], &host));
+    r->host_bytes = host;
+    if (host > 0 && r->n_roles < GPUFIT__ROLES_MAX) {
+        gpufit__role *hr = &r->roles[r->n_roles++];
+        memset(hr, 0, sizeof *hr);
+        hr->name = "host";
+        hr->n_devices = r->roles[0].n_devices;
+        for (uint32_t i = 1; i + 1 < r->n_roles; i++)
+            hr->n_devices += r->roles[i].n_devices;
+        memcpy(hr->comp, hostc, sizeof hr->comp);
+        hr->alloc = hr->reserved = hr->used = host;
+        uint64_t cap = (uint64_t)j->host_memory_bytes;
+        hr->fits = cap > 0 ? host <= cap : -1;
+        hr->headroom = cap > 0 ? (int64_t)cap - (int64_t)host : 0;
+        if (hr->fits == 0) {
+            r->fits = 0;
+            add_note(r, GPUFIT__NOTE_HOST_TOO_SMALL);
+        }
+        add_note(r, GPUFIT__NOTE_HOST_OFFLOAD);
+    }
     return GPUFIT_OK;
 }
 

@@ -36,6 +36,7 @@ struct gpufit_job {
     int64_t optimizer, checkpointing, attention;
     double dropout;
     int64_t dp, tp, pp, vpp, cp, ep, sp, zero, offload, gpus, pp_schedule;
+    int64_t pp_first_layers, pp_last_layers, zero_shard_size, host_memory_bytes;
     int64_t gpu, gpu_memory_bytes, framework;
     double gpu_memory_gib;
     int64_t cuda_context_bytes, workspace_bytes;

@@ -180,6 +180,7 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     p->sp = (uint64_t)j->sp;
     p->zero = (uint64_t)j->zero;
     p->offload = (uint64_t)j->offload;
+    p->shard = j->zero_shard_size > 0 ? (uint64_t)j->zero_shard_size : p->dp;
     p->n_gpu_layers = j->n_gpu_layers;
     p->schedule = j->pp_schedule >= 0 ? (int32_t)j->pp_schedule
                   : j->vpp > 1        ? GPUFIT_PP_INTERLEAVED

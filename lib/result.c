@@ -92,6 +92,8 @@ static const char *note_text(int note)
     case GPUFIT__NOTE_KV_TOO_SMALL:
         return "the server's memory budget leaves too little KV cache for batch x context_len";
     case GPUFIT__NOTE_HOST_OFFLOAD: return "part of the job is placed in host memory (host_bytes)";
+    case GPUFIT__NOTE_HOST_TOO_SMALL:
+        return "the host memory this job places in CPU RAM exceeds host_memory_bytes";
     case GPUFIT__NOTE_GENERIC_MODEL:
         return "generic model: weights and states from n_params, activations from "
                "activation_bytes_per_token";

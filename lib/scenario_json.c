@@ -10,7 +10,8 @@
  *   are GPUFIT_E_UNSUPPORTED here ("path" is resolved by the command line and Python).
  *   Job keys inside the model object are errors.
  * - "gpu" is a catalogue name or alias, or an object {"memory_gib": N} / {"memory_bytes": N}
- *   with an optional display "name"; a capacity-only GPU has no catalogue id (gpu = none). An
+ *   with an optional "name": a catalogue name keeps that GPU (its properties) with the given
+ *   capacity; any other name is a display name of a GPU with no catalogue id (gpu = none). An
  *   object with only "name" looks the name up in the catalogue.
  * - Every other top-level key goes through gpufit__apply_kv() in document order. Scalars are
  *   passed as their text: numbers as written, strings unescaped, true/false as "true"/"false".
@@ -342,6 +343,7 @@ static int32_t apply_gpu_object(ctx *c, gpufit__json *p, size_t obj_off, gpufit_
     gpufit__json q = *p;
     int has_capacity = 0, has_name = 0;
     scalar name;
+    size_t name_off = obj_off;
     int32_t st;
     char d[72];
 
@@ -365,6 +367,7 @@ static int32_t apply_gpu_object(ctx *c, gpufit__json *p, size_t obj_off, gpufit_
                 return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, (uint64_t)v.offset,
                                     "'gpu.name' must be a string");
             has_name = 1;
+            name_off = v.offset;
         } else {
             return gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, 0, (uint64_t)k.offset,
                                 "unknown key 'gpu.%s': a gpu object takes memory_gib, "
@@ -381,14 +384,20 @@ static int32_t apply_gpu_object(ctx *c, gpufit__json *p, size_t obj_off, gpufit_
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_GPU, (uint64_t)obj_off,
                                 "'gpu' object needs memory_gib or memory_bytes (or a catalogue "
                                 "name)");
-        if ((st = kv(c, "gpu", name.text, name.len, obj_off, err)) != GPUFIT_OK)
+        if ((st = kv(c, "gpu", name.text, name.len, name_off, err)) != GPUFIT_OK)
             return st;
         c->j.gpu_name[0] = '\0';
         *p = q; /* the object is consumed */
         return GPUFIT_OK;
     }
-    /* Capacity only: no catalogue GPU, then the capacity keys in document order. */
-    if ((st = kv(c, "gpu", "none", 4, obj_off, err)) != GPUFIT_OK)
+    /* A capacity with a catalogue name keeps the GPU's properties (compute capability,
+     * bf16/fp8 support) and overrides its capacity; otherwise no catalogue GPU. Then the
+     * capacity keys in document order. */
+    if (has_name && gpufit__gpu_find(name.text, name.len) != NULL)
+        st = kv(c, "gpu", name.text, name.len, name_off, err);
+    else
+        st = kv(c, "gpu", "none", 4, obj_off, err);
+    if (st != GPUFIT_OK)
         return st;
     for (;;) {
         key kk;

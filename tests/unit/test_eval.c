@@ -160,7 +160,8 @@ Test(training, zero_paper_example_stage_by_stage)
         char spec[256];
         snprintf(spec, sizeof spec,
                  "arch=generic n_params=7500000000 task=pretrain precision=fp16 "
-                 "master_weights=fp32 optimizer_dtype=fp32 dp=64 zero=%d",
+                 "master_weights=fp32 optimizer_dtype=fp32 grad_dtype=fp16 dp=64 zero=%d "
+                 "framework=megatron", /* the paper's accounting: no DDP buckets, no fp32 grads */
                  z);
         scenario s;
         cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s", s.err.message);

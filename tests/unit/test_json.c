@@ -832,7 +832,15 @@ Test(scenario, every_public_validation_scenario_applies)
             int64_t bytes = member_int(sc + gs, ge - gs, "memory_bytes");
             if (bytes >= 0) {
                 cr_assert_eq(job_int(h, GPUFIT_JOB_GPU_MEMORY_BYTES), bytes, "line %zu", lines);
-                cr_assert_eq(job_int(h, GPUFIT_JOB_GPU), -1, "line %zu", lines);
+                /* a catalogue name keeps its GPU (with the capacity override); others none */
+                size_t ns = 0, ne = 0;
+                int named = find_member(sc + gs, ge - gs, "name", &ns, &ne);
+                gpufit_gpu_info gi = {.struct_size = sizeof gi};
+                char nm[96] = {0};
+                if (named && ne - ns < sizeof nm + 2 && sc[gs + ns] == '"')
+                    memcpy(nm, sc + gs + ns + 1, ne - ns - 2);
+                int64_t want = named && gpufit_gpu_by_name(nm, &gi) == GPUFIT_OK ? gi.id : -1;
+                cr_assert_eq(job_int(h, GPUFIT_JOB_GPU), want, "line %zu (%s)", lines, nm);
             }
         }
         size_t ms = 0, me = 0;
@@ -1002,6 +1010,7 @@ Test(scenario, errors_with_offsets)
     expect_fail("{\"gpu\": {\"memory_gib\": 24, \"name\": 5}}", GPUFIT_E_INVALID_ARG, 35,
                 "gpu.name");
     expect_fail("{\"gpu\": [\"h100\"]}", GPUFIT_E_INVALID_ARG, 8, "gpu");
+    expect_fail("{\"gpu\": {\"name\": \"no-such-gpu\"}}", GPUFIT_E_NOT_FOUND, 17, "no-such-gpu");
     expect_fail("{\"gpu\": null}", GPUFIT_E_INVALID_ARG, 8, "gpu");
 }
 
