@@ -478,6 +478,55 @@ GPUFIT_API int32_t gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char 
                                      gpufit_error *err);
 /** @} */
 
+/** @defgroup readers Model-file readers
+ *  The core does no I/O: readers take buffers; the command and the bindings read the files.
+ *  Every reader treats its input as hostile (bounds, depth and overflow checked).
+ *  @{ */
+/**
+ * Model from the text of a Hugging Face config.json (@p len bytes, need not be
+ * NUL-terminated). Unsupported model_type or a missing key: an error naming it. @since 0.1.0
+ */
+GPUFIT_API int32_t gpufit_model_from_hf_config(gpufit_model **out, const char *json, size_t len,
+                                               gpufit_error *err);
+/**
+ * Model from the beginning of a GGUF file: header, metadata and tensor-info table (no tensor
+ * data needed). The model records every tensor's ggml type and shape, so its weight bytes are
+ * exact per tensor and per layer. When @p len is too short the call returns
+ * GPUFIT_E_BUFFER_TOO_SMALL and @p needed_out (optional) receives the bytes to read. @since 0.1.0
+ */
+GPUFIT_API int32_t gpufit_model_from_gguf(gpufit_model **out, const void *buf, size_t len,
+                                          uint64_t *needed_out, gpufit_error *err);
+
+/** What a safetensors header (or a model.safetensors.index.json) holds (size-prefixed). */
+typedef struct gpufit_safetensors_info {
+    uint32_t struct_size;     /**< In: sizeof; out: bytes filled. */
+    uint32_t n_tensors;       /**< Tensors listed. */
+    uint64_t n_params;        /**< Elements over all tensors. */
+    uint64_t total_bytes;     /**< Bytes of tensor data. */
+    uint64_t header_bytes;    /**< Bytes of the header (8-byte length + JSON). */
+    uint64_t bytes_fp32;      /**< Bytes stored as F32. */
+    uint64_t bytes_16bit;     /**< Bytes stored as F16 or BF16. */
+    uint64_t bytes_8bit;      /**< Bytes stored as F8_* , I8 or U8. */
+    uint64_t bytes_other;     /**< Bytes of any other dtype (I32, I64, F64, BOOL ...). */
+} gpufit_safetensors_info;
+
+/**
+ * Reads a safetensors header from the start of a .safetensors file, or a whole
+ * model.safetensors.index.json (then only total_bytes is known). Summaries of several shards
+ * may be added up by the caller. GPUFIT_E_BUFFER_TOO_SMALL with @p needed_out when the header
+ * is longer than @p len. @since 0.1.0
+ */
+GPUFIT_API int32_t gpufit_safetensors_read(gpufit_safetensors_info *out, const void *buf,
+                                           size_t len, uint64_t *needed_out, gpufit_error *err);
+/**
+ * Cross-checks a model against safetensors: GPUFIT_E_INCONSISTENT (with both counts in the
+ * message) when the parameter count differs beyond tied/duplicated embeddings. @since 0.1.0
+ */
+GPUFIT_API int32_t gpufit_model_check_safetensors(const gpufit_model *m,
+                                                  const gpufit_safetensors_info *info,
+                                                  gpufit_error *err);
+/** @} */
+
 /** @defgroup catalogues Built-in catalogues
  *  @{ */
 /** Description of a built-in model preset (size-prefixed output struct). */

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #define GPUFIT__NAME_MAX 64
+#define GPUFIT__GGUF_LAYERS_MAX 256
 
 /* ---------------------------------------------------------------------------------------
  * Handles: flat structs (no pointers), so a copy by value is a deep copy. Setters work on a
@@ -25,6 +26,12 @@ struct gpufit_model {
     int64_t n_encoder_layers, n_decoder_layers, rel_pos_buckets;
     int64_t n_params;
     double activation_bytes_per_token;
+    /* Exact weight bytes read from a GGUF file (io_gguf.c); gguf_layers == 0 when absent.
+     * Layers beyond GPUFIT__GGUF_LAYERS_MAX are folded into the last entry's average. */
+    uint32_t gguf_layers;
+    uint32_t gguf_file_type; /* gpufit_dtype of the file's ftype, 0 = unknown */
+    uint64_t gguf_token_embd_bytes, gguf_output_bytes, gguf_global_bytes;
+    uint64_t gguf_layer_bytes[GPUFIT__GGUF_LAYERS_MAX];
 };
 
 struct gpufit_job {
