@@ -210,6 +210,15 @@ static void print_text(const gpufit_result *r, const gpufit_summary *s)
         if (gpufit_result_note(r, i, &t) == GPUFIT_OK)
             printf("note: %s\n", t);
     }
+    if (s->n_mitigations > 0)
+        printf("\nwhat would make it fit, best first (cost: speed, quality or money lost):\n");
+    for (uint32_t i = 0; i < s->n_mitigations; i++) {
+        gpufit_mitigation_info mi = {.struct_size = sizeof mi};
+        if (gpufit_result_mitigation(r, i, &mi) != GPUFIT_OK)
+            continue;
+        printf("  %2u. %-4s %8.2f GiB  %s\n           --spec \"%s\"\n", i + 1,
+               mi.fits_after ? "fits" : "oom", gib(mi.peak_bytes_after), mi.text, mi.changes);
+    }
     if (s->fits < 0)
         printf("\nverdict: no GPU given\n");
     else if (s->fits)

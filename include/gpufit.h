@@ -611,6 +611,8 @@ typedef struct gpufit_summary {
     uint64_t n_params;        /**< Model parameters (each once). */
     uint64_t n_active_params; /**< Parameters used per token. */
     uint64_t host_bytes;      /**< Host (CPU) memory the job places there, bytes. */
+    uint32_t n_mitigations;   /**< Ranked mitigations (gpufit_result_mitigation). */
+    uint32_t reserved1;       /**< 0. */
 } gpufit_summary;
 /** Fills @p out with the summary of @p r. @since 0.1.0 */
 GPUFIT_API int32_t gpufit_result_summary(const gpufit_result *r, gpufit_summary *out);
@@ -645,6 +647,60 @@ GPUFIT_API int32_t gpufit_result_note(const gpufit_result *r, uint32_t i, const 
  */
 GPUFIT_API int32_t gpufit_result_to_json(const gpufit_result *r, char *buf, size_t cap,
                                          size_t *len_out, gpufit_error *err);
+
+/** What a mitigation changes. */
+typedef enum gpufit_mitigation_kind {
+    GPUFIT_MIT_MICRO_BATCH = 1,       /**< Smaller micro-batch, more accumulation. */
+    GPUFIT_MIT_CHECKPOINTING = 2,     /**< Selective or full activation checkpointing. */
+    GPUFIT_MIT_ATTENTION = 3,         /**< Flash attention. */
+    GPUFIT_MIT_PRECISION = 4,         /**< Mixed precision. */
+    GPUFIT_MIT_OPTIMIZER = 5,         /**< 8-bit optimizer states. */
+    GPUFIT_MIT_ZERO = 6,              /**< Higher ZeRO / FSDP stage. */
+    GPUFIT_MIT_TENSOR_PARALLEL = 7,   /**< More tensor parallelism on the same GPUs. */
+    GPUFIT_MIT_PIPELINE_PARALLEL = 8, /**< More pipeline stages on the same GPUs. */
+    GPUFIT_MIT_OFFLOAD = 9,           /**< CPU offload of optimizer states. */
+    GPUFIT_MIT_ADAPTERS = 10,         /**< LoRA / QLoRA instead of full training. */
+    GPUFIT_MIT_WEIGHT_QUANT = 11,     /**< Quantised weights (inference). */
+    GPUFIT_MIT_KV_QUANT = 12,         /**< Quantised KV cache. */
+    GPUFIT_MIT_BATCH = 13,            /**< Fewer concurrent sequences. */
+    GPUFIT_MIT_CONTEXT = 14,          /**< Shorter context. */
+    GPUFIT_MIT_GPU_LAYERS = 15,       /**< Fewer layers on the GPU (partial offload). */
+    GPUFIT_MIT_LARGER_GPU = 16,       /**< A catalogue GPU with more memory. */
+    GPUFIT_MIT_MORE_GPUS = 17,        /**< More GPUs. */
+    GPUFIT_MIT_SERVER_BUDGET = 18,    /**< A larger gpu_memory_utilization. */
+    GPUFIT_MIT_COMBINED = 19,         /**< Two changes together. */
+    GPUFIT_MIT_MAX_ = 0x7FFFFFFF      /**< Not a value. */
+} gpufit_mitigation_kind;
+
+/** One ranked mitigation (size-prefixed output struct). */
+typedef struct gpufit_mitigation_info {
+    uint32_t struct_size;      /**< In: sizeof; out: bytes filled. */
+    int32_t kind;              /**< gpufit_mitigation_kind. */
+    int32_t fits_after;        /**< 1 when the job fits after the change. */
+    uint32_t n_changes;        /**< Parameter edits it consists of. */
+    uint64_t peak_bytes_after; /**< Worst role's device_used_bytes after the change. */
+    int64_t saved_bytes;       /**< Peak before minus peak after, bytes. */
+    double cost;               /**< Rank key: what it costs in speed, quality or money. */
+    const char *text;          /**< One-line description; owned by the result. */
+    const char *changes;       /**< The edits as a spec string; owned by the result. */
+} gpufit_mitigation_info;
+
+/**
+ * The @p i-th mitigation, best first. gpufit_evaluate() ranks mitigations when the job does
+ * not fit or fits with less than 5 % headroom. @since 0.1.0
+ */
+GPUFIT_API int32_t gpufit_result_mitigation(const gpufit_result *r, uint32_t i,
+                                            gpufit_mitigation_info *out);
+/** Applies mitigation @p i of @p r to @p j (atomically). @since 0.1.0 */
+GPUFIT_API int32_t gpufit_job_apply_mitigation(gpufit_job *j, const gpufit_result *r, uint32_t i,
+                                               gpufit_error *err);
+/**
+ * Largest value of @p param (micro_batch, seq_len, batch, context_len, prompt_len or
+ * n_gpu_layers) with which the job still fits its GPU, found exactly by bisection (memory is
+ * monotone in each); 0 when even the smallest value does not fit. @since 0.1.0
+ */
+GPUFIT_API int32_t gpufit_max_fitting(const gpufit_model *m, const gpufit_job *j, int32_t param,
+                                      int64_t *out, gpufit_error *err);
 
 /** True when a size-prefixed struct filled by gpufit contains @p field. */
 #define GPUFIT_HAS_FIELD(ptr, type, field)                                                         \

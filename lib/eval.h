@@ -51,6 +51,27 @@ typedef struct gpufit__role {
     int32_t fits;
 } gpufit__role;
 
+#define GPUFIT__MITIGATIONS_MAX 12
+#define GPUFIT__CHANGES_MAX 8
+
+/* One parameter edit of a mitigation. */
+typedef struct gpufit__change {
+    int32_t param;
+    int32_t is_float;
+    int64_t i;
+    double f;
+} gpufit__change;
+
+typedef struct gpufit__mitigation {
+    int32_t kind, fits_after;
+    uint32_t n_changes;
+    double cost; /* what it costs the user: speed, quality or money (docs/mitigations.md) */
+    uint64_t peak_after;
+    gpufit__change changes[GPUFIT__CHANGES_MAX];
+    char text[256];
+    char spec[192];
+} gpufit__mitigation;
+
 struct gpufit_result {
     gpufit__role roles[GPUFIT__ROLES_MAX];
     uint32_t n_roles, worst, n_notes;
@@ -60,7 +81,17 @@ struct gpufit_result {
     uint8_t notes[GPUFIT__NOTES_MAX];
     char model_name[GPUFIT__NAME_MAX];
     char gpu_name[GPUFIT__NAME_MAX];
+    /* filled by gpufit__mitigate(), after everything above (evaluate_into leaves it alone) */
+    uint32_t n_mitigations;
+    gpufit__mitigation mitigations[GPUFIT__MITIGATIONS_MAX];
 };
+
+/* Candidate changes that make a job fit, evaluated and ranked (mitigate.c). */
+void gpufit__mitigate(struct gpufit_result *r, const struct gpufit_model *m,
+                      const struct gpufit_job *j);
+/* Largest value of a monotone parameter that still fits (search.c); 0 if none does. */
+int32_t gpufit__max_fitting(const struct gpufit_model *m, const struct gpufit_job *j,
+                            int32_t param, int64_t *out, gpufit_error *err);
 
 /* What a role holds of the model. */
 typedef struct gpufit__slice {

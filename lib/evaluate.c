@@ -53,31 +53,94 @@ static int mul_frac(uint64_t v, double f, uint64_t *out)
                                 "a byte count exceeds 64 bits");                                   \
     } while (0)
 
-/* Memory of one role. `others` counts the devices of the layout for communicators. */
+/* Bytes of the model's tensors that a slice holds, from one layer of each class and the
+ * global tensors, so that each role costs a few multiplications instead of a walk over every
+ * tensor group. Valid when every layer of a class stores the same types (not for llama.cpp
+ * recipes, whose types vary by layer index). */
+typedef struct wcache {
+    int valid;
+    uint64_t w[GPUFIT__W_COUNT], t[GPUFIT__W_COUNT], o[GPUFIT__W_COUNT]; /* one layer */
+    uint64_t w_g[4], h_g[4], t_g[4], o_g[4]; /* globals: index = embedding + 2 * output */
+} wcache;
+
+static int walk(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
+                size_t ng, const gpufit__slice *sl, uint64_t *w, uint64_t *h, uint64_t *t,
+                uint64_t *o)
+{
+    if (gpufit__weights_bytes(p, s, g, ng, sl, w, h))
+        return 1;
+    if (p->training && gpufit__trainable(p, s, g, ng, sl, t, o))
+        return 1;
+    return 0;
+}
+
+static int wcache_build(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
+                        size_t ng, int uniform, wcache *wc)
+{
+    memset(wc, 0, sizeof *wc);
+    if (!uniform)
+        return 0;
+    for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++) {
+        gpufit__slice sl = {0};
+        uint64_t h;
+        if (s->layers[w] == 0)
+            continue;
+        sl.layers[w] = 1;
+        if (walk(p, s, g, ng, &sl, &wc->w[w], &h, &wc->t[w], &wc->o[w]))
+            return 1;
+    }
+    for (int k = 1; k < 4; k++) {
+        gpufit__slice sl = {0};
+        sl.embedding = k & 1;
+        sl.output = k >> 1;
+        if (walk(p, s, g, ng, &sl, &wc->w_g[k], &wc->h_g[k], &wc->t_g[k], &wc->o_g[k]))
+            return 1;
+    }
+    wc->valid = 1;
+    return 0;
+}
+
+/* Weights on the device and in host memory, trainable parameters and optimizer bytes. */
+static int slice_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
+                       size_t ng, const wcache *wc, const gpufit__slice *sl, uint64_t *w,
+                       uint64_t *h, uint64_t *t, uint64_t *o)
+{
+    *w = *h = *t = *o = 0;
+    if (!wc->valid)
+        return walk(p, s, g, ng, sl, w, h, t, o);
+    int k = (sl->embedding ? 1 : 0) + (sl->output ? 2 : 0);
+    *w = wc->w_g[k];
+    *h = wc->h_g[k];
+    *t = wc->t_g[k];
+    *o = wc->o_g[k];
+    for (int c = GPUFIT__W_DENSE; c < GPUFIT__W_COUNT; c++) {
+        uint64_t n = sl->layers[c], x;
+        if (n == 0)
+            continue;
+        if (gpufit__mul(n, wc->w[c], &x) || gpufit__add(*w, x, w) ||
+            gpufit__mul(n, wc->t[c], &x) || gpufit__add(*t, x, t) ||
+            gpufit__mul(n, wc->o[c], &x) || gpufit__add(*o, x, o))
+            return 1;
+    }
+    return 0;
+}
+
+/* Memory of one role. */
 static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gpufit__counts *c,
-                         const gpufit__tgroup *g, size_t ng, const gpufit__slice *sl,
-                         gpufit__role *role, uint64_t *hc, struct gpufit_result *r,
-                         gpufit_error *err)
+                         const gpufit__tgroup *g, size_t ng, const wcache *wc,
+                         const gpufit__slice *sl, gpufit__role *role, uint64_t *hc,
+                         struct gpufit_result *r, gpufit_error *err)
 {
     uint64_t *m = role->comp;
-    uint64_t w_dev = 0, w_host = 0;
+    uint64_t w_dev = 0, w_host = 0, trainable = 0, opt = 0;
     memset(m, 0, sizeof role->comp);
-    CK(gpufit__weights_bytes(p, s, g, ng, sl, &w_dev, &w_host));
+    CK(slice_bytes(p, s, g, ng, wc, sl, &w_dev, &w_host, &trainable, &opt));
     hc[GPUFIT_MEM_WEIGHTS] += w_host;
-    if (s->arch == GPUFIT_ARCH_GENERIC) { /* parameter count only: weights from n_params */
-        const gpufit__dtype_info *d = gpufit__dtype(p->w_dt);
-        uint64_t layers = 0;
-        for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++)
-            layers += sl->layers[w];
+    if (s->arch == GPUFIT_ARCH_GENERIC) /* parameter count only: weights from n_params */
         CK(gpufit__dtype_bytes(p->w_dt, c->total / (p->tp * p->pp), &w_dev));
-        (void)d;
-        (void)layers;
-    }
     m[GPUFIT_MEM_WEIGHTS] = w_dev;
 
     if (p->training) {
-        uint64_t trainable, opt;
-        CK(gpufit__trainable(p, s, g, ng, sl, &trainable, &opt));
         if (s->arch == GPUFIT_ARCH_GENERIC && !p->lora) {
             trainable = c->total / (p->tp * p->pp);
             opt = trainable * (p->optimizer <= GPUFIT_OPT_ADAM ? 8 : 4);
@@ -256,7 +319,12 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     if (st != GPUFIT_OK)
         return st;
     size_t ng = gpufit__model_tensors(&s, g);
-    memset(r, 0, sizeof *r);
+    wcache wc;
+    int uniform = p.framework != GPUFIT_FW_LLAMACPP &&
+                  !(p.w_dt >= GPUFIT_DTYPE_Q4_0 && p.w_dt <= GPUFIT_DTYPE_F16_GGUF) &&
+                  mdl->gguf_layers == 0;
+    CK(wcache_build(&p, &s, g, ng, uniform, &wc));
+    memset(r, 0, offsetof(struct gpufit_result, n_mitigations) + sizeof r->n_mitigations);
     r->n_params = c.total;
     r->n_active = c.active;
     r->capacity = p.capacity;
@@ -348,7 +416,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         role->layers = (uint32_t)ngl;
         role->fits = 1;
         memset(rolehost, 0, sizeof rolehost);
-        st = eval_role(&p, &s, &c, g, ng, &dev, role, rolehost, r, err);
+        st = eval_role(&p, &s, &c, g, ng, &wc, &dev, role, rolehost, r, err);
         if (st == GPUFIT_OK)
             st = finish_role(&p, role, err, r);
         if (st != GPUFIT_OK)
@@ -429,7 +497,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
             role->layers = (uint32_t)count;
             role->fits = 1;
             memset(rolehost, 0, sizeof rolehost);
-            st = eval_role(&p, &s, &c, g, ng, &sl, role, rolehost, r, err);
+            st = eval_role(&p, &s, &c, g, ng, &wc, &sl, role, rolehost, r, err);
             if (st == GPUFIT_OK)
                 st = finish_role(&p, role, err, r);
             if (st != GPUFIT_OK)
@@ -490,6 +558,10 @@ int32_t gpufit_evaluate(gpufit_result **out, const gpufit_model *m, const gpufit
         free(r);
         return st;
     }
+    r->n_mitigations = 0;
+    /* rank what would make it fit when it does not, or fits with < 5 % headroom */
+    if (r->capacity > 0 && (r->fits == 0 || r->peak > r->capacity / 20 * 19))
+        gpufit__mitigate(r, m, j);
     *out = r;
     gpufit__ok(err);
     return GPUFIT_OK;

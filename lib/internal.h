@@ -107,6 +107,11 @@ const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len)
 void gpufit__model_defaults(struct gpufit_model *m);
 void gpufit__job_defaults(struct gpufit_job *j);
 
+/* Sets one parameter by id (iv for int/enum/bool parameters, fv for float ones), checked as by
+ * the public setters. */
+int32_t gpufit__set_param(struct gpufit_model *m, struct gpufit_job *j, int32_t id, int64_t iv,
+                          double fv, gpufit_error *err);
+
 /* Sets one parameter from its text value (a spec token or a JSON scalar's text; JSON strings
  * are passed without quotes). Handles the special keys "model" (preset) and "gpu" (catalogue
  * name or capacity such as "24GiB"). m or j may be NULL when the key does not need it.

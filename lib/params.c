@@ -396,6 +396,17 @@ static int32_t set_float(const gpufit__param_entry *e, struct gpufit_model *m,
     return GPUFIT_OK;
 }
 
+int32_t gpufit__set_param(struct gpufit_model *m, struct gpufit_job *j, int32_t id, int64_t iv,
+                          double fv, gpufit_error *err)
+{
+    const gpufit__param_entry *e = gpufit__param_find(id);
+    if (e == NULL || (e->domain == GPUFIT_DOMAIN_MODEL ? m == NULL : j == NULL))
+        return gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, id, UINT64_MAX,
+                            "unknown parameter id %d", (int)id);
+    return e->is_double ? set_float(e, m, j, fv, UINT64_MAX, err)
+                        : set_int(e, m, j, iv, UINT64_MAX, err);
+}
+
 static const gpufit__param_entry *check_domain(int32_t p, int32_t domain, gpufit_error *err,
                                                int32_t *status)
 {

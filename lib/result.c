@@ -44,6 +44,7 @@ int32_t gpufit_result_summary(const gpufit_result *r, gpufit_summary *out)
     s.n_params = r->n_params;
     s.n_active_params = r->n_active;
     s.host_bytes = r->host_bytes;
+    s.n_mitigations = r->n_mitigations;
     return gpufit__copy_out(out, &s, sizeof s, sizeof s);
 }
 
@@ -109,4 +110,57 @@ int32_t gpufit_result_note(const gpufit_result *r, uint32_t i, const char **text
         return GPUFIT_E_NOT_FOUND;
     *text_out = note_text(r->notes[i]);
     return GPUFIT_OK;
+}
+
+int32_t gpufit_result_mitigation(const gpufit_result *r, uint32_t i, gpufit_mitigation_info *out)
+{
+    if (r == NULL || out == NULL)
+        return GPUFIT_E_INVALID_ARG;
+    if (i >= r->n_mitigations)
+        return GPUFIT_E_NOT_FOUND;
+    const gpufit__mitigation *mt = &r->mitigations[i];
+    gpufit_mitigation_info info;
+    memset(&info, 0, sizeof info);
+    info.kind = mt->kind;
+    info.fits_after = mt->fits_after;
+    info.n_changes = mt->n_changes;
+    info.peak_bytes_after = mt->peak_after;
+    info.saved_bytes = (int64_t)r->peak - (int64_t)mt->peak_after;
+    info.cost = mt->cost;
+    info.text = mt->text;
+    info.changes = mt->spec;
+    return gpufit__copy_out(out, &info, sizeof info, sizeof info);
+}
+
+int32_t gpufit_job_apply_mitigation(gpufit_job *j, const gpufit_result *r, uint32_t i,
+                                    gpufit_error *err)
+{
+    if (j == NULL || r == NULL)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX, "job or result is NULL");
+    if (i >= r->n_mitigations)
+        return gpufit__fail(err, GPUFIT_E_NOT_FOUND, 0, UINT64_MAX,
+                            "mitigation %u does not exist (%u ranked)", i, r->n_mitigations);
+    struct gpufit_job copy = *j;
+    const gpufit__mitigation *mt = &r->mitigations[i];
+    for (uint32_t k = 0; k < mt->n_changes; k++) {
+        int32_t st = gpufit__set_param(NULL, &copy, mt->changes[k].param, mt->changes[k].i,
+                                       mt->changes[k].f, err);
+        if (st != GPUFIT_OK)
+            return st;
+    }
+    *j = copy;
+    gpufit__ok(err);
+    return GPUFIT_OK;
+}
+
+int32_t gpufit_max_fitting(const gpufit_model *m, const gpufit_job *j, int32_t param,
+                           int64_t *out, gpufit_error *err)
+{
+    if (m == NULL || j == NULL || out == NULL)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, param, UINT64_MAX,
+                            "model, job and out must not be NULL");
+    int32_t st = gpufit__max_fitting(m, j, param, out, err);
+    if (st == GPUFIT_OK)
+        gpufit__ok(err);
+    return st;
 }

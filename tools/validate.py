@@ -25,12 +25,17 @@ ROOT = os.path.dirname(HERE)
 MODEL_STATES = ("weights", "gradients", "optimizer_states", "master_weights")
 
 
-def predict(gpufit, scenario):
+def spec_of(changes):
+    return " ".join("%s=%s" % (k, v) for k, v in changes.items())
+
+
+def predict(gpufit, scenario, spec=None):
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(scenario, f)
         path = f.name
     try:
-        p = subprocess.run([gpufit, "estimate", "--json", path], capture_output=True, text=True)
+        cmd = [gpufit, "estimate", "--json", path] + (["--spec", spec] if spec else [])
+        p = subprocess.run(cmd, capture_output=True, text=True)
     finally:
         os.unlink(path)
     if p.returncode not in (0, 1):
@@ -77,7 +82,7 @@ def main():
         print("validate: no cases at %s" % args.cases, file=sys.stderr)
         return 2
 
-    rows, verdicts, errors = [], [], []
+    rows, verdicts, errors, mitigated = [], [], [], []
     with open(args.cases) as f:
         cases = [json.loads(line) for line in f if line.strip()]
     for case in cases:
@@ -98,6 +103,13 @@ def main():
         if case.get("verdict") in ("fits", "oom"):
             want = case["verdict"] == "fits"
             verdicts.append((case["id"], scope, want, rep["fits"]))
+        if rep["fits"] is False:
+            # issue #4: the first suggested mitigation must fit when applied and re-estimated
+            first = rep["mitigations"][0] if rep["mitigations"] else None
+            after = predict(args.gpufit, case["scenario"], spec_of(first["changes"])) \
+                if first else None
+            mitigated.append((case["id"], first["text"] if first else "(none)",
+                              bool(after and after["fits"] is True)))
 
     gib = 2.0 ** 30
     print("%-50s %-6s %-30s %10s %10s %8s" % ("case", "scope", "level@role", "pred GiB",
@@ -121,6 +133,13 @@ def main():
             print("  WRONG %s: measured %s, predicted %s" % (cid, "fits" if want else "oom",
                                                              {True: "fits", False: "oom",
                                                               None: "no verdict"}[got]))
+            ok = False
+    if mitigated:
+        print("first mitigation of each predicted OOM, applied and re-estimated:")
+    for cid, text, ok in mitigated:
+        print("  %-6s %s: %s" % ("fits" if ok else "STILL OOM", cid, text))
+        ok_all = ok
+        if not ok_all:
             ok = False
     for cid, e in errors:
         print("  ERROR %s: %s" % (cid, e))
