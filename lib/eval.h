@@ -115,6 +115,15 @@ int gpufit__trainable(const gpufit__plan *p, const gpufit__shape *s, const gpufi
                       size_t ng, const gpufit__slice *sl, uint64_t *params_out,
                       uint64_t *opt_bytes_out);
 
+/* Per-layer and global bytes for models whose layers of a class share their types. */
+typedef struct gpufit__ubytes {
+    uint64_t w[GPUFIT__W_COUNT], t[GPUFIT__W_COUNT], o[GPUFIT__W_COUNT]; /* one layer */
+    uint64_t w_glob[3], t_glob[3], o_glob[3]; /* [0] embedding side, [1] output side,
+                                                 [2] tied embedding copy on the last stage */
+} gpufit__ubytes;
+int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
+                          size_t ng, gpufit__ubytes *u);
+
 /* Training activations and logits of a slice (mem_activations.c). */
 int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
                               const gpufit__slice *sl, uint64_t *act_out, uint64_t *logits_out);

@@ -80,22 +80,23 @@ static int wcache_build(const gpufit__plan *p, const gpufit__shape *s, const gpu
     memset(wc, 0, sizeof *wc);
     if (!uniform)
         return 0;
-    for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++) {
-        gpufit__slice sl = {0};
-        uint64_t h;
-        if (s->layers[w] == 0)
-            continue;
-        sl.layers[w] = 1;
-        if (walk(p, s, g, ng, &sl, &wc->w[w], &h, &wc->t[w], &wc->o[w]))
-            return 1;
-    }
-    for (int k = 1; k < 4; k++) {
-        gpufit__slice sl = {0};
-        sl.embedding = k & 1;
-        sl.output = k >> 1;
-        if (walk(p, s, g, ng, &sl, &wc->w_g[k], &wc->h_g[k], &wc->t_g[k], &wc->o_g[k]))
-            return 1;
-    }
+    gpufit__ubytes u;
+    if (gpufit__uniform_bytes(p, s, g, ng, &u))
+        return 1;
+    memcpy(wc->w, u.w, sizeof wc->w);
+    memcpy(wc->t, u.t, sizeof wc->t);
+    memcpy(wc->o, u.o, sizeof wc->o);
+    /* globals by slice: 1 embedding only, 2 output only (+ the tied copy), 3 both */
+    wc->w_g[1] = u.w_glob[0];
+    wc->t_g[1] = u.t_glob[0];
+    wc->o_g[1] = u.o_glob[0];
+    if (gpufit__add(u.w_glob[1], u.w_glob[2], &wc->w_g[2]) ||
+        gpufit__add(u.t_glob[1], u.t_glob[2], &wc->t_g[2]) ||
+        gpufit__add(u.o_glob[1], u.o_glob[2], &wc->o_g[2]) ||
+        gpufit__add(u.w_glob[0], u.w_glob[1], &wc->w_g[3]) ||
+        gpufit__add(u.t_glob[0], u.t_glob[1], &wc->t_g[3]) ||
+        gpufit__add(u.o_glob[0], u.o_glob[1], &wc->o_g[3]))
+        return 1;
     wc->valid = 1;
     return 0;
 }
@@ -307,18 +308,27 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
 int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model *mdl,
                               const struct gpufit_job *j, gpufit_error *err)
 {
-    gpufit__shape s;
-    gpufit__counts c;
+    gpufit__shape sbuf;
+    gpufit__counts cbuf;
     gpufit__plan p;
-    gpufit__tgroup g[GPUFIT__TGROUPS_MAX];
-    int32_t st = gpufit__model_resolve(mdl, &s, err);
-    if (st == GPUFIT_OK)
-        st = gpufit__model_count(&s, &c, err);
-    if (st == GPUFIT_OK)
-        st = gpufit__plan_resolve(j, &s, &p, err);
+    gpufit__tgroup gbuf[GPUFIT__TGROUPS_MAX];
+    const gpufit__tgroup *g = mdl->cache_groups;
+    size_t ng = mdl->cache_ng;
+    int32_t st = GPUFIT_OK;
+    if (mdl->cache_state != 1) { /* not cached: derive it here (and report its errors) */
+        st = gpufit__model_resolve(mdl, &sbuf, err);
+        if (st == GPUFIT_OK)
+            st = gpufit__model_count(&sbuf, &cbuf, err);
+        if (st != GPUFIT_OK)
+            return st;
+        ng = gpufit__model_tensors(&sbuf, gbuf);
+        g = gbuf;
+    }
+    const gpufit__shape s = mdl->cache_state == 1 ? mdl->cache_shape : sbuf;
+    const gpufit__counts c = mdl->cache_state == 1 ? mdl->cache_counts : cbuf;
+    st = gpufit__plan_resolve(j, &s, &p, err);
     if (st != GPUFIT_OK)
         return st;
-    size_t ng = gpufit__model_tensors(&s, g);
     wcache wc;
     int uniform = p.framework != GPUFIT_FW_LLAMACPP &&
                   !(p.w_dt >= GPUFIT_DTYPE_Q4_0 && p.w_dt <= GPUFIT_DTYPE_F16_GGUF) &&

@@ -31,6 +31,7 @@ int32_t gpufit_model_from_preset(gpufit_model **out, const char *name, gpufit_er
         free(m);
         return st;
     }
+    gpufit__model_refresh(m);
     *out = m;
     gpufit__ok(err);
     return GPUFIT_OK;

@@ -15,24 +15,7 @@
  * Handles: flat structs (no pointers), so a copy by value is a deep copy. Setters work on a
  * copy and commit on success, which keeps every setter atomic.
  * ------------------------------------------------------------------------------------- */
-struct gpufit_model {
-    char name[GPUFIT__NAME_MAX];
-    int64_t arch, n_layers, hidden_size, n_heads, n_kv_heads, head_dim, ffn_hidden_size, mlp;
-    int64_t vocab_size, tied_embeddings, norm, qkv_bias, mlp_bias, max_position, o_bias;
-    int64_t emb_norm, qk_norm, type_vocab_size, pooler;
-    int64_t n_experts, n_shared_experts, experts_per_token, moe_ffn_hidden_size, n_dense_layers;
-    int64_t shared_ffn_hidden_size, router_bias, shared_expert_gate;
-    int64_t q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
-    int64_t n_encoder_layers, n_decoder_layers, rel_pos_buckets;
-    int64_t n_params;
-    double activation_bytes_per_token;
-    /* Exact weight bytes read from a GGUF file (io_gguf.c); gguf_layers == 0 when absent.
-     * Layers beyond GPUFIT__GGUF_LAYERS_MAX are folded into the last entry's average. */
-    uint32_t gguf_layers;
-    uint32_t gguf_file_type; /* gpufit_dtype of the file's ftype, 0 = unknown */
-    uint64_t gguf_token_embd_bytes, gguf_output_bytes, gguf_global_bytes;
-    uint64_t gguf_layer_bytes[GPUFIT__GGUF_LAYERS_MAX];
-};
+/* struct gpufit_model is defined below, after the derived types it caches. */
 
 struct gpufit_job {
     int64_t task, micro_batch, seq_len, global_batch, batch, context_len, prompt_len;
@@ -218,6 +201,37 @@ typedef struct gpufit__counts {
 } gpufit__counts;
 /* Exact counts (model-memory §1); GPUFIT_E_OVERFLOW if they do not fit in uint64_t. */
 int32_t gpufit__model_count(const gpufit__shape *s, gpufit__counts *out, gpufit_error *err);
+
+struct gpufit_model {
+    char name[GPUFIT__NAME_MAX];
+    int64_t arch, n_layers, hidden_size, n_heads, n_kv_heads, head_dim, ffn_hidden_size, mlp;
+    int64_t vocab_size, tied_embeddings, norm, qkv_bias, mlp_bias, max_position, o_bias;
+    int64_t emb_norm, qk_norm, type_vocab_size, pooler;
+    int64_t n_experts, n_shared_experts, experts_per_token, moe_ffn_hidden_size, n_dense_layers;
+    int64_t shared_ffn_hidden_size, router_bias, shared_expert_gate;
+    int64_t q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
+    int64_t n_encoder_layers, n_decoder_layers, rel_pos_buckets;
+    int64_t n_params;
+    double activation_bytes_per_token;
+    /* Exact weight bytes read from a GGUF file (io_gguf.c); gguf_layers == 0 when absent.
+     * Layers beyond GPUFIT__GGUF_LAYERS_MAX are folded into the last entry's average. */
+    uint32_t gguf_layers;
+    uint32_t gguf_file_type; /* gpufit_dtype of the file's ftype, 0 = unknown */
+    uint64_t gguf_token_embd_bytes, gguf_output_bytes, gguf_global_bytes;
+    uint64_t gguf_layer_bytes[GPUFIT__GGUF_LAYERS_MAX];
+    /* Derived data, so that evaluation does not re-derive the model (model_cache.c). Valid
+     * only while cache_state == 1: every writer of the fields above either goes through
+     * gpufit__model_defaults() / the setters, which mark it stale, or refreshes it. */
+    int32_t cache_state; /* 0 stale, 1 valid */
+    uint32_t cache_ng;
+    gpufit__shape cache_shape;
+    gpufit__counts cache_counts;
+    gpufit__tgroup cache_groups[GPUFIT__TGROUPS_MAX];
+};
+
+/* Re-derives the cached shape, counts and tensor groups of m (cache_state 1 on success, 0 if
+ * the model does not resolve: evaluation then reports the error). */
+void gpufit__model_refresh(struct gpufit_model *m);
 
 /* Presets (model_presets.c). Loads preset `name` (len bytes; case-insensitive, aliases
  * accepted) into m (every field set, name copied). Returns GPUFIT_E_NOT_FOUND if unknown. */

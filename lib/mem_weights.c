@@ -2,6 +2,7 @@
  * optimizer states. Formats: memory-model.md §7 (GGUF recipes §7.2 from llama.cpp
  * src/llama-quant.cpp; GPTQ/AWQ §7.3; bitsandbytes §7.4); optimizer states §2.3. */
 #include "eval.h"
+#include <string.h>
 
 static int is_gguf(int64_t dt)
 {
@@ -333,5 +334,58 @@ int gpufit__trainable(const gpufit__plan *p, const gpufit__shape *s, const gpufi
     }
     *params_out = params;
     *opt_bytes_out = opt;
+    return 0;
+}
+
+/* One pass over the tensor groups for models whose layers of a class all store the same types
+ * (everything but llama.cpp recipes): bytes and trainable parameters of one layer of each class
+ * and of the global tensors, split by where they live. Same rules as the two walks above. */
+int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
+                          size_t ng, gpufit__ubytes *u)
+{
+    memset(u, 0, sizeof *u);
+    int64_t dense_dt = dense_dtype(p);
+    for (size_t i = 0; i < ng; i++) {
+        uint64_t rows, copies, one, w, t = 0, o = 0;
+        shard_dims(p, s, &g[i], &rows, &copies);
+        int quant = p->w_dt > GPUFIT_DTYPE_BF16 && is_linear(g[i].kind) && !is_1d(&g[i]);
+        if (tensor_bytes(quant ? p->w_dt : dense_dt, rows, g[i].cols, &one) ||
+            gpufit__mul(one, copies, &w))
+            return 1;
+        int global = g[i].where == GPUFIT__W_GLOBAL;
+        if (p->training) {
+            if (p->lora) {
+                if (!global && !is_1d(&g[i]) && lora_adapted(p->lora_targets, g[i].kind)) {
+                    uint64_t per = p->lora_rank * (g[i].rows + g[i].cols);
+                    if (gpufit__mul(per, copies, &t) ||
+                        opt_bytes(p, p->lora_rank, g[i].cols + g[i].rows, t, &o))
+                        return 1;
+                }
+            } else if (gpufit__mul(rows * g[i].cols, copies, &t) ||
+                       opt_bytes(p, rows, g[i].cols, t, &o)) {
+                return 1;
+            }
+        }
+        uint64_t *dw, *dt, *dopt;
+        if (!global) {
+            dw = &u->w[g[i].where];
+            dt = &u->t[g[i].where];
+            dopt = &u->o[g[i].where];
+        } else {
+            int emb = g[i].kind == GPUFIT__T_TOKEN_EMBD || g[i].kind == GPUFIT__T_POS_EMBD ||
+                      g[i].kind == GPUFIT__T_TYPE_EMBD;
+            int k = emb ? 0 : 1;
+            dw = &u->w_glob[k];
+            dt = &u->t_glob[k];
+            dopt = &u->o_glob[k];
+            if (g[i].kind == GPUFIT__T_TOKEN_EMBD && s->tied) { /* the last stage's copy */
+                u->w_glob[2] += w;
+                u->t_glob[2] += t;
+                u->o_glob[2] += o;
+            }
+        }
+        if (gpufit__add(*dw, w, dw) || gpufit__add(*dt, t, dt) || gpufit__add(*dopt, o, dopt))
+            return 1;
+    }
     return 0;
 }

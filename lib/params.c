@@ -364,6 +364,8 @@ static int32_t set_int(const gpufit__param_entry *e, struct gpufit_model *m,
         return gpufit__fail(err, GPUFIT_E_NOT_FOUND, e->id, offset,
                             "gpu id %lld is not in the catalogue", (long long)v);
     *(int64_t *)field_of(e, m, j) = v;
+    if (e->domain == GPUFIT_DOMAIN_MODEL)
+        m->cache_state = 0;
     if (e->id == GPUFIT_JOB_GPU) { /* a new GPU drops any capacity-only description */
         j->gpu_memory_bytes = 0;
         j->gpu_memory_gib = 0.0;
@@ -391,6 +393,8 @@ static int32_t set_float(const gpufit__param_entry *e, struct gpufit_model *m,
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
                             "%s = %g is out of range [%g, %g]", e->name, v, e->min_f, e->max_f);
     *(double *)field_of(e, m, j) = v;
+    if (e->domain == GPUFIT_DOMAIN_MODEL)
+        m->cache_state = 0;
     if (e->id == GPUFIT_JOB_GPU_MEMORY_GIB)
         j->gpu_memory_bytes = (int64_t)llround(v * 1073741824.0);
     return GPUFIT_OK;
@@ -438,8 +442,10 @@ int32_t gpufit_model_set_int(gpufit_model *m, int32_t p, int64_t v, gpufit_error
     if (e == NULL)
         return st;
     st = set_int(e, m, NULL, v, UINT64_MAX, err);
-    if (st == GPUFIT_OK)
+    if (st == GPUFIT_OK) {
+        gpufit__model_refresh(m);
         gpufit__ok(err);
+    }
     return st;
 }
 
@@ -451,8 +457,10 @@ int32_t gpufit_model_set_float(gpufit_model *m, int32_t p, double v, gpufit_erro
     if (e == NULL)
         return st;
     st = set_float(e, m, NULL, v, UINT64_MAX, err);
-    if (st == GPUFIT_OK)
+    if (st == GPUFIT_OK) {
+        gpufit__model_refresh(m);
         gpufit__ok(err);
+    }
     return st;
 }
 

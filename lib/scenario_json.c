@@ -554,6 +554,7 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
             return st;
         }
     }
+    gpufit__model_refresh(&c.m);
     *m = c.m;
     *j = c.j;
     gpufit__ok(err);

@@ -92,8 +92,10 @@ int32_t gpufit_apply_spec(gpufit_model *m, gpufit_job *j, const char *spec, gpuf
         if (r < 0)
             return r;
     }
-    if (m != NULL)
+    if (m != NULL) {
+        gpufit__model_refresh(&mc);
         *m = mc;
+    }
     if (j != NULL)
         *j = jc;
     gpufit__ok(err);
