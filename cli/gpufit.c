@@ -19,7 +19,9 @@ enum { EXIT_FITS = 0, EXIT_OOM = 1, EXIT_BAD_INPUT = 2, EXIT_IO = 3, EXIT_INTERN
 
 static const char *usage_text =
     "usage:\n"
-    "  gpufit estimate [FILE.json] [--spec \"key=value ...\"] [--json]\n"
+    "  gpufit estimate [FILE.json] [--spec \"key=value ...\"] [--json] [--max PARAM]\n"
+    "  gpufit recommend [FILE.json] [--spec ...] [--only gpu,gpu] [--max-gpus N] [--json]\n"
+    "  gpufit plan [FILE.json] [--spec ...] [--gpus-per-node N] [--nodes N] [--top N] [--json]\n"
     "  gpufit models            built-in model presets\n"
     "  gpufit gpus              GPU catalogue\n"
     "  gpufit params            every parameter with unit, default and range\n"
@@ -229,58 +231,165 @@ static void print_text(const gpufit_result *r, const gpufit_summary *s)
                gib((uint64_t)(-s->headroom_bytes)));
 }
 
+/* Options shared by estimate, recommend and plan. */
+typedef struct cli_opts {
+    const char *file, *spec, *max_param, *only;
+    int json;
+    long gpus_per_node, nodes, top, max_gpus;
+} cli_opts;
+
+static int parse_long(const char *s, long *out)
+{
+    char *end = NULL;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || v <= 0)
+        return 1;
+    *out = v;
+    return 0;
+}
+
+/* Parses the options of a subcommand; returns -1 on success or an exit code. */
+static int parse_opts(int argc, char **argv, cli_opts *o)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+        } else if (strncmp(a, "--spec=", 7) == 0) {
+            o->spec = a + 7;
+        } else if (strcmp(a, "--spec") == 0 && v != NULL) {
+            o->spec = v;
+            i++;
+        } else if (strcmp(a, "--max") == 0 && v != NULL) {
+            o->max_param = v;
+            i++;
+        } else if (strcmp(a, "--only") == 0 && v != NULL) {
+            o->only = v;
+            i++;
+        } else if ((strcmp(a, "--gpus-per-node") == 0 || strcmp(a, "--nodes") == 0 ||
+                    strcmp(a, "--top") == 0 || strcmp(a, "--max-gpus") == 0) &&
+                   v != NULL) {
+            long *dst = a[2] == 'g' ? &o->gpus_per_node : a[2] == 'n' ? &o->nodes
+                        : a[2] == 't' ? &o->top : &o->max_gpus;
+            if (parse_long(v, dst)) {
+                fprintf(stderr, "gpufit: %s needs a positive integer, not '%s'\n", a, v);
+                return EXIT_BAD_INPUT;
+            }
+            i++;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "gpufit: unknown option '%s'\n", a);
+            return usage(stderr, EXIT_BAD_INPUT);
+        } else if (o->file == NULL) {
+            o->file = a;
+        } else {
+            return usage(stderr, EXIT_BAD_INPUT);
+        }
+    }
+    if (o->file == NULL && o->spec == NULL)
+        return usage(stderr, EXIT_BAD_INPUT);
+    return -1;
+}
+
+/* Builds the model and job of a scenario file and/or spec; returns -1 or an exit code. */
+static int load_scenario(const cli_opts *o, gpufit_model **m, gpufit_job **j)
+{
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    *m = NULL;
+    *j = NULL;
+    if (gpufit_model_new(m, &err) != GPUFIT_OK || gpufit_job_new(j, &err) != GPUFIT_OK) {
+        print_error("setup", &err, NULL);
+        return EXIT_INTERNAL;
+    }
+    if (o->file != NULL) {
+        size_t len = 0;
+        char *text = read_file(o->file, &len);
+        if (text == NULL) {
+            fprintf(stderr, "gpufit: cannot read %s\n", o->file);
+            return EXIT_IO;
+        }
+        int32_t st = gpufit_apply_json(*m, *j, text, len, &err);
+        free(text);
+        if (st != GPUFIT_OK) {
+            fprintf(stderr, "gpufit: %s: %s (%s) at byte %llu\n", o->file, err.message,
+                    gpufit_status_str(err.status), (unsigned long long)err.offset);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    if (o->spec != NULL && gpufit_apply_spec(*m, *j, o->spec, &err) != GPUFIT_OK) {
+        print_error("spec", &err, o->spec);
+        return EXIT_BAD_INPUT;
+    }
+    return -1;
+}
+
+static int print_json_report(const gpufit_result *r)
+{
+    size_t need = 0;
+    gpufit_result_to_json(r, NULL, 0, &need, NULL);
+    char *buf = malloc(need + 1);
+    if (buf == NULL || gpufit_result_to_json(r, buf, need + 1, NULL, NULL) != GPUFIT_OK) {
+        free(buf);
+        return 1;
+    }
+    fputs(buf, stdout);
+    free(buf);
+    return 0;
+}
+
+/* --max PARAM: the largest value that fits, with the accumulation that keeps the batch. */
+static int print_max(const gpufit_model *m, const gpufit_job *j, const char *name, int json)
+{
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    int32_t p = 0;
+    int64_t v = 0;
+    if (gpufit_param_by_name(name, &p) != GPUFIT_OK) {
+        fprintf(stderr, "gpufit: --max: unknown parameter '%s'\n", name);
+        return EXIT_BAD_INPUT;
+    }
+    if (gpufit_max_fitting(m, j, p, &v, &err) != GPUFIT_OK) {
+        print_error("--max", &err, NULL);
+        return EXIT_BAD_INPUT;
+    }
+    int64_t gbs = 0, dp = 1;
+    gpufit_job_get_int(j, GPUFIT_JOB_GLOBAL_BATCH, &gbs, NULL);
+    gpufit_job_get_int(j, GPUFIT_JOB_DP, &dp, NULL);
+    if (json) {
+        printf("{\"param\": \"%s\", \"max\": %lld", name, (long long)v);
+        if (p == GPUFIT_JOB_MICRO_BATCH && v > 0 && gbs > 0)
+            printf(", \"gradient_accumulation\": %lld",
+                   (long long)((gbs + v * dp - 1) / (v * dp)));
+        printf("}\n");
+    } else if (v == 0) {
+        printf("%s: even the smallest value does not fit\n", name);
+    } else {
+        printf("largest %s that fits: %lld", name, (long long)v);
+        if (p == GPUFIT_JOB_MICRO_BATCH && gbs > 0)
+            printf(" (gradient accumulation %lld keeps the global batch of %lld)",
+                   (long long)((gbs + v * dp - 1) / (v * dp)), (long long)gbs);
+        putchar('\n');
+    }
+    return v > 0 ? EXIT_FITS : EXIT_OOM;
+}
+
 static int cmd_estimate(int argc, char **argv)
 {
-    const char *file = NULL, *spec = NULL;
-    int json = 0;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            json = 1;
-        else if (strcmp(argv[i], "--spec") == 0 && i + 1 < argc)
-            spec = argv[++i];
-        else if (strncmp(argv[i], "--spec=", 7) == 0)
-            spec = argv[i] + 7;
-        else if (argv[i][0] == '-' && argv[i][1] != '\0')
-            return usage(stderr, EXIT_BAD_INPUT);
-        else if (file == NULL)
-            file = argv[i];
-        else
-            return usage(stderr, EXIT_BAD_INPUT);
-    }
-    if (file == NULL && spec == NULL)
-        return usage(stderr, EXIT_BAD_INPUT);
-
+    cli_opts o = {0};
+    int code = parse_opts(argc, argv, &o);
+    if (code >= 0)
+        return code;
     gpufit_error err = GPUFIT_ERROR_INIT;
     gpufit_model *m = NULL;
     gpufit_job *j = NULL;
     gpufit_result *r = NULL;
-    int code = EXIT_INTERNAL;
-    if (gpufit_model_new(&m, &err) != GPUFIT_OK || gpufit_job_new(&j, &err) != GPUFIT_OK) {
-        print_error("setup", &err, NULL);
+    code = load_scenario(&o, &m, &j);
+    if (code >= 0)
+        goto out;
+    if (o.max_param != NULL) {
+        code = print_max(m, j, o.max_param, o.json);
         goto out;
     }
-    if (file != NULL) {
-        size_t len = 0;
-        char *text = read_file(file, &len);
-        if (text == NULL) {
-            fprintf(stderr, "gpufit: cannot read %s\n", file);
-            code = EXIT_IO;
-            goto out;
-        }
-        int32_t st = gpufit_apply_json(m, j, text, len, &err);
-        free(text);
-        if (st != GPUFIT_OK) {
-            fprintf(stderr, "gpufit: %s: %s (%s) at byte %llu\n", file, err.message,
-                    gpufit_status_str(err.status), (unsigned long long)err.offset);
-            code = EXIT_BAD_INPUT;
-            goto out;
-        }
-    }
-    if (spec != NULL && gpufit_apply_spec(m, j, spec, &err) != GPUFIT_OK) {
-        print_error("spec", &err, spec);
-        code = EXIT_BAD_INPUT;
-        goto out;
-    }
+    code = EXIT_INTERNAL;
     if (gpufit_evaluate(&r, m, j, &err) != GPUFIT_OK) {
         print_error("estimate", &err, NULL);
         code = err.status == GPUFIT_E_INTERNAL ? EXIT_INTERNAL : EXIT_BAD_INPUT;
@@ -288,16 +397,9 @@ static int cmd_estimate(int argc, char **argv)
     }
     gpufit_summary s = {.struct_size = sizeof s};
     gpufit_result_summary(r, &s);
-    if (json) {
-        size_t need = 0;
-        gpufit_result_to_json(r, NULL, 0, &need, NULL);
-        char *buf = malloc(need + 1);
-        if (buf == NULL || gpufit_result_to_json(r, buf, need + 1, NULL, &err) != GPUFIT_OK) {
-            free(buf);
+    if (o.json) {
+        if (print_json_report(r))
             goto out;
-        }
-        fputs(buf, stdout);
-        free(buf);
     } else {
         printf("gpufit %s: %s, task ", gpufit_version_string(), gpufit_model_name(m));
         int64_t task = 0;
@@ -308,6 +410,132 @@ static int cmd_estimate(int argc, char **argv)
     code = s.fits == 0 ? EXIT_OOM : EXIT_FITS;
 out:
     gpufit_result_free(r);
+    gpufit_job_free(j);
+    gpufit_model_free(m);
+    return code;
+}
+
+/* gpufit recommend: which catalogue GPUs (and how many) fit the job, best first. */
+static int cmd_recommend(int argc, char **argv)
+{
+    cli_opts o = {0};
+    o.max_gpus = 64;
+    int code = parse_opts(argc, argv, &o);
+    if (code >= 0)
+        return code;
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    gpufit_list *l = NULL;
+    int32_t ids[64];
+    uint32_t n_ids = 0;
+    code = load_scenario(&o, &m, &j);
+    if (code >= 0)
+        goto out;
+    for (const char *p = o.only; p != NULL && *p != '\0' && n_ids < 64;) {
+        char name[64];
+        size_t n = strcspn(p, ",");
+        gpufit_gpu_info g = {.struct_size = sizeof g};
+        snprintf(name, sizeof name, "%.*s", (int)(n < 63 ? n : 63), p);
+        if (gpufit_gpu_by_name(name, &g) != GPUFIT_OK) {
+            fprintf(stderr, "gpufit: --only: '%s' is not in the catalogue (gpufit gpus)\n", name);
+            code = EXIT_BAD_INPUT;
+            goto out;
+        }
+        ids[n_ids++] = g.id;
+        p += n + (p[n] == ',');
+    }
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    if (gpufit_recommend(&l, m, j, ids, n_ids, (uint32_t)o.max_gpus, &err) != GPUFIT_OK) {
+        print_error("recommend", &err, NULL);
+        code = EXIT_BAD_INPUT;
+        goto out;
+    }
+    uint32_t n = gpufit_list_count(l);
+    if (o.json)
+        printf("{\"recommendations\": [");
+    for (uint32_t i = 0; i < n; i++) {
+        gpufit_recommendation x = {.struct_size = sizeof x};
+        gpufit_list_recommendation(l, i, &x);
+        if (o.json) {
+            printf("%s\n  {\"gpu\": \"%s\", \"count\": %u, \"peak_bytes\": %llu, "
+                   "\"headroom_bytes\": %lld, \"price_usd\": %.0f, \"tflops\": %.1f, "
+                   "\"nvlink\": %s, \"reason\": \"%s\"}",
+                   i ? "," : "", x.gpu_name, x.count, (unsigned long long)x.peak_bytes,
+                   (long long)x.headroom_bytes, x.price_usd, x.tflops,
+                   x.has_nvlink ? "true" : "false", x.reason);
+        } else {
+            printf("%2u. %s", i + 1, x.reason);
+            if (x.price_usd > 0)
+                printf(", about $%.0f, %.1f TFLOPS per $1000", x.price_usd, x.tflops_per_kusd);
+            putchar('\n');
+        }
+    }
+    if (o.json)
+        printf("%s]}\n", n ? "\n" : "");
+    else if (n == 0)
+        printf("no catalogue GPU fits this job with up to %ld GPUs\n", o.max_gpus);
+    code = n > 0 ? EXIT_FITS : EXIT_OOM;
+out:
+    gpufit_list_free(l);
+    gpufit_job_free(j);
+    gpufit_model_free(m);
+    return code;
+}
+
+/* gpufit plan: the cheapest layouts that fit a cluster. */
+static int cmd_plan(int argc, char **argv)
+{
+    cli_opts o = {0};
+    o.gpus_per_node = 8;
+    o.nodes = 1;
+    o.top = 10;
+    int code = parse_opts(argc, argv, &o);
+    if (code >= 0)
+        return code;
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    gpufit_list *l = NULL;
+    code = load_scenario(&o, &m, &j);
+    if (code >= 0)
+        goto out;
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    if (gpufit_plan(&l, m, j, (uint32_t)o.gpus_per_node, (uint32_t)o.nodes, (uint32_t)o.top,
+                    &err) != GPUFIT_OK) {
+        print_error("plan", &err, NULL);
+        code = EXIT_BAD_INPUT;
+        goto out;
+    }
+    uint32_t n = gpufit_list_count(l);
+    if (o.json)
+        printf("{\"evaluated\": %llu, \"layouts\": [",
+               (unsigned long long)gpufit_list_evaluated(l));
+    else
+        printf("%llu layouts evaluated on %ld x %ld GPUs; %u cheapest that fit (cost: "
+               "docs/planner.md):\n",
+               (unsigned long long)gpufit_list_evaluated(l), o.nodes, o.gpus_per_node, n);
+    for (uint32_t i = 0; i < n; i++) {
+        gpufit_layout y = {.struct_size = sizeof y};
+        gpufit_list_layout(l, i, &y);
+        if (o.json)
+            printf("%s\n  {\"spec\": \"%s\", \"cost\": %.3f, \"peak_bytes\": %llu, "
+                   "\"headroom_bytes\": %lld}",
+                   i ? "," : "", y.spec, y.cost, (unsigned long long)y.peak_bytes,
+                   (long long)y.headroom_bytes);
+        else
+            printf("%3u. cost %.3f  %7.2f GiB  %s\n", i + 1, y.cost, gib(y.peak_bytes), y.spec);
+    }
+    if (o.json) {
+        printf("%s]}\n", n ? "\n" : "");
+    } else if (n > 0) {
+        gpufit_layout y = {.struct_size = sizeof y};
+        gpufit_list_layout(l, 0, &y);
+        printf("\nplacement of layout 1: %s\n", y.placement);
+    } else {
+        printf("no layout fits\n");
+    }
+    code = n > 0 ? EXIT_FITS : EXIT_OOM;
+out:
+    gpufit_list_free(l);
     gpufit_job_free(j);
     gpufit_model_free(m);
     return code;
@@ -382,6 +610,10 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "estimate") == 0)
         return cmd_estimate(argc - 2, argv + 2);
+    if (strcmp(cmd, "recommend") == 0)
+        return cmd_recommend(argc - 2, argv + 2);
+    if (strcmp(cmd, "plan") == 0)
+        return cmd_plan(argc - 2, argv + 2);
     if (strcmp(cmd, "models") == 0)
         return cmd_models();
     if (strcmp(cmd, "gpus") == 0)

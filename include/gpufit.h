@@ -702,6 +702,83 @@ GPUFIT_API int32_t gpufit_job_apply_mitigation(gpufit_job *j, const gpufit_resul
 GPUFIT_API int32_t gpufit_max_fitting(const gpufit_model *m, const gpufit_job *j, int32_t param,
                                       int64_t *out, gpufit_error *err);
 
+/** @} */
+
+/** @defgroup planning GPU recommendation and layout planning
+ *  @{ */
+typedef struct gpufit_list gpufit_list; /**< Ranked recommendations or layouts (opaque). */
+
+/** One GPU recommendation (size-prefixed output struct). */
+typedef struct gpufit_recommendation {
+    uint32_t struct_size;   /**< In: sizeof; out: bytes filled. */
+    int32_t gpu_id;         /**< Catalogue id (gpufit_gpu_info.id). */
+    uint32_t count;         /**< GPUs needed (the smallest power of two that fits). */
+    int32_t fits;           /**< 1 when the job fits on count GPUs. */
+    int32_t needs_nvlink;   /**< 1 when the layout shards the model over several GPUs. */
+    int32_t has_nvlink;     /**< 1 when the GPU has NVLink. */
+    uint64_t peak_bytes;    /**< device_used_bytes of the fullest GPU. */
+    int64_t headroom_bytes; /**< Capacity minus peak, bytes. */
+    double price_usd;       /**< count x list price; 0 when unknown. */
+    double tflops;          /**< count x dense bf16 TFLOPS. */
+    double tflops_per_kusd; /**< TFLOPS per 1000 USD; 0 when the price is unknown. */
+    const char *gpu_name;   /**< Catalogue name; static. */
+    const char *reason;     /**< Why it ranks where it does; owned by the list. */
+} gpufit_recommendation;
+
+/**
+ * Every catalogue GPU (or only @p gpu_ids, @p n_gpu_ids of them) with the smallest count up to
+ * @p max_count on which the job fits: inference over tensor parallelism, training with FSDP
+ * full sharding over data parallelism. Ranked by the seed guide's order: memory fit, then the
+ * interconnect a multi-GPU layout needs (NVLink), then price, then TFLOPS per dollar.
+ * @since 0.1.0
+ */
+GPUFIT_API int32_t gpufit_recommend(gpufit_list **out, const gpufit_model *m, const gpufit_job *j,
+                                    const int32_t *gpu_ids, uint32_t n_gpu_ids, uint32_t max_count,
+                                    gpufit_error *err);
+
+/** One layout found by the planner (size-prefixed output struct). */
+typedef struct gpufit_layout {
+    uint32_t struct_size;   /**< In: sizeof; out: bytes filled. */
+    uint32_t tp;            /**< Tensor-parallel degree. */
+    uint32_t pp;            /**< Pipeline stages. */
+    uint32_t vpp;           /**< Virtual pipeline chunks. */
+    uint32_t dp;            /**< Data-parallel degree. */
+    uint32_t cp;            /**< Context-parallel degree. */
+    uint32_t ep;            /**< Expert-parallel degree. */
+    uint32_t zero;          /**< ZeRO stage. */
+    uint32_t micro_batch;   /**< Micro-batch. */
+    int32_t checkpointing;  /**< gpufit_checkpointing. */
+    uint64_t peak_bytes;    /**< device_used_bytes of the fullest role. */
+    int64_t headroom_bytes; /**< Capacity minus peak, bytes. */
+    double cost;            /**< Documented cost (docs/planner.md); lower is better. */
+    const char *spec;       /**< The layout as a spec string; owned by the list. */
+    const char *placement;  /**< Rank placement and CUDA_VISIBLE_DEVICES; owned by the list. */
+} gpufit_layout;
+
+/**
+ * Enumerates every valid (tp, pp, vpp, dp, cp, ep, zero, micro_batch, checkpointing) for
+ * @p gpus_per_node x @p nodes GPUs of the job's GPU kind, keeps the layouts that fit and
+ * returns the @p max_results cheapest by the documented cost. @since 0.1.0
+ */
+GPUFIT_API int32_t gpufit_plan(gpufit_list **out, const gpufit_model *m, const gpufit_job *j,
+                               uint32_t gpus_per_node, uint32_t nodes, uint32_t max_results,
+                               gpufit_error *err);
+
+/** Entries in a list. @since 0.1.0 */
+GPUFIT_API uint32_t gpufit_list_count(const gpufit_list *l);
+/** Candidates the search evaluated to build the list. @since 0.1.0 */
+GPUFIT_API uint64_t gpufit_list_evaluated(const gpufit_list *l);
+/** The @p i-th recommendation of a list made by gpufit_recommend(). @since 0.1.0 */
+GPUFIT_API int32_t gpufit_list_recommendation(const gpufit_list *l, uint32_t i,
+                                              gpufit_recommendation *out);
+/** The @p i-th layout of a list made by gpufit_plan(). @since 0.1.0 */
+GPUFIT_API int32_t gpufit_list_layout(const gpufit_list *l, uint32_t i, gpufit_layout *out);
+/** Frees a list; NULL is a no-op. @since 0.1.0 */
+GPUFIT_API void gpufit_list_free(gpufit_list *l);
+/** @} */
+
+/** @addtogroup results
+ *  @{ */
 /** True when a size-prefixed struct filled by gpufit contains @p field. */
 #define GPUFIT_HAS_FIELD(ptr, type, field)                                                         \
     ((ptr)->struct_size >= offsetof(type, field) + sizeof(((type *)0)->field))

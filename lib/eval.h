@@ -118,6 +118,7 @@ int gpufit__trainable(const gpufit__plan *p, const gpufit__shape *s, const gpufi
 /* Per-layer and global bytes for models whose layers of a class share their types. */
 typedef struct gpufit__ubytes {
     uint64_t w[GPUFIT__W_COUNT], t[GPUFIT__W_COUNT], o[GPUFIT__W_COUNT]; /* one layer */
+    uint64_t we[GPUFIT__W_COUNT], te[GPUFIT__W_COUNT], oe[GPUFIT__W_COUNT]; /* its experts */
     uint64_t w_glob[3], t_glob[3], o_glob[3]; /* [0] embedding side, [1] output side,
                                                  [2] tied embedding copy on the last stage */
 } gpufit__ubytes;

@@ -60,6 +60,7 @@ static int mul_frac(uint64_t v, double f, uint64_t *out)
 typedef struct wcache {
     int valid;
     uint64_t w[GPUFIT__W_COUNT], t[GPUFIT__W_COUNT], o[GPUFIT__W_COUNT]; /* one layer */
+    uint64_t we[GPUFIT__W_COUNT], te[GPUFIT__W_COUNT], oe[GPUFIT__W_COUNT]; /* its experts */
     uint64_t w_g[4], h_g[4], t_g[4], o_g[4]; /* globals: index = embedding + 2 * output */
 } wcache;
 
@@ -86,6 +87,9 @@ static int wcache_build(const gpufit__plan *p, const gpufit__shape *s, const gpu
     memcpy(wc->w, u.w, sizeof wc->w);
     memcpy(wc->t, u.t, sizeof wc->t);
     memcpy(wc->o, u.o, sizeof wc->o);
+    memcpy(wc->we, u.we, sizeof wc->we);
+    memcpy(wc->te, u.te, sizeof wc->te);
+    memcpy(wc->oe, u.oe, sizeof wc->oe);
     /* globals by slice: 1 embedding only, 2 output only (+ the tied copy), 3 both */
     wc->w_g[1] = u.w_glob[0];
     wc->t_g[1] = u.t_glob[0];
@@ -101,12 +105,19 @@ static int wcache_build(const gpufit__plan *p, const gpufit__shape *s, const gpu
     return 0;
 }
 
+/* The routed experts' share of a slice's weights, trainable parameters and optimizer bytes
+ * (sharded over the expert data-parallel group, memory-model.md §3.6). */
+typedef struct expert_part {
+    uint64_t w, t, o;
+} expert_part;
+
 /* Weights on the device and in host memory, trainable parameters and optimizer bytes. */
 static int slice_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
                        size_t ng, const wcache *wc, const gpufit__slice *sl, uint64_t *w,
-                       uint64_t *h, uint64_t *t, uint64_t *o)
+                       uint64_t *h, uint64_t *t, uint64_t *o, expert_part *e)
 {
     *w = *h = *t = *o = 0;
+    *e = (expert_part){0, 0, 0};
     if (!wc->valid)
         return walk(p, s, g, ng, sl, w, h, t, o);
     int k = (sl->embedding ? 1 : 0) + (sl->output ? 2 : 0);
@@ -120,10 +131,18 @@ static int slice_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpuf
             continue;
         if (gpufit__mul(n, wc->w[c], &x) || gpufit__add(*w, x, w) ||
             gpufit__mul(n, wc->t[c], &x) || gpufit__add(*t, x, t) ||
-            gpufit__mul(n, wc->o[c], &x) || gpufit__add(*o, x, o))
+            gpufit__mul(n, wc->o[c], &x) || gpufit__add(*o, x, o) ||
+            gpufit__mul(n, wc->we[c], &x) || gpufit__add(e->w, x, &e->w) ||
+            gpufit__mul(n, wc->te[c], &x) || gpufit__add(e->t, x, &e->t) ||
+            gpufit__mul(n, wc->oe[c], &x) || gpufit__add(e->o, x, &e->o))
             return 1;
     }
     return 0;
+}
+
+static uint64_t shard_of(uint64_t bytes, uint64_t n)
+{
+    return n > 1 ? bytes / n + (bytes % n != 0) : bytes;
 }
 
 /* Memory of one role. */
@@ -134,8 +153,9 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
 {
     uint64_t *m = role->comp;
     uint64_t w_dev = 0, w_host = 0, trainable = 0, opt = 0;
+    expert_part ex;
     memset(m, 0, sizeof role->comp);
-    CK(slice_bytes(p, s, g, ng, wc, sl, &w_dev, &w_host, &trainable, &opt));
+    CK(slice_bytes(p, s, g, ng, wc, sl, &w_dev, &w_host, &trainable, &opt, &ex));
     hc[GPUFIT_MEM_WEIGHTS] += w_host;
     if (s->arch == GPUFIT_ARCH_GENERIC) /* parameter count only: weights from n_params */
         CK(gpufit__dtype_bytes(p->w_dt, c->total / (p->tp * p->pp), &w_dev));
@@ -146,15 +166,20 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
             trainable = c->total / (p->tp * p->pp);
             opt = trainable * (p->optimizer <= GPUFIT_OPT_ADAM ? 8 : 4);
         }
-        uint64_t dp = p->shard; /* ranks the ZeRO/FSDP states are sharded over */
-        uint64_t gb = 0, mb = 0;
-        CK(gpufit__dtype_bytes(p->g_dt, trainable, &gb));
-        if (p->m_dt != GPUFIT_DTYPE_NONE)
-            CK(gpufit__dtype_bytes(p->m_dt, trainable, &mb));
+        /* ZeRO / distributed-optimizer shards: dense parameters over the data- (and context-)
+         * parallel ranks, routed experts over the expert data-parallel group dp x cp / ep
+         * (memory-model.md §3.1, §3.6). */
+        uint64_t nd = p->shard * p->cp, ne = nd / p->ep > 0 ? nd / p->ep : 1;
+        uint64_t t_d = trainable - ex.t, gb = 0, mb = 0, ge, me;
+        CK(gpufit__dtype_bytes(p->g_dt, t_d, &gb));
+        CK(gpufit__dtype_bytes(p->g_dt, ex.t, &ge));
         if (p->lora) { /* adapter weights live in the gradient dtype (PEFT casts them) */
-            uint64_t aw;
-            CK(gpufit__dtype_bytes(p->g_dt, trainable, &aw));
-            CK(gpufit__add(m[GPUFIT_MEM_WEIGHTS], aw, &m[GPUFIT_MEM_WEIGHTS]));
+            CK(gpufit__add(m[GPUFIT_MEM_WEIGHTS], gb + ge, &m[GPUFIT_MEM_WEIGHTS]));
+        }
+        mb = me = 0;
+        if (p->m_dt != GPUFIT_DTYPE_NONE) {
+            CK(gpufit__dtype_bytes(p->m_dt, t_d, &mb));
+            CK(gpufit__dtype_bytes(p->m_dt, ex.t, &me));
         }
         /* DeepSpeed's 16-bit optimizers keep an fp32 copy of the gradients (of the partition
          * under ZeRO 1/2): "18 = 2 grads16 + 4 grads32 + 4 params32 + 8 states" (§3.2). */
@@ -163,22 +188,24 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
         if (ds && p->m_dt == GPUFIT_DTYPE_FP32 && p->g_dt != GPUFIT_DTYPE_FP32 &&
             p->g_dt != GPUFIT_DTYPE_TF32) {
             CK(gpufit__mul(trainable, 4, &fp32_grads));
-            if (p->zero >= 1 && dp > 1)
-                fp32_grads = (fp32_grads + dp - 1) / dp;
+            if (p->zero >= 1)
+                fp32_grads = shard_of(fp32_grads - 4 * ex.t, nd) + shard_of(4 * ex.t, ne);
         }
         /* ZeRO: stage 1 shards optimizer + master, 2 also grads, 3 also weights (§3.1) */
-        if (p->zero >= 1 && dp > 1) {
-            opt = (opt + dp - 1) / dp;
-            mb = (mb + dp - 1) / dp;
+        if (p->zero >= 1) {
+            opt = shard_of(opt - ex.o, nd) + shard_of(ex.o, ne);
+            mb = shard_of(mb, nd) + shard_of(me, ne);
+        } else {
+            mb += me;
         }
-        if (p->zero >= 2 && dp > 1)
-            gb = (gb + dp - 1) / dp;
-        if (p->zero >= 3 && dp > 1) {
+        gb = p->zero >= 2 ? shard_of(gb, nd) + shard_of(ge, ne) : gb + ge;
+        if (p->zero >= 3 && nd > 1) {
             uint64_t gathered = 0; /* two layers gathered at once: current + prefetch (§3.4) */
             CK(gpufit__dtype_bytes(p->c_dt == GPUFIT_DTYPE_FP32 ? GPUFIT_DTYPE_FP32
                                                                 : GPUFIT_DTYPE_BF16,
                                    2 * c->largest_layer / p->tp, &gathered));
-            m[GPUFIT_MEM_WEIGHTS] = (m[GPUFIT_MEM_WEIGHTS] + dp - 1) / dp + gathered;
+            m[GPUFIT_MEM_WEIGHTS] =
+                shard_of(m[GPUFIT_MEM_WEIGHTS] - ex.w, nd) + shard_of(ex.w, ne) + gathered;
         }
         if (p->offload >= GPUFIT_OFFLOAD_OPTIMIZER) { /* ZeRO-Offload: states in host RAM */
             hc[GPUFIT_MEM_OPTIMIZER_STATES] += opt;

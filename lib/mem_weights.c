@@ -367,6 +367,11 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
             }
         }
         uint64_t *dw, *dt, *dopt;
+        if (!global && is_expert(g[i].kind) &&
+            (gpufit__add(u->we[g[i].where], w, &u->we[g[i].where]) ||
+             gpufit__add(u->te[g[i].where], t, &u->te[g[i].where]) ||
+             gpufit__add(u->oe[g[i].where], o, &u->oe[g[i].where])))
+            return 1;
         if (!global) {
             dw = &u->w[g[i].where];
             dt = &u->t[g[i].where];

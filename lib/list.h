@@ -1,0 +1,31 @@
+/* Lists returned by gpufit_recommend() and gpufit_plan() (internal layout). */
+#ifndef GPUFIT_LIST_H
+#define GPUFIT_LIST_H
+
+#include "eval.h"
+
+typedef struct gpufit__rec {
+    gpufit_recommendation info; /* strings point into reason[] / the catalogue */
+    char reason[192];
+} gpufit__rec;
+
+typedef struct gpufit__lay {
+    gpufit_layout info;
+    char spec[160];
+    char placement[320];
+} gpufit__lay;
+
+struct gpufit_list {
+    int32_t kind; /* 1 recommendations, 2 layouts */
+    uint32_t n, cap;
+    uint64_t evaluated;
+    union {
+        gpufit__rec *rec;
+        gpufit__lay *lay;
+    } u;
+};
+
+/* Allocates a list of cap entries of the given kind (NULL on allocation failure). */
+struct gpufit_list *gpufit__list_new(int32_t kind, uint32_t cap);
+
+#endif /* GPUFIT_LIST_H */

@@ -1,0 +1,204 @@
+/* Layout planner: every valid (tp, pp, vpp, dp, cp, ep, zero, micro_batch, checkpointing) for
+ * a cluster, evaluated with the allocation-free evaluation path, keeping the layouts that fit,
+ * ordered by the cost documented in docs/planner.md. */
+#include "list.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_GLOBAL_BATCH 1024
+
+/* Cost of a layout: lost throughput as a fraction, by physical cause (docs/planner.md). */
+static double layout_cost(const struct gpufit_job *j, uint64_t gpn, int flash, uint64_t n_mb,
+                          uint64_t capacity, uint64_t peak)
+{
+    double c = 0.0;
+    if (j->checkpointing == GPUFIT_CKPT_FULL)
+        c += 0.33; /* one more forward pass per step */
+    else if (j->checkpointing == GPUFIT_CKPT_SELECTIVE)
+        c += flash ? 0.01 : 0.03; /* recomputes the attention core only */
+    if (j->pp > 1)                /* pipeline bubble of 1F1B / interleaved schedules */
+        c += (double)(j->pp - 1) / ((double)j->vpp * (double)n_mb);
+    c += 0.02 * (double)(j->tp - 1); /* activation all-reduces per layer, inside a node */
+    c += 0.02 * (double)(j->cp - 1); /* ring attention exchanges */
+    if (j->ep > 1)
+        c += 0.01 * log2((double)j->ep); /* token all-to-all */
+    uint64_t inner = (uint64_t)(j->tp * j->cp);
+    int dp_crosses = inner * (uint64_t)j->dp > gpn;
+    if (j->zero >= 3)
+        c += dp_crosses ? 0.10 : 0.04; /* parameter all-gathers every step */
+    else if (j->zero >= 1 && dp_crosses)
+        c += 0.01;
+    if (j->micro_batch < 4) /* small GEMMs use the GPU less well */
+        c += 0.03 * log2(4.0 / (double)j->micro_batch);
+    if (peak > capacity / 20 * 19) /* less than 5 % headroom: fragmentation risk */
+        c += 0.5;
+    return c;
+}
+
+static void placement_text(const struct gpufit_job *j, uint64_t gpn, char *out, size_t cap)
+{
+    /* rank = ((pp_rank * dp + dp_rank) * cp + cp_rank) * tp + tp_rank: TP innermost, so that
+     * tensor-parallel groups share a node's NVLink; pipeline stages outermost. */
+    snprintf(out, cap,
+             "CUDA_VISIBLE_DEVICES=%s on every node; global rank r = ((pp_rank x %lld + dp_rank) "
+             "x %lld + cp_rank) x %lld + tp_rank, node = r / %llu: TP groups of %lld stay inside "
+             "a node%s",
+             gpn == 8 ? "0,1,2,3,4,5,6,7" : gpn == 4 ? "0,1,2,3" : gpn == 2 ? "0,1" : "0..n-1",
+             (long long)j->dp, (long long)j->cp, (long long)j->tp, (unsigned long long)gpn,
+             (long long)j->tp, j->ep > 1 ? "; experts spread over the dp x cp x tp ranks" : "");
+}
+
+static int better(const gpufit__lay *a, const gpufit__lay *b)
+{
+    if (a->info.cost != b->info.cost)
+        return a->info.cost < b->info.cost;
+    return a->info.peak_bytes < b->info.peak_bytes;
+}
+
+/* keeps the best `cap` layouts, sorted */
+static void insert(struct gpufit_list *l, const gpufit__lay *e)
+{
+    uint32_t n = l->n;
+    if (n == l->cap) {
+        if (!better(e, &l->u.lay[n - 1]))
+            return;
+        n--;
+    }
+    uint32_t at = n;
+    while (at > 0 && better(e, &l->u.lay[at - 1])) {
+        l->u.lay[at] = l->u.lay[at - 1];
+        at--;
+    }
+    l->u.lay[at] = *e;
+    l->n = n + 1;
+}
+
+int32_t gpufit_plan(gpufit_list **out, const gpufit_model *m, const gpufit_job *j,
+                    uint32_t gpus_per_node, uint32_t nodes, uint32_t max_results,
+                    gpufit_error *err)
+{
+    if (out == NULL || m == NULL || j == NULL)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX,
+                            "out, model and job must not be NULL");
+    *out = NULL;
+    if (gpus_per_node == 0 || gpus_per_node > 64 || nodes == 0 || nodes > 65536 ||
+        max_results == 0 || max_results > 10000)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_GPUS, UINT64_MAX,
+                            "gpus_per_node in [1, 64], nodes in [1, 65536] and max_results in "
+                            "[1, 10000] are required");
+    if (j->task == GPUFIT_TASK_INFERENCE)
+        return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, GPUFIT_JOB_TASK, UINT64_MAX,
+                            "the planner searches training layouts; for serving see "
+                            "gpufit_recommend()");
+    struct gpufit_model mc = *m;
+    if (mc.cache_state != 1)
+        gpufit__model_refresh(&mc);
+    gpufit__shape s;
+    int32_t st = gpufit__model_resolve(&mc, &s, err);
+    if (st != GPUFIT_OK)
+        return st;
+    struct gpufit_result *r = malloc(sizeof *r);
+    struct gpufit_list *l = gpufit__list_new(2, max_results);
+    if (r == NULL || l == NULL) {
+        free(r);
+        gpufit_list_free(l);
+        return gpufit__fail(err, GPUFIT_E_NOMEM, 0, UINT64_MAX, "out of memory");
+    }
+    uint64_t gpn = gpus_per_node, total = (uint64_t)gpus_per_node * nodes;
+    int64_t gbs = j->global_batch > 0 ? j->global_batch : DEFAULT_GLOBAL_BATCH;
+    int flash = j->attention == GPUFIT_ATTN_FLASH || j->attention < 0;
+    static const int64_t mbs_set[] = {1, 2, 4, 8};
+    static const int64_t ckpt_set[] = {GPUFIT_CKPT_NONE, GPUFIT_CKPT_SELECTIVE, GPUFIT_CKPT_FULL};
+    struct gpufit_job c = *j;
+    c.gpus = 0;
+    c.pp_first_layers = c.pp_last_layers = 0;
+    c.zero_shard_size = 0;
+    /* TP stays inside a node; every other degree divides what is left */
+    for (uint64_t tp = 1; tp <= gpn; tp *= 2) {
+        if (gpn % tp || s.nq % tp || s.f % tp || (s.E > 0 && s.f_moe % tp))
+            continue;
+        for (uint64_t pp = 1; pp <= s.n_layers && pp <= total / tp; pp++) {
+            if ((total / tp) % pp)
+                continue;
+            for (uint64_t cp = 1; cp <= 8; cp *= 2) {
+                if ((total / tp / pp) % cp || (uint64_t)j->seq_len % cp)
+                    continue;
+                uint64_t dp = total / tp / pp / cp;
+                for (uint64_t ep = 1; ep <= (s.E > 0 ? s.E : 1); ep *= 2) {
+                    if ((s.E > 0 && s.E % ep) || (dp * tp * cp) % ep)
+                        continue;
+                    for (uint64_t vpp = 1; vpp <= 4; vpp *= 2) {
+                        if (vpp > 1 && (pp == 1 || (s.n_layers / pp) % vpp))
+                            continue;
+                        for (int64_t zero = 0; zero <= 3; zero++) {
+                            if (zero > 0 && dp == 1)
+                                continue;
+                            for (size_t mi = 0; mi < 4; mi++) {
+                                int64_t mbs = mbs_set[mi];
+                                if (gbs % (mbs * (int64_t)dp))
+                                    continue;
+                                for (size_t ci = 0; ci < 3; ci++) {
+                                    c.tp = (int64_t)tp;
+                                    c.pp = (int64_t)pp;
+                                    c.vpp = (int64_t)vpp;
+                                    c.cp = (int64_t)cp;
+                                    c.ep = (int64_t)ep;
+                                    c.dp = (int64_t)dp;
+                                    c.zero = zero;
+                                    c.micro_batch = mbs;
+                                    c.global_batch = gbs;
+                                    c.checkpointing = ckpt_set[ci];
+                                    c.sp = tp > 1;
+                                    c.pp_schedule = -1;
+                                    l->evaluated++;
+                                    if (gpufit__evaluate_into(r, &mc, &c, NULL) != GPUFIT_OK ||
+                                        r->fits != 1)
+                                        continue;
+                                    gpufit__lay e;
+                                    memset(&e, 0, sizeof e);
+                                    uint64_t n_mb = (uint64_t)gbs / ((uint64_t)mbs * dp);
+                                    e.info.cost = layout_cost(&c, gpn, flash, n_mb, r->capacity,
+                                                              r->peak);
+                                    e.info.peak_bytes = r->peak;
+                                    if (l->n == l->cap &&
+                                        !better(&e, &l->u.lay[l->n - 1]))
+                                        continue; /* strings only for the kept ones */
+                                    e.info.tp = (uint32_t)tp;
+                                    e.info.pp = (uint32_t)pp;
+                                    e.info.vpp = (uint32_t)vpp;
+                                    e.info.dp = (uint32_t)dp;
+                                    e.info.cp = (uint32_t)cp;
+                                    e.info.ep = (uint32_t)ep;
+                                    e.info.zero = (uint32_t)zero;
+                                    e.info.micro_batch = (uint32_t)mbs;
+                                    e.info.checkpointing = (int32_t)ckpt_set[ci];
+                                    e.info.headroom_bytes =
+                                        (int64_t)r->capacity - (int64_t)r->peak;
+                                    snprintf(e.spec, sizeof e.spec,
+                                             "tp=%llu pp=%llu vpp=%llu dp=%llu cp=%llu ep=%llu "
+                                             "zero=%lld micro_batch=%lld checkpointing=%s%s",
+                                             (unsigned long long)tp, (unsigned long long)pp,
+                                             (unsigned long long)vpp, (unsigned long long)dp,
+                                             (unsigned long long)cp, (unsigned long long)ep,
+                                             (long long)zero, (long long)mbs,
+                                             gpufit_param_value_name(GPUFIT_JOB_CHECKPOINTING,
+                                                                     ckpt_set[ci]),
+                                             tp > 1 ? " sp=1" : "");
+                                    placement_text(&c, gpn, e.placement, sizeof e.placement);
+                                    insert(l, &e);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    free(r);
+    *out = l;
+    gpufit__ok(err);
+    return GPUFIT_OK;
+}
