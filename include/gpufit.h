@@ -388,6 +388,7 @@ typedef enum gpufit_param {
     GPUFIT_JOB_CUDA_CONTEXT_BYTES = 1400, /**< CUDA context per process, bytes; -1 = default. */
     GPUFIT_JOB_WORKSPACE_BYTES = 1401,    /**< Library workspaces, bytes; -1 = default. */
     GPUFIT_JOB_FRAGMENTATION = 1402,      /**< Allocator slack fraction; -1 = default. */
+    GPUFIT_JOB_MITIGATIONS = 1500,        /**< Mitigations gpufit_evaluate ranks; 0 = none. */
     GPUFIT_PARAM_MAX_ = 0x7FFFFFFF        /**< Not a value. */
 } gpufit_param;
 

@@ -79,6 +79,7 @@ struct gpufit_result {
     uint64_t capacity, peak, host_bytes;
     uint64_t n_params, n_active;
     uint8_t notes[GPUFIT__NOTES_MAX];
+    const gpufit__gpu *gpu; /* catalogue GPU, or NULL (then gpu_name) */
     char model_name[GPUFIT__NAME_MAX];
     char gpu_name[GPUFIT__NAME_MAX];
     /* filled by gpufit__mitigate(), after everything above (evaluate_into leaves it alone) */

@@ -366,11 +366,9 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     r->n_active = c.active;
     r->capacity = p.capacity;
     memcpy(r->model_name, mdl->name, sizeof r->model_name);
-    if (p.gpu != NULL)
-        strncpy(r->gpu_name, p.gpu->name, sizeof r->gpu_name - 1);
-    else
+    r->gpu = p.gpu; /* the report names it; capacity-only GPUs keep the job's name */
+    if (p.gpu == NULL)
         memcpy(r->gpu_name, j->gpu_name, sizeof r->gpu_name);
-    r->gpu_name[sizeof r->gpu_name - 1] = '\0';
 
     /* layout checks (parallelism details: issue 3) */
     if (s.nq % p.tp != 0)
@@ -597,8 +595,12 @@ int32_t gpufit_evaluate(gpufit_result **out, const gpufit_model *m, const gpufit
     }
     r->n_mitigations = 0;
     /* rank what would make it fit when it does not, or fits with < 5 % headroom */
-    if (r->capacity > 0 && (r->fits == 0 || r->peak > r->capacity / 20 * 19))
+    if (r->capacity > 0 && j->mitigations > 0 &&
+        (r->fits == 0 || r->peak > r->capacity / 20 * 19)) {
         gpufit__mitigate(r, m, j);
+        if (r->n_mitigations > (uint32_t)j->mitigations)
+            r->n_mitigations = (uint32_t)j->mitigations;
+    }
     *out = r;
     gpufit__ok(err);
     return GPUFIT_OK;

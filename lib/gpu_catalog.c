@@ -23,6 +23,9 @@ const gpufit__gpu *gpufit__gpu_at(size_t i)
 
 const gpufit__gpu *gpufit__gpu_by_id(int64_t id)
 {
+    /* ids are 1..N in catalogue order (tools/gen_gpu_catalog.py): direct hit, else a scan */
+    if (id >= 1 && (uint64_t)id <= GPUFIT__GPU_N && gpufit__gpus[id - 1].id == id)
+        return &gpufit__gpus[id - 1];
     for (size_t i = 0; i < GPUFIT__GPU_N; i++) {
         if (gpufit__gpus[i].id == id)
             return &gpufit__gpus[i];

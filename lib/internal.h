@@ -31,6 +31,7 @@ struct gpufit_job {
     double gpu_memory_gib;
     int64_t cuda_context_bytes, workspace_bytes;
     double fragmentation;
+    int64_t mitigations;
     char gpu_name[GPUFIT__NAME_MAX]; /* display name of a capacity-only GPU ("" = none) */
 };
 

@@ -133,8 +133,10 @@ static void shard_dims(const gpufit__plan *p, const gpufit__shape *s, const gpuf
 {
     *rows = g->rows;
     *copies = g->copies;
+    if (p->tp == 1 && p->ep == 1)
+        return;
     if (is_1d(g) || p->tp == 1) {
-        if (is_expert(g->kind))
+        if (is_expert(g->kind) && p->ep > 1)
             *copies = (g->copies + p->ep - 1) / p->ep;
         return;
     }
@@ -144,7 +146,7 @@ static void shard_dims(const gpufit__plan *p, const gpufit__shape *s, const gpuf
     } else {
         *rows = (g->rows + p->tp - 1) / p->tp;
     }
-    if (is_expert(g->kind))
+    if (is_expert(g->kind) && p->ep > 1)
         *copies = (g->copies + p->ep - 1) / p->ep;
 }
 
@@ -159,6 +161,10 @@ static int tensor_bytes(int64_t dt, uint64_t rows, uint64_t cols, uint64_t *out)
         if (gpufit__mul(rows, cols + 4, out))
             return 1;
         return 0;
+    }
+    if (dt >= GPUFIT_DTYPE_FP32 && dt <= GPUFIT_DTYPE_FP8) { /* one element per block */
+        static const uint8_t elem[] = {0, 4, 4, 2, 2, 1};
+        return gpufit__mul(n, elem[dt], out);
     }
     if (gpufit__dtype_bytes(dt, n, &b))
         return 1;
@@ -247,6 +253,58 @@ int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
         if (gpufit__add(on_device ? dev : host, bytes, on_device ? &dev : &host))
             return 1;
     }
+    *dev_out = dev;
+    *host_out = host;
+    return 0;
+}
+
+/* Weight bytes of a slice from the exact bytes of a GGUF file (io_gguf.c, m->gguf_layers > 0):
+ * the layers the slice holds, in the file's layer order (classes in slice order: dense before
+ * MoE, encoder before decoder), plus the output tensor and the other global tensors (final
+ * norms) when it holds the output. llama.cpp keeps token_embd in host memory (its input
+ * layer is always on the CPU, memory-model.md §6.4), so it goes to *host_out when the slice
+ * holds the embedding; a tied model has no output tensor and llama.cpp loads a copy of
+ * token_embd as the output (TENSOR_DUPLICATED), which sits with the output. Tensor parallelism
+ * divides the device bytes by tp. Layers past the file's (a spec that raised n_layers) cost
+ * as much as its last layer. Returns 1 on overflow.
+ * Declared here until lib/eval.h declares it; evaluate.c calls it instead of
+ * gpufit__weights_bytes() when the model has GGUF bytes. */
+int gpufit__weights_bytes_gguf(const struct gpufit_model *m, const gpufit__plan *p,
+                               const gpufit__shape *s, const gpufit__slice *sl,
+                               uint64_t *dev_out, uint64_t *host_out);
+
+int gpufit__weights_bytes_gguf(const struct gpufit_model *m, const gpufit__plan *p,
+                               const gpufit__shape *s, const gpufit__slice *sl,
+                               uint64_t *dev_out, uint64_t *host_out)
+{
+    uint64_t dev = 0, host = 0, before = 0, n = m->gguf_layers;
+    if (n == 0 || n > GPUFIT__GGUF_LAYERS_MAX)
+        return 1;
+    for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++) {
+        uint64_t a = before + sl->layer_begin[w], b = a + sl->layers[w], x;
+        before += s->layers[w];
+        if (sl->layers[w] == 0)
+            continue;
+        for (uint64_t i = a; i < b && i < n; i++)
+            if (gpufit__add(dev, m->gguf_layer_bytes[i], &dev))
+                return 1;
+        if (b > n) { /* layers past the file's: as its last layer */
+            uint64_t extra = b - (a > n ? a : n);
+            if (gpufit__mul(extra, m->gguf_layer_bytes[n - 1], &x) || gpufit__add(dev, x, &dev))
+                return 1;
+        }
+    }
+    if (sl->output) {
+        uint64_t out = m->gguf_output_bytes;
+        if (out == 0 && s->tied)
+            out = m->gguf_token_embd_bytes;
+        if (gpufit__add(dev, out, &dev) || gpufit__add(dev, m->gguf_global_bytes, &dev))
+            return 1;
+    }
+    if (sl->embedding)
+        host = m->gguf_token_embd_bytes;
+    if (p->tp > 1)
+        dev = dev / p->tp + (dev % p->tp != 0);
     *dev_out = dev;
     *host_out = host;
     return 0;

@@ -265,6 +265,9 @@ static const gpufit__param_entry table[] = {
           "fragmentation", NULL, "fraction",
           "caching-allocator slack as a fraction of the dynamically allocated bytes (activations, "
           "logits, growing KV cache); -1 = framework default (0.25; 0 for servers and llama.cpp)"),
+    JI(GPUFIT_JOB_MITIGATIONS, mitigations, 0, 12, 12, "mitigations", NULL, "",
+       "how many mitigations gpufit_evaluate ranks when the job does not fit (0 = none, "
+       "fastest)"),
 };
 #define N_PARAMS (sizeof table / sizeof table[0])
 

@@ -54,7 +54,7 @@ int32_t gpufit_result_to_json(const gpufit_result *r, char *buf, size_t cap, siz
     jw w = {buf, cap, 0};
     put(&w, "{\n  \"schema\": 1,\n  \"fits\": %s,\n  \"capacity_bytes\": %llu,\n  \"gpu\": ",
         fits_text(r->fits), (unsigned long long)r->capacity);
-    put_str(&w, r->gpu_name);
+    put_str(&w, r->gpu != NULL ? r->gpu->name : r->gpu_name);
     put(&w, ",\n  \"model\": {\"name\": ");
     put_str(&w, r->model_name);
     put(&w, ", \"n_params\": %llu, \"n_active_params\": %llu},\n",
