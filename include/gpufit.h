@@ -351,6 +351,7 @@ typedef enum gpufit_param {
     GPUFIT_JOB_LORA_TARGETS = 1008,  /**< gpufit_lora_targets. */
     GPUFIT_JOB_N_GPU_LAYERS = 1009,  /**< Inference: layers on the GPU; -1 = all. */
     GPUFIT_JOB_GPU_MEMORY_UTILIZATION = 1010, /**< vLLM/SGLang budget fraction; 0 = none. */
+    GPUFIT_JOB_MAX_NUM_SEQS = 1011, /**< Server: sequences per step (sampler profile); 0 = auto. */
     /* job: precision */
     GPUFIT_JOB_PRECISION = 1100,       /**< gpufit_precision; -1 = auto. */
     GPUFIT_JOB_WEIGHT_DTYPE = 1101,    /**< gpufit_dtype; -1 = from precision. */

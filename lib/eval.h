@@ -27,6 +27,7 @@ typedef struct gpufit__plan {
     int32_t amp;                                 /* autocast over fp32 weights */
     int64_t w_dt, c_dt, g_dt, m_dt, o_dt, kv_dt; /* resolved dtypes */
     uint64_t a_b;                                /* activation bytes per element */
+    uint64_t resid_b;                            /* residual-stream bytes per element */
     uint64_t b, s;                               /* training micro-batch, sequence */
     uint64_t batch, ctx, prompt;                 /* inference */
     double dropout;
@@ -39,6 +40,7 @@ typedef struct gpufit__plan {
     uint64_t ctx_bytes, ws_bytes; /* runtime context, workspaces */
     double frag;                  /* allocator slack fraction */
     double util;                  /* server budget fraction; 0 = none */
+    uint64_t max_num_seqs;        /* server: sequences the sampler is profiled with */
 } gpufit__plan;
 
 typedef struct gpufit__role {

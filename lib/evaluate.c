@@ -288,11 +288,21 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
                                     GPUFIT_MEM_LOGITS,      GPUFIT_MEM_WORKSPACE};
     if (!p->training && p->util > 0.0 && p->capacity > 0) {
         /* vLLM/SGLang: the KV pool takes util x total minus the profiled peak (§6.2) */
-        uint64_t budget, other = 0;
-        CK(mul_frac(p->capacity, p->util, &budget));
+        uint64_t budget, other = 0, visible = p->capacity;
+        /* vLLM budgets from torch.cuda.mem_get_info()'s total, which leaves out the driver's
+         * reservation when nvidia-smi reports the full marketed size (a whole number of GiB:
+         * A100 80GB 81920 MiB -> ~79.2 GiB, RTX 3090 24576 MiB -> 23.58 GiB; H100's 81559 MiB
+         * already excludes it): about max(0.4 GiB, 1 %) (validation README notes; derived). */
+        if (visible % ((uint64_t)1 << 30) == 0) {
+            uint64_t reserve = visible / 100 > GIB * 2 / 5 ? visible / 100 : GIB * 2 / 5;
+            visible = visible > reserve ? visible - reserve : 0;
+        }
+        CK(mul_frac(visible, p->util, &budget));
         for (size_t i = 0; i < sizeof allocated / sizeof allocated[0]; i++)
             if (allocated[i] != GPUFIT_MEM_KV_CACHE)
                 CK(gpufit__add(other, m[allocated[i]], &other));
+        /* NCCL buffers count among the profiler's non-torch memory, inside the budget */
+        CK(gpufit__add(other, m[GPUFIT_MEM_COMM_BUFFERS], &other));
         uint64_t need = m[GPUFIT_MEM_KV_CACHE];
         role->kv_cap_bytes = budget > other ? budget - other : 0;
         role->kv_cap_tokens = per_tok > 0 ? role->kv_cap_bytes / per_tok : 0;

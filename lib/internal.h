@@ -19,7 +19,7 @@
 
 struct gpufit_job {
     int64_t task, micro_batch, seq_len, global_batch, batch, context_len, prompt_len;
-    int64_t lora_rank, lora_targets, n_gpu_layers;
+    int64_t lora_rank, lora_targets, n_gpu_layers, max_num_seqs;
     double gpu_memory_utilization;
     int64_t precision, weight_dtype, compute_dtype, grad_dtype, master_weights, optimizer_dtype;
     int64_t kv_dtype;

@@ -113,22 +113,33 @@ static void layer(const gpufit__plan *p, const gpufit__shape *s, int where, laye
     if (where == GPUFIT__W_DEC)
         attention(p, s, tok, p->b, seq, t); /* cross-attention over the encoder output */
     ffn_block(p, s, tok, where == GPUFIT__W_MOE, t);
-    t->input = p->a_b * tok * s->h / (p->sp ? p->tp : 1);
+    t->input = p->resid_b * tok * s->h / (p->sp ? p->tp : 1);
 }
 
 int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
                               const gpufit__slice *sl, uint64_t *act_out, uint64_t *logits_out)
 {
     uint64_t tok = p->s / p->cp * p->b;
-    uint64_t stored = 0, transient = 0;
-    uint64_t layers_held = 0;
+    uint64_t stored = 0, transient = 0, x;
     if (s->arch == GPUFIT_ARCH_GENERIC) {
-        uint64_t per_layer_tok = (uint64_t)(s->act_bytes_per_token + 0.5);
-        stored = per_layer_tok * tok * sl->inflight / sl->inflight_den;
-        *act_out = stored;
+        double per_tok = s->act_bytes_per_token;
+        double v = per_tok * (double)tok * (double)sl->inflight / (double)sl->inflight_den;
+        if (!(v < 1.8e19))
+            return 1;
+        *act_out = (uint64_t)(v + 0.5);
         *logits_out = 0;
         return 0;
     }
+    /* Overflow guard: every per-layer term is at most 64 bytes per token per width element
+     * (h, q, the widest MLP, k MLP fan-out, E) plus 16 bytes per score; with that bound checked,
+     * the unchecked sums of one layer below cannot wrap, and the totals are checked. */
+    uint64_t width = s->h + s->q + 2 * s->c + s->f + s->k * (s->f_moe + s->h) +
+                     s->n_shared * s->f_sh + s->E + s->r_q + s->r_kv;
+    if (gpufit__mul(width, 64, &x) || gpufit__mul(x, tok, &x) ||
+        gpufit__mul(s->nq * 16, p->s / p->cp, &transient) || gpufit__mul(transient, tok, &transient) ||
+        gpufit__add(x, transient, &x) || gpufit__mul(x, 4, &x))
+        return 1;
+    transient = 0;
     for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++) {
         if (sl->layers[w] == 0)
             continue;
@@ -137,20 +148,22 @@ int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
         uint64_t keep = p->ckpt == GPUFIT_CKPT_FULL        ? t.input
                         : p->ckpt == GPUFIT_CKPT_SELECTIVE ? t.total - t.s2
                                                            : t.total;
-        stored += keep * sl->layers[w];
-        layers_held += sl->layers[w];
+        if (gpufit__mul(keep, sl->layers[w], &x) || gpufit__add(stored, x, &stored))
+            return 1;
         /* backward: full recompute re-materialises one layer (§4.7); otherwise the gradients
          * of the largest saved tensor and of two residual-stream tensors are live. */
         uint64_t tr = p->ckpt == GPUFIT_CKPT_FULL ? t.total + 2 * t.input
                                                   : t.largest + 2 * t.input;
         transient = max_u(transient, tr);
     }
-    stored = stored * sl->inflight / sl->inflight_den;
+    if (gpufit__mul(stored, sl->inflight, &stored))
+        return 1;
+    stored /= sl->inflight_den;
     if (sl->embedding) { /* token ids (int64) and the embedding-dropout mask (§4.4) */
         uint64_t mb = (sl->inflight + sl->inflight_den - 1) / sl->inflight_den;
-        stored += 8 * tok * mb;
-        if (p->dropout > 0.0)
-            stored += tok * s->h * mb / (p->sp ? p->tp : 1);
+        uint64_t per = 8 + (p->dropout > 0.0 ? s->h / (p->sp ? p->tp : 1) : 0);
+        if (gpufit__mul(per * tok, mb, &x) || gpufit__add(stored, x, &stored))
+            return 1;
     }
     uint64_t logits = 0;
     if (sl->output && s->arch != GPUFIT_ARCH_ENCODER) {
@@ -161,10 +174,11 @@ int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
          * 16 bit: 6sbV/t at either peak. */
         stored += norm_bytes(p, s, tok, s->h) + p->a_b * tok * s->h;
         uint64_t coef = p->framework == GPUFIT_FW_PYTORCH ? 12 : 4 + p->a_b;
-        logits = coef * tok * ((s->V + p->tp - 1) / p->tp);
+        if (gpufit__mul(coef * tok, (s->V + p->tp - 1) / p->tp, &logits))
+            return 1;
     }
-    (void)layers_held;
-    *act_out = stored + transient;
+    if (gpufit__add(stored, transient, act_out))
+        return 1;
     *logits_out = logits;
     return 0;
 }

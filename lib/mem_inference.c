@@ -78,7 +78,12 @@ int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
         return 0;
     }
     if (p->framework == GPUFIT_FW_LLAMACPP) {
-        uint64_t n_ctx = p->batch * p->ctx;
+        uint64_t n_ctx, ub = p->prompt, g1, g2;
+        uint64_t width = s->h + s->f + s->k * s->f_moe + s->E + s->V;
+        if (gpufit__mul(p->batch, p->ctx, &n_ctx) || gpufit__mul(ub, width * 16, &g1) ||
+            gpufit__mul(n_ctx, (s->nq + 1) * 8, &g2) || gpufit__mul(g2, ub, &g2) ||
+            gpufit__add(g1, g2, &g1))
+            return 1; /* overflow guard for llamacpp_compute's products */
         *act_out = llamacpp_compute(p, s, sl, n_ctx);
         *logits_out = 0;
         return 0;
@@ -86,6 +91,15 @@ int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
     int server = p->framework == GPUFIT_FW_VLLM || p->framework == GPUFIT_FW_SGLANG;
     /* tokens in one forward: the profiling pass of a server, else the whole prompt batch */
     uint64_t T = server ? p->prompt : p->batch * p->prompt;
+    /* overflow guard for the products below (each term is at most 16 bytes x T x a width or
+     * the context); the terms are then summed without wrapping */
+    uint64_t g1, g2;
+    uint64_t width = s->h + s->q + 2 * s->c + s->f + s->k * (s->f_moe + s->h) + s->V;
+    if (gpufit__mul(T, width * 16, &g1) || gpufit__mul(T, s->nq * 8, &g2) ||
+        gpufit__mul(g2, p->ctx > p->prompt ? p->ctx : p->prompt, &g2) ||
+        gpufit__add(g1, g2, &g1) || gpufit__mul(g1, 4, &g1) ||
+        gpufit__mul(p->max_num_seqs * 32, s->V, &g2))
+        return 1;
     uint64_t f = (s->f + tp - 1) / tp;
     uint64_t q = (s->mla ? s->nq * (s->d_n + s->d_r) : s->nq * s->dh) / tp;
     uint64_t c = s->mla ? q : (s->nkv > tp ? s->nkv / tp : 1) * s->dh;
@@ -97,13 +111,21 @@ int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
         scores = (a + 4) * ((s->nq + tp - 1) / tp) * T * (p->prompt < p->ctx ? p->ctx : p->prompt);
     uint64_t per_layer = max_u(max_u(qkv, ffn), scores) + 3 * a * T * s->h;
     uint64_t logits = 0;
-    if (sl->output) {
-        uint64_t V = (s->V + tp - 1) / tp;
-        /* servers sample max_num_seqs (256) rows: fp32 logits + probabilities; HF generate
-         * keeps the last position only (logits_to_keep = 1): 16-bit logits + fp32 copy. */
-        logits = server ? 256 * V * 8 : p->batch * V * (a + 4);
+    uint64_t act = layers_of(sl) > 0 ? per_layer : 0;
+    if (sl->output && server) {
+        /* vLLM's profile also warms the sampler up on max_num_seqs rows of full-vocabulary fp32
+         * logits (gathered over TP): logits 4 + sorted values 4 + int64 sort indices 8 +
+         * softmax 4 + cumulative sum 4 + masks 1 = ~25 bytes per logit (top-k/top-p path,
+         * vllm sampler; derived). It runs after the forward pass, so the profiled activation
+         * peak is the larger of the two (vllm gpu_worker determine_available_memory). */
+        uint64_t sampler = p->max_num_seqs * s->V * 25;
+        act = act > sampler ? act : sampler;
+    } else if (sl->output) {
+        /* HF generate keeps the last position only (logits_to_keep = 1): 16-bit logits and
+         * their fp32 copy per sequence (transformers generation utils). */
+        logits = p->batch * ((s->V + tp - 1) / tp) * (a + 4);
     }
-    *act_out = layers_of(sl) > 0 ? per_layer : 0;
+    *act_out = act;
     *logits_out = logits;
     return 0;
 }

@@ -199,6 +199,9 @@ static const gpufit__param_entry table[] = {
     ROW_F(GPUFIT_JOB_GPU_MEMORY_UTILIZATION, GPUFIT_DOMAIN_JOB, JOFF(gpu_memory_utilization), 0.0,
           1.0, 0.0, "gpu_memory_utilization", NULL, "fraction",
           "fraction of the GPU a server takes (KV cache gets the rest); 0 = framework default"),
+    JI(GPUFIT_JOB_MAX_NUM_SEQS, max_num_seqs, 0, 1 << 20, 0, "max_num_seqs", NULL, "sequences",
+       "servers: sequences per step, the rows the sampler is profiled with; 0 = vLLM's default "
+       "(1024 on GPUs of 70 GiB or more, else 256)"),
     JE(GPUFIT_JOB_PRECISION, precision, -1, 6, -1, precision_values, "precision", NULL,
        "policy: fp32, tf32, amp_fp16, amp_bf16, bf16, fp16, fp8; auto = amp_bf16 training, "
        "bf16 inference"),

@@ -153,6 +153,11 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_OPTIMIZER_DTYPE, UINT64_MAX,
                             "optimizer_dtype must be fp32, fp16 or bf16");
     p->a_b = act_bytes(p->c_dt);
+    /* The residual stream has the embedding's dtype: fp32 under autocast (fp32 weights) and
+     * in QLoRA when peft upcasts the embedding to fp32 (memory-model.md §7.4). */
+    p->resid_b = p->amp || (p->task == GPUFIT_TASK_QLORA && p->g_dt == GPUFIT_DTYPE_FP32)
+                     ? 4
+                     : p->a_b;
 
     p->attention = (int32_t)j->attention;
     if (p->attention < 0)
@@ -212,6 +217,10 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     p->frag = j->fragmentation >= 0.0 ? j->fragmentation
               : server || fw == GPUFIT_FW_LLAMACPP ? 0.0
                                                    : 0.25;
+    /* vLLM defaults: 1024 sequences on GPUs of 70 GiB or more, else 256 (engine arg_utils) */
+    p->max_num_seqs = j->max_num_seqs > 0                      ? (uint64_t)j->max_num_seqs
+                      : p->capacity >= ((uint64_t)70 << 30) ? 1024
+                                                             : 256;
     p->util = j->gpu_memory_utilization > 0.0 ? j->gpu_memory_utilization
               : server                        ? 0.9
                                               : 0.0;
