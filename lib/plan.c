@@ -179,11 +179,12 @@ int32_t gpufit_plan(gpufit_list **out, const gpufit_model *m, const gpufit_job *
                                         (int64_t)r->capacity - (int64_t)r->peak;
                                     snprintf(e.spec, sizeof e.spec,
                                              "tp=%llu pp=%llu vpp=%llu dp=%llu cp=%llu ep=%llu "
-                                             "zero=%lld micro_batch=%lld checkpointing=%s%s",
+                                             "zero=%lld micro_batch=%lld global_batch=%lld "
+                                             "checkpointing=%s%s",
                                              (unsigned long long)tp, (unsigned long long)pp,
                                              (unsigned long long)vpp, (unsigned long long)dp,
                                              (unsigned long long)cp, (unsigned long long)ep,
-                                             (long long)zero, (long long)mbs,
+                                             (long long)zero, (long long)mbs, (long long)gbs,
                                              gpufit_param_value_name(GPUFIT_JOB_CHECKPOINTING,
                                                                      ckpt_set[ci]),
                                              tp > 1 ? " sp=1" : "");

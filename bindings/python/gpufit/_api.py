@@ -1,0 +1,1037 @@
+"""The Pythonic API over the C library: Model, Job, evaluate(), estimate() and the listings.
+
+Nothing here knows a parameter by heart: names, types, ranges, defaults and enum values all
+come from the library's parameter table (``gpufit_param_next``, ``gpufit_param_get_info``,
+``gpufit_param_value_at``), so a parameter added to the C library is usable from Python at
+once. The only names handled specially are the two that the scenario format itself treats
+specially: ``model`` (a preset or an architecture) and ``gpu`` (a catalogue entry or a
+capacity).
+"""
+
+import ctypes
+import json
+import numbers
+import os
+import weakref
+from ctypes import byref, c_char_p, c_double, c_int32, c_int64, c_size_t, c_uint64, c_void_p
+
+from . import _lib
+from . import errors as _errors
+from ._lib import lib
+from ._scenario import json_key_at, remove_member, scalar_json, scenario_json, spec_key_at
+from ._types import Error as _Error
+from ._types import GpuInfo, ParamInfo, PresetInfo, RoleInfo, Summary
+from ._types import Layout as _Layout
+from ._types import MitigationInfo as _MitigationInfo
+from ._types import Recommendation as _Recommendation
+from ._types import SafetensorsInfo as _SafetensorsInfo
+from .report import Report, Role
+
+__all__ = ["Model", "Job", "evaluate", "estimate", "max_fitting", "recommend", "plan",
+           "models", "gpus", "params", "components", "param_info", "safetensors_info",
+           "ResultList"]
+
+_DOMAINS = {1: "model", 2: "job"}
+_TYPES = {1: "int", 2: "float", 3: "enum", 4: "bool"}
+#: Names that estimate() takes for itself, so no keyword can reach the library under them.
+_RESERVED = ("file", "spec")
+
+
+def _text(b):
+    return b.decode("utf-8", "replace") if b is not None else None
+
+
+# ---------------------------------------------------------------------------------------------
+# The parameter table
+# ---------------------------------------------------------------------------------------------
+def _param_id(name):
+    pid = c_int32(0)
+    if not isinstance(name, str) or lib.gpufit_param_by_name(name.encode("utf-8"),
+                                                             byref(pid)) != 0:
+        return 0
+    return pid.value
+
+
+def _info(pid):
+    info = ParamInfo()
+    st = lib.gpufit_param_get_info(pid, byref(info))
+    if st != 0:
+        _lib.raise_for(st)
+    return info
+
+
+def _values(pid):
+    out = []
+    v = c_int64(0)
+    name = c_char_p()
+    i = 0
+    while lib.gpufit_param_value_at(pid, i, byref(v), byref(name)) == 0:
+        out.append((_text(name.value), v.value))
+        i += 1
+    return out
+
+
+def _type_of(name):
+    pid = _param_id(name)
+    return _TYPES.get(_info(pid).type) if pid else None
+
+
+def _describe(pid):
+    info = _info(pid)
+    typ = _TYPES.get(info.type, str(info.type))
+    d = {
+        "name": _text(info.name),
+        "id": info.id,
+        "domain": _DOMAINS.get(info.domain, str(info.domain)),
+        "type": typ,
+        "unit": _text(info.unit) or "",
+        "doc": _text(info.doc) or "",
+        "since": _lib._version_text(info.since) if info.since else None,
+    }
+    if typ == "float":
+        d.update(default=info.default_float, min=info.min_float, max=info.max_float)
+    elif typ in ("enum", "bool"):
+        values = _values(pid)
+        dn = lib.gpufit_param_value_name(pid, info.default_int)
+        if typ == "bool":
+            d["default"] = bool(info.default_int)
+        else:
+            d["default"] = _text(dn) if dn is not None else info.default_int
+        d["values"] = [n for n, _ in values]
+    else:
+        d.update(default=info.default_int, min=info.min_int, max=info.max_int)
+    return d
+
+
+def param_info(name):
+    """The parameter table's row for ``name`` (or an alias) as a dict, like :func:`params`.
+
+    Raises :class:`gpufit.UnknownParameter` for a name the library does not know.
+    """
+    pid = _param_id(name)
+    if not pid:
+        raise _errors.UnknownParameter(
+            message="unknown parameter %r (see gpufit.params())" % (name,), key=name)
+    return _describe(pid)
+
+
+def params(domain=None):
+    """Every parameter of the library, in table order, as dicts.
+
+    Each dict has ``name``, ``id``, ``domain`` ("model" or "job"), ``type`` ("int",
+    "float", "enum", "bool"), ``default``, ``unit``, ``doc``, ``since`` and either ``min``
+    and ``max`` (int, float) or ``values`` (the accepted names of an enum or bool).
+    ``domain`` filters on "model" or "job".
+    """
+    out = []
+    pid = lib.gpufit_param_next(0)
+    while pid != 0:
+        d = _describe(pid)
+        if domain is None or d["domain"] == domain:
+            out.append(d)
+        pid = lib.gpufit_param_next(pid)
+    return out
+
+
+def components():
+    """Names of the memory components, in report order ("weights", ..., "fragmentation")."""
+    out = []
+    c = lib.gpufit_component_next(0)
+    while c != 0:
+        out.append(_text(lib.gpufit_component_name(c)))
+        c = lib.gpufit_component_next(c)
+    return out
+
+
+def _component_ids():
+    out = []
+    c = lib.gpufit_component_next(0)
+    while c != 0:
+        out.append((c, _text(lib.gpufit_component_name(c))))
+        c = lib.gpufit_component_next(c)
+    return out
+
+
+def _split(text):
+    return text.split() if text else []
+
+
+def models():
+    """The built-in model presets as dicts: ``name``, ``aliases`` (list), ``hf_repo``,
+    ``n_params``, ``n_active_params`` and ``index``."""
+    out = []
+    i = 0
+    while True:
+        p = PresetInfo()
+        if lib.gpufit_preset_at(i, byref(p)) != 0:
+            return out
+        d = p._asdict()
+        d["aliases"] = _split(d.get("aliases"))
+        out.append(d)
+        i += 1
+
+
+def _gpu_dict(g):
+    d = g._asdict()
+    d["aliases"] = _split(d.get("aliases"))
+    for k in ("supports_bf16", "supports_fp8", "usable_known"):
+        if k in d:
+            d[k] = bool(d[k])
+    if "memory_bytes" in d:
+        d["memory_gib"] = d["memory_bytes"] / 2**30
+    return d
+
+
+def gpus():
+    """The GPU catalogue as dicts: ``key``, ``name``, ``aliases`` (list), ``vendor``,
+    ``architecture``, ``id``, ``memory_bytes`` (the capacity used for the verdict),
+    ``memory_gib``, ``marketed_bytes``, bandwidth, TFLOPS, price and support flags."""
+    out = []
+    i = 0
+    while True:
+        g = GpuInfo()
+        if lib.gpufit_gpu_at(i, byref(g)) != 0:
+            return out
+        out.append(_gpu_dict(g))
+        i += 1
+
+
+def _gpu_key(gpu_id):
+    i = 0
+    while True:
+        g = GpuInfo()
+        if lib.gpufit_gpu_at(i, byref(g)) != 0:
+            return None
+        if g.id == gpu_id:
+            return _text(g.key)
+        i += 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Handles
+# ---------------------------------------------------------------------------------------------
+class _Handle:
+    """An owned gpufit handle, freed when the object is collected or closed."""
+
+    _domain = None
+    _free = None
+    _set_int = _set_float = _get_int = _get_float = None
+
+    def __init__(self, ptr):
+        self._ptr = ptr
+        self._finalizer = weakref.finalize(self, type(self)._free, ptr)
+
+    @property
+    def _as_parameter_(self):
+        if not self._ptr:
+            raise ValueError("%s is closed" % type(self).__name__)
+        return self._ptr
+
+    def close(self):
+        """Frees the C handle now (it is also freed when the object is collected)."""
+        self._finalizer()
+        self._ptr = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- parameters ---------------------------------------------------------------------------
+    def _lookup(self, name):
+        pid = _param_id(name)
+        if not pid:
+            raise _errors.UnknownParameter(
+                message="unknown parameter %r (see gpufit.params())" % (name,), key=name)
+        return pid, _info(pid)
+
+    def set(self, name, value):
+        """Sets parameter ``name`` (see :func:`gpufit.params`) and returns ``self``.
+
+        Numbers and booleans go through the typed setters; strings (enum names, numbers as
+        text, ``gpu`` names) through the library's scenario parser, as in a JSON scenario.
+        """
+        if name in ("model", "gpu") or isinstance(value, (str, dict, os.PathLike)):
+            return self._apply_items([(name, value)])
+        if value is None:
+            return self
+        pid, info = self._lookup(name)
+        typ = _TYPES.get(info.type)
+        st_fn = arg = None
+        if typ == "float":
+            if isinstance(value, numbers.Real):
+                scalar_json(name, value)  # rejects NaN and infinities, naming the key
+                st_fn, arg = self._set_float, c_double(float(value))
+        elif isinstance(value, numbers.Integral):
+            st_fn, arg = self._set_int, int(value)
+        elif isinstance(value, numbers.Real) and float(value).is_integer():
+            st_fn, arg = self._set_int, int(value)
+        if st_fn is None:
+            raise _errors.InvalidArgument(
+                message="%s: %r is not a%s %s value" % (
+                    name, value, "n" if typ in ("int", "enum") else "", typ),
+                key=name, param=_text(info.name), param_id=pid)
+        if st_fn is self._set_int:
+            if not -2**63 <= arg < 2**63:
+                raise _errors.Overflow(message="%s: %d does not fit in 64 bits" % (name, arg),
+                                       key=name, param=_text(info.name), param_id=pid)
+            arg = c_int64(arg)
+        _lib.call(st_fn, self, pid, arg, key=name)
+        return self
+
+    def get(self, name):
+        """The value of parameter ``name``: int, float, bool, or the name of an enum value
+        (``gpu``: the catalogue key, or None when the job has no catalogue GPU)."""
+        pid, info = self._lookup(name)
+        typ = _TYPES.get(info.type)
+        if typ == "float":
+            out = c_double(0.0)
+            _lib.call(self._get_float, self, pid, byref(out), key=name)
+            return out.value
+        out = c_int64(0)
+        _lib.call(self._get_int, self, pid, byref(out), key=name)
+        v = out.value
+        if typ == "bool":
+            return bool(v)
+        if typ == "enum":
+            n = lib.gpufit_param_value_name(pid, v)
+            return _text(n) if n is not None else v
+        if _text(info.name) == "gpu":
+            return _gpu_key(v) if v >= 0 else None
+        return v
+
+    def __getitem__(self, name):
+        return self.get(name)
+
+    def __setitem__(self, name, value):
+        self.set(name, value)
+
+    def update(self, *args, **kwargs):
+        """Sets several parameters from a dict and/or keywords, in one atomic step for the
+        library's text forms; returns ``self``."""
+        items = list(dict(*args, **kwargs).items())
+        for name, value in items:
+            if name in ("model", "gpu") or isinstance(value, (str, dict, os.PathLike)):
+                return self._apply_items(items)
+        for name, value in items:
+            self.set(name, value)
+        return self
+
+    def to_dict(self, all=False):
+        """The parameters of this handle's domain as a dict; only those that differ from the
+        table's default unless ``all``."""
+        out = {}
+        for d in params(self._domain):
+            v = self.get(d["name"])
+            if all or v != d["default"]:
+                out[d["name"]] = v
+        return out
+
+    def __repr__(self):
+        if not self._ptr:
+            return "<gpufit.%s (closed)>" % type(self).__name__
+        return "gpufit.%s(%s)" % (type(self).__name__, ", ".join(
+            "%s=%r" % kv for kv in self.to_dict().items()))
+
+
+def _check_domain(items, domain, own, other):
+    """Refuses keys of the other handle's domain (they would otherwise go nowhere)."""
+    for name, _ in items:
+        if name == own:
+            continue
+        if name == other:
+            d = "job" if domain == "model" else "model"
+        else:
+            pid = _param_id(name)
+            if not pid:
+                continue  # the library reports unknown keys
+            d = _DOMAINS.get(_info(pid).domain)
+        if d != domain:
+            raise _errors.InvalidArgument(
+                message="%r is a %s key: set it on a %s, or use gpufit.estimate()" % (
+                    name, d, "Job" if d == "job" else "Model"), key=name)
+
+
+def _new(fn, *args, **kw):
+    out = c_void_p()
+    _lib.call(fn, byref(out), *args, **kw)
+    return out.value
+
+
+# ---------------------------------------------------------------------------------------------
+# Model files (the library parses buffers; reading the files is the binding's job)
+# ---------------------------------------------------------------------------------------------
+_FIRST_READ = 1 << 20  # GGUF and safetensors headers: read this much first, then what is asked
+
+
+def _read_prefix(fn, path, *args, key=None):
+    """Calls ``fn(*args, buf, len, &needed, &err)`` on a growing prefix of the file at
+    ``path`` until the library has read enough (GPUFIT_E_BUFFER_TOO_SMALL asks for more)."""
+    size = os.path.getsize(path)
+    want = min(size, _FIRST_READ)
+    with open(path, "rb") as f:
+        while True:
+            f.seek(0)
+            buf = f.read(want)
+            needed = c_uint64(0)
+            err = _Error()
+            st = fn(*args, buf, len(buf), byref(needed), byref(err))
+            if st == -8 and len(buf) < size and needed.value > len(buf):
+                want = min(size, needed.value)
+                continue
+            if st < 0:
+                _lib.raise_for(st, err, key=key)
+            return st
+
+
+def _hf_config_text(config):
+    if isinstance(config, dict):
+        return json.dumps(config).encode("utf-8")
+    if isinstance(config, (bytes, bytearray)):
+        return bytes(config)
+    if isinstance(config, str) and config.lstrip().startswith("{"):
+        return config.encode("utf-8")
+    return _read_file(config)
+
+
+def safetensors_info(path):
+    """What the safetensors files of a model hold, as a dict (``n_tensors``, ``n_params``,
+    ``total_bytes``, ``header_bytes``, ``bytes_fp32``, ``bytes_16bit``, ``bytes_8bit``,
+    ``bytes_other``).
+
+    ``path`` is a ``.safetensors`` file, a ``model.safetensors.index.json`` (then only
+    ``total_bytes`` is known), or a model directory (the index when there is one, otherwise
+    every ``*.safetensors`` shard, added up).
+    """
+    return _safetensors(path)._asdict()
+
+
+def _safetensors(path):
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        index = os.path.join(path, "model.safetensors.index.json")
+        if os.path.exists(index):
+            return _safetensors(index)
+        shards = sorted(n for n in os.listdir(path) if n.endswith(".safetensors"))
+        if not shards:
+            raise _errors.NotFound(message="%s: no *.safetensors files" % path, key="model.path")
+        total = _SafetensorsInfo()
+        for name in shards:
+            one = _safetensors(os.path.join(path, name))
+            for field, _ in total._fields_:
+                if field != "struct_size":
+                    setattr(total, field, getattr(total, field) + getattr(one, field))
+        return total
+    info = _SafetensorsInfo()
+    if path.endswith(".json"):
+        data = _read_file(path)
+        needed = c_uint64(0)
+        _lib.call(lib.gpufit_safetensors_read, byref(info), data, len(data), byref(needed),
+                  key="model.path")
+    else:
+        _read_prefix(lib.gpufit_safetensors_read, path, byref(info), key="model.path")
+    return info
+
+
+def _model_from_path(path, base_dir=None):
+    """A Model from a config.json, a GGUF file or a model directory (config.json, checked
+    against its safetensors headers when there are any)."""
+    path = os.fspath(path)
+    if base_dir is not None and not os.path.isabs(path):
+        path = os.path.join(base_dir, path)
+    if os.path.isdir(path):
+        config = os.path.join(path, "config.json")
+        if not os.path.exists(config):
+            raise _errors.NotFound(message="model.path: %s has no config.json" % path,
+                                   key="model.path")
+        model = Model.from_hf_config(config)
+        has_weights = os.path.exists(os.path.join(path, "model.safetensors.index.json")) or any(
+            n.endswith(".safetensors") for n in os.listdir(path))
+        if has_weights:
+            try:
+                info = _safetensors(path)
+            except _errors.Unsupported:
+                return model  # a library without the safetensors reader: no cross-check
+            _lib.call(lib.gpufit_model_check_safetensors, model, byref(info),
+                      key="model.path")
+        return model
+    with open(path, "rb") as f:
+        magic = f.read(4)
+    if magic == b"GGUF" or path.endswith(".gguf"):
+        return Model.from_gguf(path)
+    return Model.from_hf_config(path)
+
+
+class Model(_Handle):
+    """A model architecture (``gpufit_model``).
+
+    ``Model("llama-3-8b")`` loads a built-in preset (name or alias, see :func:`models`);
+    ``Model(hidden_size=4096, n_layers=32, ...)`` starts from the defaults; keywords
+    override the preset's values. ``Model.from_file(path)`` reads a Hugging Face
+    ``config.json``, a model directory or a ``.gguf`` file::
+
+        m = gpufit.Model("llama-3-8b", n_layers=16)
+        m.n_params, m["hidden_size"]
+    """
+
+    _domain = "model"
+    _free = staticmethod(lambda p: lib.gpufit_model_free(p))
+    _set_int = staticmethod(lambda *a: lib.gpufit_model_set_int(*a))
+    _set_float = staticmethod(lambda *a: lib.gpufit_model_set_float(*a))
+    _get_int = staticmethod(lambda *a: lib.gpufit_model_get_int(*a))
+    _get_float = staticmethod(lambda *a: lib.gpufit_model_get_float(*a))
+
+    def __init__(self, preset=None, **params):
+        if preset is None:
+            ptr = _new(lib.gpufit_model_new)
+        else:
+            if not isinstance(preset, str):
+                raise _errors.InvalidArgument(message="model: a preset name is a string",
+                                              key="model")
+            ptr = _new(lib.gpufit_model_from_preset, preset.encode("utf-8"), key="model")
+        super().__init__(ptr)
+        if params:
+            self.update(params)
+
+    @classmethod
+    def _wrap(cls, ptr):
+        m = cls.__new__(cls)
+        _Handle.__init__(m, ptr)
+        return m
+
+    @classmethod
+    def from_hf_config(cls, config, **params):
+        """A model from a Hugging Face ``config.json``: a path, its text, or a dict.
+
+        Errors name the offending key of the config (``key``, ``offset`` into ``source``).
+        """
+        data = _hf_config_text(config)
+        m = cls._wrap(_new(lib.gpufit_model_from_hf_config, data, len(data),
+                           source=data.decode("utf-8", "replace"),
+                           key_at=lambda o: json_key_at(data, o), key="model.hf_config"))
+        if params:
+            m.update(params)
+        return m
+
+    @classmethod
+    def from_gguf(cls, path, **params):
+        """A model from a GGUF file (only its header and tensor table are read)."""
+        out = c_void_p()
+        _read_prefix(lib.gpufit_model_from_gguf, os.fspath(path), byref(out), key="model.path")
+        m = cls._wrap(out.value)
+        if params:
+            m.update(params)
+        return m
+
+    @classmethod
+    def from_file(cls, path, **params):
+        """A model from a ``config.json``, a ``.gguf`` file, or a model directory
+        (``config.json``, cross-checked against the safetensors headers)."""
+        m = _model_from_path(path)
+        if params:
+            m.update(params)
+        return m
+
+    def _apply_items(self, items):
+        _check_domain(items, "model", "model", "gpu")
+        model, rest = _resolve_model(items)
+        if model is not None:
+            self._replace(model)
+        if rest:
+            _apply_json(self, Job(), scenario_json(rest, _type_of).encode("ascii"))
+        return self
+
+    def _replace(self, other):
+        """Takes over ``other``'s C handle (``other`` is left closed)."""
+        self.close()
+        self._ptr, other._ptr = other._ptr, None
+        other._finalizer.detach()
+        self._finalizer = weakref.finalize(self, type(self)._free, self._ptr)
+
+    def copy(self):
+        """A deep copy."""
+        return Model._wrap(_new(lib.gpufit_model_copy, self))
+
+    @property
+    def name(self):
+        """Preset name, or "custom"."""
+        return _text(lib.gpufit_model_name(self))
+
+    def param_count(self):
+        """``(total, active)``: every parameter once, and those used per token."""
+        total, active = c_uint64(0), c_uint64(0)
+        _lib.call(lib.gpufit_model_param_count, self, byref(total), byref(active))
+        return total.value, active.value
+
+    @property
+    def n_params(self):
+        """Total parameters (tied embeddings counted once)."""
+        return self.param_count()[0]
+
+    @property
+    def n_active_params(self):
+        """Parameters used per token (MoE: shared + top-k experts)."""
+        return self.param_count()[1]
+
+    def __repr__(self):
+        if not self._ptr:
+            return "<gpufit.Model (closed)>"
+        name = self.name
+        if name == "custom":
+            return "gpufit.Model(%s)" % ", ".join("%s=%r" % kv for kv in self.to_dict().items())
+        try:
+            base = Model(name).to_dict(all=True)
+        except _errors.GpufitError:  # a file model's name is not a preset
+            base = {}
+        extra = "".join(", %s=%r" % (k, v) for k, v in self.to_dict(all=True).items()
+                        if k in base and base[k] != v)
+        return "gpufit.Model(%r%s)" % (name, extra)
+
+
+class Job(_Handle):
+    """What runs on the model (``gpufit_job``): task, shapes, precision, layout and GPU.
+
+    ``Job(task="pretrain", gpu="h100", tp=8, micro_batch=2)``; ``gpu`` is a catalogue name,
+    a number of GiB or ``{"memory_gib": N}``. ``Job(spec="task=lora lora_rank=64")`` applies
+    a spec string first.
+    """
+
+    _domain = "job"
+    _free = staticmethod(lambda p: lib.gpufit_job_free(p))
+    _set_int = staticmethod(lambda *a: lib.gpufit_job_set_int(*a))
+    _set_float = staticmethod(lambda *a: lib.gpufit_job_set_float(*a))
+    _get_int = staticmethod(lambda *a: lib.gpufit_job_get_int(*a))
+    _get_float = staticmethod(lambda *a: lib.gpufit_job_get_float(*a))
+
+    def __init__(self, spec=None, **params):
+        super().__init__(_new(lib.gpufit_job_new))
+        if spec is not None:
+            _apply_spec(None, self, spec)
+        if params:
+            self.update(params)
+
+    def _apply_items(self, items):
+        _check_domain(items, "job", "gpu", "model")
+        _apply_json(Model(), self, scenario_json(items, _type_of).encode("ascii"))
+        return self
+
+    def copy(self):
+        """A deep copy."""
+        j = Job.__new__(Job)
+        _Handle.__init__(j, _new(lib.gpufit_job_copy, self))
+        return j
+
+
+# ---------------------------------------------------------------------------------------------
+# Text forms
+# ---------------------------------------------------------------------------------------------
+def _apply_spec(model, job, spec):
+    if not isinstance(spec, str):
+        raise _errors.InvalidArgument(message="spec: give a string such as 'tp=8 pp=2'",
+                                      key="spec")
+    data = spec.encode("utf-8")
+    _lib.call(lib.gpufit_apply_spec, model, job, data, source=spec,
+              key_at=lambda o: spec_key_at(data, o))
+
+
+def _apply_json(model, job, data, source=None):
+    _lib.call(lib.gpufit_apply_json, model, job, data, len(data),
+              source=source if source is not None else data.decode("utf-8", "replace"),
+              key_at=lambda o: json_key_at(data, o))
+
+
+def _read_file(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _is_model_path(value):
+    """A ``model`` string that names a file or directory rather than a preset."""
+    text = os.fspath(value)
+    return (os.sep in text or (os.altsep is not None and os.altsep in text)
+            or text.endswith((".json", ".gguf"))) and os.path.exists(text)
+
+
+def _resolve_model(items, base_dir=None):
+    """Splits a ``model`` that the library cannot take as JSON (a Model, a file, a
+    ``{"path"}`` or ``{"hf_config"}`` object) out of ``items``: returns (Model or None,
+    remaining items, with the overrides of such a model object as top-level keys)."""
+    out, model = [], None
+    for key, value in items:
+        if key != "model" or value is None:
+            out.append((key, value))
+            continue
+        if isinstance(value, Model):
+            model = value.copy()
+        elif isinstance(value, os.PathLike) or (isinstance(value, str) and
+                                                 _is_model_path(value)):
+            model = _model_from_path(value, base_dir)
+        elif isinstance(value, dict) and ("path" in value or "hf_config" in value):
+            src = [k for k in ("path", "hf_config", "preset") if value.get(k) is not None]
+            if len(src) > 1:
+                raise _errors.InvalidArgument(
+                    message="model: give one of path, hf_config and preset, not %s" % (
+                        " and ".join(src)), key="model." + src[1])
+            if "path" in value:
+                model = _model_from_path(value["path"], base_dir)
+            else:
+                model = Model.from_hf_config(value["hf_config"])
+            for k, v in value.items():
+                if k in ("path", "hf_config", "preset"):
+                    continue
+                if k == "name":
+                    raise _errors.InvalidArgument(
+                        message="model.name: a model read from a file keeps its own name",
+                        key="model.name")
+                out.append((k, v))
+        else:
+            out.append((key, value))
+            model = None  # a later preset replaces an earlier file model
+    return model, out
+
+
+def apply_file(model, job, path):
+    """Applies a JSON scenario file to ``model`` and ``job`` (OSError if unreadable).
+
+    A ``model`` object with ``path`` (relative to the scenario file) or ``hf_config`` is read
+    here, as scenario.md asks of the command line and the bindings; the rest of the document
+    goes to ``gpufit_apply_json`` with byte offsets unchanged.
+    """
+    data = _read_file(path)
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        doc = None  # the library reports the syntax error with its offset
+    m = doc.get("model") if isinstance(doc, dict) else None
+    if isinstance(m, dict) and ("path" in m or "hf_config" in m):
+        base = os.path.dirname(os.path.abspath(os.fspath(path)))
+        file_model, overrides = _resolve_model([("model", m)], base)
+        data = remove_member(data, "model")
+        model._replace(file_model)
+        if overrides:
+            _apply_json(model, job, scenario_json(overrides, _type_of).encode("ascii"))
+    _apply_json(model, job, data)
+
+
+def build(scenario=None, file=None, spec=None, params=None):
+    """(Model, Job) for a scenario given as :func:`estimate` takes it."""
+    model = Model()
+    job = Job()
+    if file is not None:
+        apply_file(model, job, file)
+    if spec is not None:
+        _apply_spec(model, job, spec)
+    items = dict(scenario or {})
+    items.update(params or {})
+    file_model, rest = _resolve_model([(k, v) for k, v in items.items() if v is not None])
+    if file_model is not None:
+        model._replace(file_model)
+    if rest:
+        _apply_json(model, job, scenario_json(rest, _type_of).encode("ascii"))
+    return model, job
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluation
+# ---------------------------------------------------------------------------------------------
+def _result_json(res):
+    need = c_size_t(0)
+    st = lib.gpufit_result_to_json(res, None, 0, byref(need), None)
+    if st not in (0, -8):
+        _lib.raise_for(st)
+    for _ in range(3):
+        buf = ctypes.create_string_buffer(need.value + 1)
+        err_need = c_size_t(0)
+        st = lib.gpufit_result_to_json(res, buf, len(buf), byref(err_need), None)
+        if st == 0:
+            return buf.value.decode("utf-8")
+        if st != -8:
+            _lib.raise_for(st)
+        need = err_need
+    _lib.raise_for(-8)
+
+
+def _read_result(res, model, job):
+    s = Summary()
+    st = lib.gpufit_result_summary(res, byref(s))
+    if st != 0:
+        _lib.raise_for(st)
+    comps = _component_ids()
+    roles = []
+    for i in range(s.n_roles):
+        ri = RoleInfo()
+        st = lib.gpufit_result_role(res, i, byref(ri))
+        if st != 0:
+            _lib.raise_for(st)
+        parts = {}
+        for cid, cname in comps:
+            b = c_uint64(0)
+            st = lib.gpufit_result_bytes(res, i, cid, byref(b))
+            if st != 0:
+                _lib.raise_for(st)
+            parts[cname] = b.value
+        roles.append(Role(
+            name=_text(ri.name), devices=ri.n_devices, layers=ri.layers, components=parts,
+            peak_allocated_bytes=ri.peak_allocated_bytes,
+            peak_reserved_bytes=ri.peak_reserved_bytes,
+            device_used_bytes=ri.device_used_bytes, headroom_bytes=ri.headroom_bytes,
+            fits=None if s.fits < 0 or ri.fits < 0 else bool(ri.fits),
+            kv_capacity_bytes=ri.kv_capacity_bytes, kv_capacity_tokens=ri.kv_capacity_tokens))
+    notes = []
+    for i in range(s.n_notes):
+        t = c_char_p()
+        if lib.gpufit_result_note(res, i, byref(t)) == 0:
+            notes.append(_text(t.value))
+    text = _result_json(res)
+    specs = []
+    n_mit = s.n_mitigations if s.has_field("n_mitigations") else 0
+    for i in range(n_mit):
+        mi = _MitigationInfo()
+        try:
+            st = lib.gpufit_result_mitigation(res, i, byref(mi))
+        except _errors.Unsupported:
+            break
+        if st != 0:
+            break
+        specs.append(_text(mi.changes) if mi.changes is not None else "")
+    task = job.get("task") if _param_id("task") else None
+    report = Report(
+        fits=None if s.fits < 0 else bool(s.fits),
+        peak_bytes=s.peak_bytes, capacity_bytes=s.capacity_bytes,
+        headroom_bytes=s.headroom_bytes, n_params=s.n_params,
+        n_active_params=s.n_active_params, host_bytes=s.host_bytes,
+        worst_role=s.worst_role, roles=roles, notes=notes, json_text=text,
+        model_name=model.name, task=task, library_version=_lib.version_string,
+        mitigation_specs=specs)
+    report._inputs = (model.copy(), job.copy())
+    return report
+
+
+def evaluate(model, job=None):
+    """Evaluates ``model`` (a :class:`Model` or a preset name) under ``job`` (a :class:`Job`,
+    a dict of job keys, or None for the defaults) and returns a :class:`Report`."""
+    if not isinstance(model, Model):
+        model = Model(model)
+    if job is None:
+        job = Job()
+    elif isinstance(job, dict):
+        job = Job(**job)
+    out = c_void_p()
+    _lib.call(lib.gpufit_evaluate, byref(out), model, job)
+    try:
+        return _read_result(out, model, job)
+    finally:
+        lib.gpufit_result_free(out)
+
+
+def reevaluate(report, changes):
+    """A new Report for ``report``'s model and job with ``changes`` (scenario keys) applied."""
+    if getattr(report, "_inputs", None) is None:
+        raise ValueError("this report does not carry its model and job (it was unpickled or "
+                         "built by hand): call gpufit.estimate() with the changes instead")
+    model, job = report._inputs[0].copy(), report._inputs[1].copy()
+    file_model, rest = _resolve_model([(k, v) for k, v in dict(changes).items()
+                                       if v is not None])
+    if file_model is not None:
+        model._replace(file_model)
+    if rest:
+        _apply_json(model, job, scenario_json(rest, _type_of).encode("ascii"))
+    return evaluate(model, job)
+
+
+def estimate(scenario=None, *, file=None, spec=None, **params):
+    """Predicts the memory of a job and returns a :class:`Report`.
+
+    The scenario is put together from, in this order (a later source wins over an earlier
+    one, as in the ``gpufit`` command where ``--spec`` is applied after the file):
+
+    1. ``file``: a JSON scenario file (``shared/reference/scenario.md``);
+    2. ``spec``: a spec string, ``"model=llama-3-8b task=inference gpu=rtx-4090"``;
+    3. ``scenario``: a dict in the JSON form, updated with the keyword arguments.
+
+    Keywords are the scenario's names (see :func:`params`): ``model`` (a preset name, a dict
+    of architecture keys optionally with ``"preset"``, a :class:`Model`, the path of a
+    ``config.json``, a ``.gguf`` file or a model directory, or ``{"path": ...}`` /
+    ``{"hf_config": {...}}`` with overrides), ``gpu`` (a catalogue name, a number of GiB,
+    or ``{"memory_gib": N}``), and every model or job parameter (``task="pretrain", tp=8,
+    precision="amp_bf16", sp=True``). A value of None means "not given".
+
+    Errors raise :class:`gpufit.GpufitError` subclasses whose ``key`` names the offending key
+    and ``offset`` its byte offset in ``source`` (the spec, the file, or the JSON built from
+    the keywords).
+
+    >>> r = gpufit.estimate(model="llama-3-70b", gpu="h100-sxm-80gb", task="pretrain",
+    ...                     tp=8, pp=4, dp=2)
+    >>> r.fits, r.peak_bytes
+    """
+    model, job = build(scenario, file, spec, params)
+    return evaluate(model, job)
+
+
+def max_fitting(param, scenario=None, *, file=None, spec=None, **params):
+    """The largest value of ``param`` (``"micro_batch"``, ``"seq_len"``, ``"batch"``,
+    ``"context_len"``, ``"prompt_len"`` or ``"n_gpu_layers"``) with which the scenario still
+    fits its GPU, found exactly by the library (0 when even the smallest value does not fit).
+    The scenario is given as to :func:`estimate`."""
+    pid = _param_id(param)
+    if not pid:
+        raise _errors.UnknownParameter(
+            message="unknown parameter %r (see gpufit.params())" % (param,), key=param)
+    model, job = build(scenario, file, spec, params)
+    return max_fitting_handles(model, job, param)
+
+
+def max_fitting_handles(model, job, param):
+    """:func:`max_fitting` for a :class:`Model` and a :class:`Job`."""
+    pid = _param_id(param)
+    if not pid:
+        raise _errors.UnknownParameter(
+            message="unknown parameter %r (see gpufit.params())" % (param,), key=param)
+    out = c_int64(0)
+    _lib.call(lib.gpufit_max_fitting, model, job, pid, byref(out), key=param)
+    return out.value
+
+
+# ---------------------------------------------------------------------------------------------
+# GPU recommendation and layout planning
+# ---------------------------------------------------------------------------------------------
+class ResultList(list):
+    """A list of dicts from :func:`recommend` or :func:`plan`, best first; ``evaluated`` is
+    how many candidates the library evaluated to build it. Shows as a table in notebooks."""
+
+    evaluated = 0
+    columns = ()
+
+    def __getitem__(self, index):
+        item = super().__getitem__(index)
+        if isinstance(index, slice):
+            out = ResultList(item)
+            out.evaluated, out.columns = self.evaluated, self.columns
+            return out
+        return item
+
+    def _repr_html_(self):
+        from html import escape
+        cols = [c for c in self.columns if any(c in row for row in self)] or (
+            list(self[0]) if self else [])
+        h = ['<table style="border-collapse:collapse;font-size:12.5px;font-family:system-ui,'
+             'sans-serif"><thead><tr>']
+        for c in cols:
+            h.append('<th style="padding:3px 8px;border-bottom:1px solid #bbb;text-align:left">'
+                     "%s</th>" % escape(c))
+        h.append("</tr></thead><tbody>")
+        for row in self:
+            h.append("<tr>")
+            for c in cols:
+                v = row.get(c, "")
+                if isinstance(v, int) and not isinstance(v, bool) and c.endswith("_bytes"):
+                    v = "%.2f GiB" % (v / 2**30)
+                elif isinstance(v, float):
+                    v = "%.4g" % v
+                h.append('<td style="padding:2px 8px">%s</td>' % escape(str(v)))
+            h.append("</tr>")
+        h.append("</tbody></table><div style=\"color:#888;font-size:11px\">%d candidates "
+                 "evaluated</div>" % self.evaluated)
+        return "".join(h)
+
+
+def _read_list(ptr, getter, struct, convert, columns):
+    out = ResultList()
+    out.columns = columns
+    try:
+        for i in range(lib.gpufit_list_count(ptr)):
+            item = struct()
+            st = getter(ptr, i, byref(item))
+            if st != 0:
+                _lib.raise_for(st)
+            out.append(convert(item))
+        out.evaluated = int(lib.gpufit_list_evaluated(ptr))
+    finally:
+        lib.gpufit_list_free(ptr)
+    return out
+
+
+def _gpu_id(name):
+    if isinstance(name, numbers.Integral) and not isinstance(name, bool):
+        return int(name)
+    g = GpuInfo()
+    if not isinstance(name, str) or lib.gpufit_gpu_by_name(name.encode("utf-8"), byref(g)) != 0:
+        raise _errors.NotFound(message="candidates: GPU %r is not in the catalogue (see "
+                                       "gpufit.gpus())" % (name,), key="candidates")
+    return g.id
+
+
+def recommend(scenario=None, *, candidates=None, max_count=8, file=None, spec=None, **params):
+    """GPUs on which the scenario fits, best first: for every catalogue GPU (or only the
+    ``candidates``, names or ids), the smallest count up to ``max_count`` that fits,
+    ranked by memory fit, the interconnect a multi-GPU layout needs, price, then TFLOPS per
+    dollar. The scenario is given as to :func:`estimate` (its ``gpu`` is ignored).
+
+    Returns a list of dicts: ``gpu`` (catalogue key), ``gpu_name``, ``gpu_id``, ``count``,
+    ``fits``, ``needs_nvlink``, ``has_nvlink``, ``peak_bytes``, ``headroom_bytes``,
+    ``price_usd``, ``tflops``, ``tflops_per_kusd`` and ``reason``.
+    """
+    model, job = build(scenario, file, spec, params)
+    return recommend_handles(model, job, candidates, max_count)
+
+
+def recommend_handles(model, job, candidates=None, max_count=8):
+    """:func:`recommend` for a :class:`Model` and a :class:`Job`."""
+    ids = None
+    n = 0
+    if candidates is not None:
+        if isinstance(candidates, (str, numbers.Integral)):
+            candidates = [candidates]
+        values = [_gpu_id(c) for c in candidates]
+        n = len(values)
+        ids = (c_int32 * n)(*values)
+    out = c_void_p()
+    _lib.call(lib.gpufit_recommend, byref(out), model, job, ids, n, int(max_count))
+
+    def convert(rec):
+        d = rec._asdict()
+        for k in ("fits", "needs_nvlink", "has_nvlink"):
+            if k in d:
+                d[k] = bool(d[k])
+        d["gpu"] = _gpu_key(rec.gpu_id)
+        return d
+
+    return _read_list(out, lib.gpufit_list_recommendation, _Recommendation, convert,
+                      ("gpu", "count", "fits", "peak_bytes", "headroom_bytes", "needs_nvlink",
+                       "has_nvlink", "price_usd", "tflops_per_kusd", "reason"))
+
+
+def plan(scenario=None, *, gpus_per_node=8, nodes=1, max_results=10, file=None, spec=None,
+         **params):
+    """Parallel layouts that fit ``gpus_per_node`` x ``nodes`` GPUs of the scenario's GPU,
+    cheapest first by the library's documented cost (at most ``max_results``). The scenario
+    is given as to :func:`estimate`.
+
+    Returns a list of dicts: ``tp``, ``pp``, ``vpp``, ``dp``, ``cp``, ``ep``, ``zero``,
+    ``micro_batch``, ``checkpointing`` (a name), ``peak_bytes``, ``headroom_bytes``, ``cost``,
+    ``spec`` (the layout as a spec string, ready for ``estimate(spec=...)``) and
+    ``placement``.
+    """
+    model, job = build(scenario, file, spec, params)
+    return plan_handles(model, job, gpus_per_node, nodes, max_results)
+
+
+def plan_handles(model, job, gpus_per_node=8, nodes=1, max_results=10):
+    """:func:`plan` for a :class:`Model` and a :class:`Job`."""
+    out = c_void_p()
+    _lib.call(lib.gpufit_plan, byref(out), model, job, int(gpus_per_node), int(nodes),
+              int(max_results))
+    ckpt = _param_id("checkpointing")
+
+    def convert(lay):
+        d = lay._asdict()
+        if "checkpointing" in d and ckpt:
+            name = lib.gpufit_param_value_name(ckpt, d["checkpointing"])
+            if name is not None:
+                d["checkpointing"] = _text(name)
+        return d
+
+    return _read_list(out, lib.gpufit_list_layout, _Layout, convert,
+                      ("tp", "pp", "vpp", "dp", "cp", "ep", "zero", "micro_batch",
+                       "checkpointing", "peak_bytes", "headroom_bytes", "cost", "spec"))

@@ -1,0 +1,303 @@
+"""``python3 -m gpufit``: the ``gpufit`` command, in Python.
+
+Same subcommands, options and exit codes as the C command (``cli/gpufit.c``)::
+
+    python3 -m gpufit estimate [FILE.json] [--spec "key=value ..."] [--json] [--max PARAM]
+    python3 -m gpufit recommend [FILE.json] [--spec ...] [--only gpu,gpu] [--max-gpus N] [--json]
+    python3 -m gpufit plan [FILE.json] [--spec ...] [--gpus-per-node N] [--nodes N] [--top N]
+    python3 -m gpufit models | gpus | params | version
+
+Exit codes: 0 fits (or no GPU given), 1 does not fit, 2 bad input (usage, unknown key, bad
+value, malformed spec or JSON), 3 a file could not be read, 4 internal error.
+"""
+
+import argparse
+import json
+import sys
+
+from . import _api, _lib
+from . import errors as _errors
+
+EXIT_FITS, EXIT_OOM, EXIT_BAD_INPUT, EXIT_IO, EXIT_INTERNAL = 0, 1, 2, 3, 4
+
+_EPILOG = """\
+A scenario comes from a JSON file (shared scenario format), a spec string, or both (the
+spec is applied after the file). Example:
+  python3 -m gpufit estimate --spec "model=llama-3-8b task=inference gpu=rtx-4090 context_len=8192"
+
+exit codes: 0 fits (or no GPU given), 1 does not fit, 2 bad input, 3 unreadable file,
+            4 internal error
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # usage errors are bad input: exit 2, as the C command
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_BAD_INPUT, "%s: error: %s\n" % (self.prog, message))
+
+
+def _parser():
+    p = _Parser(prog="python3 -m gpufit", description="Predict the GPU memory of a "
+                "deep-learning job before it is launched.", epilog=_EPILOG,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    e = sub.add_parser("estimate", help="estimate a scenario (JSON file and/or spec string)",
+                       epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    e.add_argument("file", nargs="?", metavar="FILE.json", help="JSON scenario file")
+    e.add_argument("--spec", help='spec string, "key=value ..." (applied after the file)')
+    e.add_argument("--json", action="store_true", help="print the JSON report")
+    e.add_argument("--max", metavar="PARAM", dest="max_param",
+                   help="print the largest value of PARAM (micro_batch, seq_len, batch, "
+                        "context_len, prompt_len, n_gpu_layers) that fits")
+    r = sub.add_parser("recommend", help="which catalogue GPUs, and how many, fit the job")
+    r.add_argument("file", nargs="?", metavar="FILE.json", help="JSON scenario file")
+    r.add_argument("--spec", help='spec string, "key=value ..." (applied after the file)')
+    r.add_argument("--only", help="comma-separated GPU names to consider")
+    r.add_argument("--max-gpus", type=int, default=64, help="most GPUs per recommendation")
+    r.add_argument("--json", action="store_true", help="print JSON")
+    pl = sub.add_parser("plan", help="the cheapest parallel layouts that fit a cluster")
+    pl.add_argument("file", nargs="?", metavar="FILE.json", help="JSON scenario file")
+    pl.add_argument("--spec", help='spec string, "key=value ..." (applied after the file)')
+    pl.add_argument("--gpus-per-node", type=int, default=8)
+    pl.add_argument("--nodes", type=int, default=1)
+    pl.add_argument("--top", type=int, default=10, help="layouts to list")
+    pl.add_argument("--json", action="store_true", help="print JSON")
+    sub.add_parser("models", help="built-in model presets")
+    sub.add_parser("gpus", help="GPU catalogue")
+    sub.add_parser("params", help="every parameter with unit, default and range")
+    sub.add_parser("version", help="library version")
+    sub.add_parser("help", help="this help")
+    return p
+
+
+def _print_error(what, e):
+    print("gpufit: %s: %s (%s)" % (what, e.message, _lib.status_text(e.status)),
+          file=sys.stderr)
+    caret = e.caret()
+    if caret:
+        print(caret, file=sys.stderr)
+    elif e.offset is not None:
+        print("  at byte offset %d" % e.offset, file=sys.stderr)
+
+
+def _bad_input_code(e):
+    return EXIT_INTERNAL if isinstance(e, (_errors.InternalError, _errors.OutOfMemory)) \
+        else EXIT_BAD_INPUT
+
+
+def _load(args, what="estimate"):
+    """(model, job) from the file and spec of ``args``, or an exit code."""
+    if args.file is None and args.spec is None:
+        print("usage: python3 -m gpufit %s [FILE.json] [--spec \"key=value ...\"] ...\n"
+              "%s: give a scenario file, a spec string, or both" % (what, what),
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    model, job = _api.Model(), _api.Job()
+    if args.file is not None:
+        try:
+            _api.apply_file(model, job, args.file)
+        except OSError:
+            print("gpufit: cannot read %s" % args.file, file=sys.stderr)
+            return EXIT_IO
+        except _errors.GpufitError as e:
+            print("gpufit: %s: %s (%s) at byte %s" % (
+                args.file, e.message, _lib.status_text(e.status),
+                e.offset if e.offset is not None else "?"), file=sys.stderr)
+            return _bad_input_code(e)
+    if args.spec is not None:
+        try:
+            _api._apply_spec(model, job, args.spec)
+        except _errors.GpufitError as e:
+            _print_error("spec", e)
+            return _bad_input_code(e)
+    return model, job
+
+
+def cmd_estimate(args, out=sys.stdout):
+    """``estimate``: file, then spec, then evaluate; prints text or JSON."""
+    loaded = _load(args)
+    if isinstance(loaded, int):
+        return loaded
+    model, job = loaded
+    if args.max_param is not None:
+        return _max(model, job, args.max_param, args.json, out)
+    try:
+        report = _api.evaluate(model, job)
+    except _errors.GpufitError as e:
+        _print_error("estimate", e)
+        return _bad_input_code(e)
+    if args.json:
+        out.write(report.to_json())
+    else:
+        out.write(report.text())
+    return EXIT_OOM if report.fits is False else EXIT_FITS
+
+
+def _max(model, job, name, as_json, out):
+    pid = _api._param_id(name)
+    if not pid:
+        print("gpufit: --max: unknown parameter '%s'" % name, file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        v = _api.max_fitting_handles(model, job, name)
+    except _errors.GpufitError as e:
+        _print_error("--max", e)
+        return _bad_input_code(e)
+    gbs, dp = job.get("global_batch"), job.get("dp")
+    accumulation = (gbs + v * dp - 1) // (v * dp) if v > 0 and gbs > 0 else None
+    if as_json:
+        d = {"param": name, "max": v}
+        if name == "micro_batch" and accumulation is not None:
+            d["gradient_accumulation"] = accumulation
+        out.write(json.dumps(d) + "\n")
+    elif v == 0:
+        out.write("%s: even the smallest value does not fit\n" % name)
+    else:
+        line = "largest %s that fits: %d" % (name, v)
+        if name == "micro_batch" and gbs > 0:
+            line += " (gradient accumulation %d keeps the global batch of %d)" % (
+                accumulation, gbs)
+        out.write(line + "\n")
+    return EXIT_FITS if v > 0 else EXIT_OOM
+
+
+def cmd_recommend(args, out=sys.stdout):
+    """``recommend``: catalogue GPUs (and how many) that fit, best first."""
+    loaded = _load(args, "recommend")
+    if isinstance(loaded, int):
+        return loaded
+    model, job = loaded
+    only = [n for n in (args.only or "").split(",") if n]
+    try:
+        recs = _api.recommend_handles(model, job, only or None, args.max_gpus)
+    except _errors.NotFound as e:
+        if e.key == "candidates":
+            print("gpufit: --only: %s" % e.message, file=sys.stderr)
+            return EXIT_BAD_INPUT
+        _print_error("recommend", e)
+        return _bad_input_code(e)
+    except _errors.GpufitError as e:
+        _print_error("recommend", e)
+        return _bad_input_code(e)
+    if args.json:
+        rows = [{"gpu": r["gpu_name"], "count": r["count"], "peak_bytes": r["peak_bytes"],
+                 "headroom_bytes": r["headroom_bytes"], "price_usd": round(r["price_usd"]),
+                 "tflops": round(r["tflops"], 1), "nvlink": r["has_nvlink"],
+                 "reason": r["reason"]} for r in recs]
+        out.write(json.dumps({"recommendations": rows}) + "\n")
+    else:
+        for i, r in enumerate(recs):
+            line = "%2d. %s" % (i + 1, r["reason"])
+            if r["price_usd"] > 0:
+                line += ", about $%.0f, %.1f TFLOPS per $1000" % (r["price_usd"],
+                                                                  r["tflops_per_kusd"])
+            out.write(line + "\n")
+        if not recs:
+            out.write("no catalogue GPU fits this job with up to %d GPUs\n" % args.max_gpus)
+    return EXIT_FITS if recs else EXIT_OOM
+
+
+def cmd_plan(args, out=sys.stdout):
+    """``plan``: the cheapest layouts that fit gpus_per_node x nodes GPUs."""
+    loaded = _load(args, "plan")
+    if isinstance(loaded, int):
+        return loaded
+    model, job = loaded
+    try:
+        lays = _api.plan_handles(model, job, args.gpus_per_node, args.nodes, args.top)
+    except _errors.GpufitError as e:
+        _print_error("plan", e)
+        return _bad_input_code(e)
+    if args.json:
+        rows = [{"spec": y["spec"], "cost": round(y["cost"], 3), "peak_bytes": y["peak_bytes"],
+                 "headroom_bytes": y["headroom_bytes"]} for y in lays]
+        out.write(json.dumps({"evaluated": lays.evaluated, "layouts": rows}) + "\n")
+    else:
+        out.write("%d layouts evaluated on %d x %d GPUs; %d cheapest that fit (cost: "
+                  "docs/planner.md):\n" % (lays.evaluated, args.nodes, args.gpus_per_node,
+                                            len(lays)))
+        for i, y in enumerate(lays):
+            out.write("%3d. cost %.3f  %7.2f GiB  %s\n" % (i + 1, y["cost"],
+                                                           y["peak_bytes"] / 2**30, y["spec"]))
+        if lays:
+            out.write("\nplacement of layout 1: %s\n" % lays[0]["placement"])
+        else:
+            out.write("no layout fits\n")
+    return EXIT_FITS if lays else EXIT_OOM
+
+
+def cmd_models(out=sys.stdout):
+    out.write("%-34s %16s %16s  %s\n" % ("name", "params", "active", "aliases"))
+    for m in _api.models():
+        out.write("%-34s %16d %16d  %s\n" % (m["name"], m["n_params"], m["n_active_params"],
+                                             " ".join(m["aliases"])))
+    return EXIT_FITS
+
+
+def cmd_gpus(out=sys.stdout):
+    out.write("%-18s %-28s %10s %6s %5s %5s  %s\n" % ("key", "name", "GiB", "TB/s", "bf16",
+                                                     "fp8", "aliases"))
+    for g in _api.gpus():
+        out.write("%-18s %-28s %10.2f %6.2f %5s %5s  %s\n" % (
+            g["key"], g["name"], g["memory_gib"], g["memory_bandwidth_gbs"] / 1000.0,
+            "yes" if g["supports_bf16"] else "no", "yes" if g["supports_fp8"] else "no",
+            " ".join(g["aliases"])))
+    return EXIT_FITS
+
+
+def cmd_params(out=sys.stdout):
+    for p in _api.params():
+        line = "%-26s %-5s " % (p["name"], p["domain"])
+        if p["type"] == "float":
+            line += "float  default %g, range [%g, %g]" % (p["default"], p["min"], p["max"])
+        elif p["type"] in ("enum", "bool"):
+            d = p["default"]
+            if isinstance(d, bool):
+                d = "true" if d else "false"
+            line += "%s default %s, values: %s" % ("bool " if p["type"] == "bool" else "enum ",
+                                                   d, " ".join(p["values"]))
+        else:
+            line += "int    default %d, range [%d, %d]" % (p["default"], p["min"], p["max"])
+            if p["name"] == "gpu":
+                line += ", or a name from 'gpufit gpus'"
+        if p["unit"]:
+            line += " (%s)" % p["unit"]
+        out.write(line + "\n    %s\n" % p["doc"])
+    return EXIT_FITS
+
+
+def main(argv=None):
+    """Runs the command with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "estimate":
+            return cmd_estimate(args)
+        if args.command == "recommend":
+            return cmd_recommend(args)
+        if args.command == "plan":
+            return cmd_plan(args)
+        if args.command == "models":
+            return cmd_models()
+        if args.command == "gpus":
+            return cmd_gpus()
+        if args.command == "params":
+            return cmd_params()
+        if args.command == "version":
+            print("gpufit %s" % _lib.version_string)
+            return EXIT_FITS
+        if args.command == "help":
+            parser.print_help()
+            return EXIT_FITS
+    except BrokenPipeError:
+        return EXIT_FITS
+    except Exception as e:  # a bug: say so, with the code the C command uses
+        print("gpufit: internal error: %s: %s" % (type(e).__name__, e), file=sys.stderr)
+        return EXIT_INTERNAL
+    parser.print_usage(sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def main_exit():
+    """Entry point of the ``gpufit-py`` script: exits with :func:`main`'s code."""
+    sys.exit(main())

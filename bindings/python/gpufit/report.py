@@ -1,0 +1,230 @@
+"""The result of an estimate: :class:`Report` and its device roles, :class:`Role`.
+
+A Report holds plain Python values read from the library's immutable ``gpufit_result``
+(through ``gpufit_result_summary``, ``gpufit_result_role``, ``gpufit_result_bytes`` and
+``gpufit_result_note``) together with the library's own JSON report
+(``gpufit_result_to_json``), so it outlives the C result and can be pickled, compared and
+printed. ``str(report)`` is the text the ``gpufit estimate`` command prints; in a notebook
+the report shows as a table and a stacked-bar chart (``_repr_html_``).
+"""
+
+import json
+
+__all__ = ["Report", "Role", "GIB"]
+
+#: Bytes in a GiB (2^30); every size printed is in GiB.
+GIB = 1 << 30
+
+
+def _gib(b):
+    return b / GIB
+
+
+class Role:
+    """One device role of a report: devices that hold the same share of the job.
+
+    Attributes:
+        name: ``"all"`` when every device holds the same; ``"pp_first"``, ``"pp_middle"``,
+            ``"pp_last"`` with pipeline parallelism; further roles get equally plain names.
+        devices: how many devices share this role.
+        layers: transformer layers held by one device of this role.
+        components: ``{name: bytes}`` in report order (see :func:`gpufit.components`); they
+            add up exactly to ``device_used_bytes``.
+        peak_allocated_bytes: live tensors at the peak (``torch.cuda.max_memory_allocated``).
+        peak_reserved_bytes: plus allocator caching (``max_memory_reserved``).
+        device_used_bytes: plus CUDA context, workspaces and NCCL buffers (``nvidia-smi``).
+        headroom_bytes: capacity minus ``device_used_bytes`` (negative when it does not fit).
+        fits: True or False, or None when no GPU was given.
+        kv_capacity_bytes, kv_capacity_tokens: inference: the KV cache that fits in what the
+            budget leaves after everything else.
+    """
+
+    __slots__ = ("name", "devices", "layers", "components", "peak_allocated_bytes",
+                 "peak_reserved_bytes", "device_used_bytes", "headroom_bytes", "fits",
+                 "kv_capacity_bytes", "kv_capacity_tokens")
+
+    def __init__(self, name, devices, layers, components, peak_allocated_bytes,
+                 peak_reserved_bytes, device_used_bytes, headroom_bytes, fits,
+                 kv_capacity_bytes, kv_capacity_tokens):
+        self.name = name
+        self.devices = devices
+        self.layers = layers
+        self.components = dict(components)
+        self.peak_allocated_bytes = peak_allocated_bytes
+        self.peak_reserved_bytes = peak_reserved_bytes
+        self.device_used_bytes = device_used_bytes
+        self.headroom_bytes = headroom_bytes
+        self.fits = fits
+        self.kv_capacity_bytes = kv_capacity_bytes
+        self.kv_capacity_tokens = kv_capacity_tokens
+
+    def to_dict(self):
+        """The role as a dict with the keys of the JSON report."""
+        return {
+            "name": self.name, "devices": self.devices, "layers": self.layers,
+            "components": dict(self.components),
+            "peak_allocated_bytes": self.peak_allocated_bytes,
+            "peak_reserved_bytes": self.peak_reserved_bytes,
+            "device_used_bytes": self.device_used_bytes,
+            "headroom_bytes": self.headroom_bytes, "fits": self.fits,
+            "kv_capacity_bytes": self.kv_capacity_bytes,
+            "kv_capacity_tokens": self.kv_capacity_tokens,
+        }
+
+    def __eq__(self, other):
+        return isinstance(other, Role) and self.to_dict() == other.to_dict()
+
+    def __getstate__(self):
+        return self.to_dict()
+
+    def __setstate__(self, state):
+        for k in self.__slots__:
+            setattr(self, k, state[k])
+
+    def __repr__(self):
+        return "<gpufit.Role %s: %d device%s, %d layers, %.2f GiB used>" % (
+            self.name, self.devices, "" if self.devices == 1 else "s", self.layers,
+            _gib(self.device_used_bytes))
+
+
+class Report:
+    """What :func:`gpufit.estimate` and :func:`gpufit.evaluate` return.
+
+    Attributes:
+        fits: True, False, or None when no GPU was given (no verdict).
+        peak_bytes: ``device_used_bytes`` of the fullest role (the verdict uses it).
+        capacity_bytes: device capacity the verdict used (0 without a GPU).
+        headroom_bytes: ``capacity_bytes - peak_bytes`` (negative when it does not fit).
+        n_params, n_active_params: parameters counted once, and those used per token.
+        host_bytes: host (CPU) memory the job places there (offload).
+        roles: list of :class:`Role`.
+        worst_role: the :class:`Role` with the largest ``device_used_bytes``.
+        notes: the library's notes and warnings (strings).
+        mitigations: suggested changes from the JSON report (an empty list until the library
+            suggests any).
+        model_name, task, gpu_name: what was estimated (``gpu_name`` None without a GPU).
+    """
+
+    def __init__(self, fits, peak_bytes, capacity_bytes, headroom_bytes, n_params,
+                 n_active_params, host_bytes, worst_role, roles, notes, json_text,
+                 model_name=None, task=None, library_version=None, mitigation_specs=()):
+        self.fits = fits
+        self.peak_bytes = peak_bytes
+        self.capacity_bytes = capacity_bytes
+        self.headroom_bytes = headroom_bytes
+        self.n_params = n_params
+        self.n_active_params = n_active_params
+        self.host_bytes = host_bytes
+        self.roles = list(roles)
+        self._worst = worst_role
+        self.notes = list(notes)
+        self._json = json_text
+        self.model_name = model_name
+        self.task = task
+        self.library_version = library_version
+        self._mitigation_specs = list(mitigation_specs)
+        self._inputs = None  # (Model, Job) copies when the report came from evaluate()
+
+    # -- data ---------------------------------------------------------------------------------
+    @property
+    def worst_role(self):
+        """The role with the largest ``device_used_bytes`` (None if there are no roles)."""
+        if not self.roles:
+            return None
+        if 0 <= self._worst < len(self.roles):
+            return self.roles[self._worst]
+        return max(self.roles, key=lambda r: r.device_used_bytes)
+
+    @property
+    def gpu_name(self):
+        """The GPU's catalogue or display name, or None."""
+        return self.to_dict().get("gpu") or None
+
+    @property
+    def mitigations(self):
+        """Changes that would make the job fit (or fit with more headroom), best first, as
+        the JSON report lists them: dicts with ``text``, ``changes`` (scenario keys, ready
+        for :meth:`with_changes`), ``peak_bytes_after``, ``fits_after`` and ``cost``, plus
+        ``spec``: the same changes as a spec string. Empty when the library suggests none."""
+        out = []
+        for i, m in enumerate(self.to_dict().get("mitigations") or []):
+            if isinstance(m, dict):
+                m = dict(m)
+                if "spec" not in m:
+                    if i < len(self._mitigation_specs):
+                        m["spec"] = self._mitigation_specs[i]
+                    else:
+                        m["spec"] = " ".join("%s=%s" % (k, str(v).lower() if isinstance(
+                            v, bool) else v) for k, v in (m.get("changes") or {}).items())
+            out.append(m)
+        return out
+
+    def to_dict(self):
+        """The library's JSON report (``gpufit_result_to_json``) parsed into a new dict;
+        identical to ``gpufit estimate --json``."""
+        return json.loads(self._json)
+
+    def to_json(self, indent=None):
+        """The library's JSON report text, unchanged; re-indented when ``indent`` is given."""
+        if indent is None:
+            return self._json
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def __eq__(self, other):
+        return isinstance(other, Report) and self._json == other._json
+
+    __hash__ = None
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_inputs"] = None  # C handles do not pickle
+        return state
+
+    # -- what if ------------------------------------------------------------------------------
+    def with_changes(self, changes=None, **kwargs):
+        """Re-evaluates this report's model and job with scenario keys changed, e.g.
+        ``r.with_changes(micro_batch=1, checkpointing="full")`` or
+        ``r.with_changes(r.mitigations[0]["changes"])``; returns a new Report."""
+        from ._api import reevaluate
+        merged = dict(changes or {})
+        merged.update(kwargs)
+        return reevaluate(self, merged)
+
+    def with_mitigation(self, index=0):
+        """The report after applying suggested mitigation ``index`` (0: the best one)."""
+        mit = self.mitigations
+        if not 0 <= index < len(mit):
+            raise IndexError("mitigation %d of %d" % (index, len(mit)))
+        return self.with_changes(mit[index].get("changes") or {})
+
+    # -- display ------------------------------------------------------------------------------
+    def __repr__(self):
+        verdict = {True: "FITS", False: "DOES NOT FIT", None: "no GPU"}[self.fits]
+        cap = " of %.2f GiB" % _gib(self.capacity_bytes) if self.capacity_bytes else ""
+        return "<gpufit.Report %s, %s: %s, peak %.2f GiB%s, %d role%s>" % (
+            self.model_name, self.task, verdict, _gib(self.peak_bytes), cap, len(self.roles),
+            "" if len(self.roles) == 1 else "s")
+
+    def __str__(self):
+        return self.text()
+
+    def text(self, bars=True):
+        """The report as the ``gpufit estimate`` command prints it."""
+        from ._render import render_text
+        return render_text(self, bars=bars)
+
+    def html(self):
+        """A self-contained HTML fragment: verdict, stacked-bar chart (SVG) and table."""
+        from ._render import render_html
+        return render_html(self)
+
+    def svg(self):
+        """The stacked-bar chart alone, as an SVG document."""
+        from ._render import render_svg
+        return render_svg(self)
+
+    def _repr_html_(self):
+        return self.html()
+
+    def _repr_pretty_(self, p, cycle):  # IPython terminal
+        p.text(repr(self) if cycle else self.text())

@@ -1,0 +1,118 @@
+"""python3 -m gpufit: same subcommands, exit codes and JSON as the gpufit command."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import _support
+
+
+def py_gpufit(*args):
+    p = subprocess.run([sys.executable, "-m", "gpufit"] + list(args), capture_output=True,
+                       text=True, env=_support.python_env(), timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+class TestPythonCommand(unittest.TestCase):
+    def test_exit_codes(self):
+        self.assertEqual(py_gpufit("estimate", "--spec", "model=llama-3-8b task=inference "
+                                   "gpu=rtx-4090 context_len=8192")[0], 0)
+        self.assertEqual(py_gpufit("estimate", "--spec", "model=llama-3-70b task=inference "
+                                   "gpu=rtx-4090")[0], 1)
+        code, _, err = py_gpufit("estimate", "--spec", "model=llama-3-8b tp=banana")
+        self.assertEqual(code, 2)
+        self.assertIn("tp", err)
+        self.assertIn("^", err)
+        code, _, err = py_gpufit("estimate", "--spec", "model=llama-3-8b frobnicate=1")
+        self.assertEqual(code, 2)
+        self.assertIn("frobnicate", err)
+        self.assertEqual(py_gpufit("estimate", "--spec", "model=no-such-model")[0], 2)
+        self.assertEqual(py_gpufit("estimate", "--spec", "model=llama-3-8b tp=3")[0], 2)
+        self.assertEqual(py_gpufit("estimate", "/no/such/file.json")[0], 3)
+        self.assertEqual(py_gpufit("estimate")[0], 2)
+        self.assertEqual(py_gpufit()[0], 2)
+        self.assertEqual(py_gpufit("frobnicate")[0], 2)
+        self.assertEqual(py_gpufit("estimate", "--frobnicate")[0], 2)
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "bad.json")
+            with open(bad, "w") as f:
+                f.write('{"model": "llama-3-8b", "context_len": 4096')
+            code, _, err = py_gpufit("estimate", bad)
+        self.assertEqual(code, 2)
+        self.assertIn("at byte", err)
+
+    def test_listings(self):
+        for cmd in ("models", "gpus", "params", "version", "help"):
+            code, out, _ = py_gpufit(cmd)
+            self.assertEqual(code, 0, cmd)
+            self.assertTrue(out, cmd)
+
+    def test_same_as_command(self):
+        if _support.cli_path() is None:
+            self.skipTest("the gpufit command is not built")
+        for spec in ("model=llama-3-8b task=inference gpu=rtx-4090 context_len=8192",
+                     "model=llama-3-70b task=pretrain gpu=h100 tp=8 pp=4 dp=2",
+                     "model=llama-3-70b task=pretrain gpu=h100 tp=8",
+                     "model=llama-3-8b task=finetune"):
+            with self.subTest(spec=spec):
+                c_code, c_out, _ = _support.run_cli("estimate", "--json", "--spec", spec)
+                p_code, p_out, _ = py_gpufit("estimate", "--json", "--spec", spec)
+                self.assertEqual(p_code, c_code)
+                self.assertEqual(json.loads(p_out), json.loads(c_out))
+                # the text report: same verdict, parameters and device-used numbers
+                c_code, c_out, _ = _support.run_cli("estimate", "--spec", spec)
+                p_code, p_out, _ = py_gpufit("estimate", "--spec", spec)
+                self.assertEqual(p_code, c_code)
+                for pattern in (r"^verdict: .*$", r"^parameters: .*$", r"^device used.*$"):
+                    self.assertEqual(re.findall(pattern, p_out, re.M),
+                                     re.findall(pattern, c_out, re.M), pattern)
+        for cmd in ("models", "gpus", "params"):
+            c_code, c_out, _ = _support.run_cli(cmd)
+            p_code, p_out, _ = py_gpufit(cmd)
+            self.assertEqual(p_code, c_code, cmd)
+            self.assertEqual(len(p_out.splitlines()), len(c_out.splitlines()), cmd)
+
+
+class TestSearchCommands(unittest.TestCase):
+    """recommend, plan and estimate --max: same JSON (parsed) and exit codes."""
+
+    CASES = [
+        ("estimate", "--spec", "model=llama-3-8b task=inference gpu=rtx-4090", "--max",
+         "context_len", "--json"),
+        ("estimate", "--spec", "model=llama-3-8b task=pretrain gpu=h100 global_batch=64",
+         "--max", "micro_batch", "--json"),
+        ("recommend", "--spec", "model=llama-3-8b task=inference", "--max-gpus", "2",
+         "--only", "rtx-4090,h100", "--json"),
+        ("plan", "--spec", "model=llama-3-70b task=pretrain gpu=h100 seq_len=4096",
+         "--nodes", "4", "--top", "3", "--json"),
+    ]
+
+    def test_same_as_command(self):
+        if _support.cli_path() is None:
+            self.skipTest("the gpufit command is not built")
+        for args in self.CASES:
+            with self.subTest(args=" ".join(args)):
+                c_code, c_out, _ = _support.run_cli(*args)
+                if c_code == 2 and not c_out:
+                    self.skipTest("this gpufit command has no %s" % args[0])
+                p_code, p_out, p_err = py_gpufit(*args)
+                self.assertEqual(p_code, c_code, p_err)
+                self.assertEqual(json.loads(p_out), json.loads(c_out))
+                c_code, c_out, _ = _support.run_cli(*args[:-1])
+                p_code, p_out, _ = py_gpufit(*args[:-1])
+                self.assertEqual(p_out, c_out)
+
+    def test_bad_input(self):
+        self.assertEqual(py_gpufit("estimate", "--spec", "model=gpt2 gpu=t4", "--max",
+                                   "frobnicate")[0], 2)
+        self.assertEqual(py_gpufit("recommend", "--spec", "model=gpt2", "--only",
+                                   "no-such-gpu")[0], 2)
+        self.assertEqual(py_gpufit("plan")[0], 2)
+
+
+if __name__ == "__main__":
+    unittest.main()

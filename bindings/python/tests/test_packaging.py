@@ -1,0 +1,143 @@
+"""Packaging: the stdlib build backend makes a wheel that bundles the library, a source
+distribution, and an editable wheel; an installed wheel imports with no GPUFIT_LIBRARY."""
+
+import base64
+import hashlib
+import importlib.util
+import os
+import tarfile
+import tempfile
+import unittest
+import zipfile
+
+import _support
+import gpufit
+
+
+def backend():
+    spec = importlib.util.spec_from_file_location(
+        "gpufit_build", str(_support.BINDING / "_build" / "gpufit_build.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class TestBackend(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.b = backend()
+        cls.tmp = tempfile.TemporaryDirectory()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_no_build_requirements(self):
+        self.assertEqual(self.b.get_requires_for_build_wheel(), [])
+        self.assertEqual(self.b.get_requires_for_build_sdist(), [])
+        self.assertEqual(self.b.get_requires_for_build_editable(), [])
+
+    def test_version_from_header(self):
+        if _support.header_path() is None:
+            self.skipTest("no header")
+        self.assertEqual(self.b._version(), gpufit.__version__)
+
+    def test_toml_fallback_parser(self):
+        with open(_support.BINDING / "pyproject.toml") as f:
+            text = f.read()
+        p = self.b._parse_toml_project(text)
+        self.assertEqual(p["name"], "gpufit")
+        self.assertEqual(p["dynamic"], ["version"])
+        self.assertIn("Programming Language :: C", p["classifiers"])
+        self.assertEqual(p["scripts"], {"gpufit-py": "gpufit.cli:main_exit"})
+        try:
+            import tomllib
+        except ImportError:
+            return
+        full = tomllib.loads(text)["project"]
+        for k in ("name", "description", "requires-python", "readme", "classifiers"):
+            self.assertEqual(p[k], full[k], k)
+
+    def _check_record(self, zf):
+        names = zf.namelist()
+        record = [n for n in names if n.endswith(".dist-info/RECORD")][0]
+        rows = [line.split(",") for line in zf.read(record).decode().splitlines()]
+        self.assertEqual(sorted(r[0] for r in rows), sorted(names))
+        for path, digest, size in rows:
+            if path == record:
+                continue
+            data = zf.read(path)
+            self.assertEqual(int(size), len(data), path)
+            want = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+            self.assertEqual(digest, "sha256=" + want.decode(), path)
+
+    def test_wheel_bundles_library_and_imports(self):
+        out = os.path.join(self.tmp.name, "wheel")
+        name = self.b.build_wheel(out, {"bundle-library": os.path.realpath(
+            gpufit.library_path)})
+        self.assertRegex(name, r"^gpufit-\d+\.\d+\.\d+-py3-none-linux_\w+\.whl$")
+        path = os.path.join(out, name)
+        with zipfile.ZipFile(path) as zf:
+            names = zf.namelist()
+            self.assertIn("gpufit/_libs/libgpufit.so.0", names)
+            self.assertIn("gpufit/__init__.py", names)
+            self.assertFalse([n for n in names if "__pycache__" in n or n.startswith("tests")])
+            di = [n for n in names if n.endswith(".dist-info/WHEEL")][0]
+            wheel = zf.read(di).decode()
+            self.assertIn("Root-Is-Purelib: false", wheel)
+            self.assertIn("Tag: py3-none-linux", wheel)
+            meta = zf.read(di.replace("WHEEL", "METADATA")).decode()
+            self.assertIn("Name: gpufit", meta)
+            self.assertIn("Version: %s" % gpufit.__version__, meta)
+            self._check_record(zf)
+            mode = zf.getinfo("gpufit/_libs/libgpufit.so.0").external_attr >> 16
+            self.assertTrue(mode & 0o111)
+            site = os.path.join(self.tmp.name, "site")
+            zf.extractall(site)
+        os.chmod(os.path.join(site, "gpufit", "_libs", "libgpufit.so.0"), 0o755)
+        # imported from the unpacked wheel, outside the checkout, with no GPUFIT_LIBRARY
+        env = dict(os.environ, PYTHONPATH=site)
+        env.pop("GPUFIT_LIBRARY", None)
+        p = _support.run_python(
+            "import gpufit; print(gpufit.library_path); "
+            "print(gpufit.estimate(model='gpt2', gpu='t4').fits)", env=env,
+            cwd=self.tmp.name)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.split()
+        self.assertEqual(lines[0], os.path.join(site, "gpufit", "_libs", "libgpufit.so.0"))
+        self.assertEqual(lines[1], "True")
+
+    def test_pure_wheel_when_not_bundling(self):
+        out = os.path.join(self.tmp.name, "pure")
+        name = self.b.build_wheel(out, {"bundle": "0"})
+        self.assertTrue(name.endswith("-py3-none-any.whl"), name)
+        with zipfile.ZipFile(os.path.join(out, name)) as zf:
+            self.assertNotIn("gpufit/_libs/libgpufit.so.0", zf.namelist())
+            self._check_record(zf)
+
+    def test_reproducible(self):
+        a = self.b.build_wheel(os.path.join(self.tmp.name, "a"), {"bundle": "0"})
+        b = self.b.build_wheel(os.path.join(self.tmp.name, "b"), {"bundle": "0"})
+        with open(os.path.join(self.tmp.name, "a", a), "rb") as f1, \
+                open(os.path.join(self.tmp.name, "b", b), "rb") as f2:
+            self.assertEqual(f1.read(), f2.read())
+
+    def test_sdist_and_editable(self):
+        out = os.path.join(self.tmp.name, "sdist")
+        name = self.b.build_sdist(out)
+        with tarfile.open(os.path.join(out, name)) as tf:
+            names = tf.getnames()
+        base = name[:-len(".tar.gz")]
+        for member in ("PKG-INFO", "pyproject.toml", "README.md", "_build/gpufit_build.py",
+                       "gpufit/__init__.py", "tests/layout.c"):
+            self.assertIn("%s/%s" % (base, member), names)
+        ed = self.b.build_editable(os.path.join(self.tmp.name, "ed"))
+        with zipfile.ZipFile(os.path.join(self.tmp.name, "ed", ed)) as zf:
+            pth = [n for n in zf.namelist() if n.endswith(".pth")][0]
+            self.assertEqual(zf.read(pth).decode().strip(), str(_support.BINDING))
+        md = self.b.prepare_metadata_for_build_wheel(os.path.join(self.tmp.name, "md"))
+        self.assertTrue(os.path.exists(os.path.join(self.tmp.name, "md", md, "METADATA")))
+
+
+if __name__ == "__main__":
+    unittest.main()
