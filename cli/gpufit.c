@@ -7,11 +7,15 @@
  *   3  a file could not be read
  *   4  internal error
  */
+#define _POSIX_C_SOURCE 200809L /* opendir, stat: --model DIR lists its *.safetensors */
+
 #include "gpufit.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { EXIT_FITS = 0, EXIT_OOM = 1, EXIT_BAD_INPUT = 2, EXIT_IO = 3, EXIT_INTERNAL = 4 };
 
@@ -19,7 +23,8 @@ enum { EXIT_FITS = 0, EXIT_OOM = 1, EXIT_BAD_INPUT = 2, EXIT_IO = 3, EXIT_INTERN
 
 static const char *usage_text =
     "usage:\n"
-    "  gpufit estimate [FILE.json] [--spec \"key=value ...\"] [--json] [--max PARAM]\n"
+    "  gpufit estimate [FILE.json] [--model PATH] [--spec \"key=value ...\"] [--json]\n"
+    "                  [--max PARAM]\n"
     "  gpufit recommend [FILE.json] [--spec ...] [--only gpu,gpu] [--max-gpus N] [--json]\n"
     "  gpufit plan [FILE.json] [--spec ...] [--gpus-per-node N] [--nodes N] [--top N] [--json]\n"
     "  gpufit models            built-in model presets\n"
@@ -28,7 +33,11 @@ static const char *usage_text =
     "  gpufit version\n"
     "\n"
     "A scenario comes from a JSON file (shared scenario format), a spec string, or both (the\n"
-    "spec is applied after the file). Example:\n"
+    "spec is applied after the file). --model PATH takes the model from a Hugging Face model\n"
+    "directory (config.json, checked against its *.safetensors headers) or a .gguf file (exact\n"
+    "weight bytes; framework llamacpp unless the scenario names one); it replaces the\n"
+    "scenario's model, and spec keys still override its fields. Only file headers are read.\n"
+    "Example:\n"
     "  gpufit estimate --spec \"model=llama-3-8b task=inference gpu=rtx-4090 "
     "context_len=8192\"\n"
     "\n"
@@ -233,7 +242,7 @@ static void print_text(const gpufit_result *r, const gpufit_summary *s)
 
 /* Options shared by estimate, recommend and plan. */
 typedef struct cli_opts {
-    const char *file, *spec, *max_param, *only;
+    const char *file, *spec, *max_param, *only, *model;
     int json;
     long gpus_per_node, nodes, top, max_gpus;
 } cli_opts;
@@ -261,6 +270,11 @@ static int parse_opts(int argc, char **argv, cli_opts *o)
         } else if (strcmp(a, "--spec") == 0 && v != NULL) {
             o->spec = v;
             i++;
+        } else if (strncmp(a, "--model=", 8) == 0) {
+            o->model = a + 8;
+        } else if (strcmp(a, "--model") == 0 && v != NULL) {
+            o->model = v;
+            i++;
         } else if (strcmp(a, "--max") == 0 && v != NULL) {
             o->max_param = v;
             i++;
@@ -286,9 +300,179 @@ static int parse_opts(int argc, char **argv, cli_opts *o)
             return usage(stderr, EXIT_BAD_INPUT);
         }
     }
-    if (o->file == NULL && o->spec == NULL)
+    if (o->file == NULL && o->spec == NULL && o->model == NULL)
         return usage(stderr, EXIT_BAD_INPUT);
     return -1;
+}
+
+/* ---- --model PATH: model files, of which only the headers are read --------------------- */
+#define HEADER_CHUNK ((size_t)1 << 20)     /* first read of a large file */
+#define HEADER_LIMIT ((uint64_t)1 << 30)   /* the readers refuse larger headers */
+
+/* A reader of a file's beginning: GPUFIT_E_BUFFER_TOO_SMALL with *need when len is short. */
+typedef int32_t (*header_reader)(void *ctx, const void *buf, size_t len, uint64_t *need,
+                                 gpufit_error *err);
+
+static int32_t gguf_reader(void *ctx, const void *buf, size_t len, uint64_t *need,
+                           gpufit_error *err)
+{
+    return gpufit_model_from_gguf((gpufit_model **)ctx, buf, len, need, err);
+}
+
+static int32_t safetensors_reader(void *ctx, const void *buf, size_t len, uint64_t *need,
+                                  gpufit_error *err)
+{
+    gpufit_safetensors_info *info = ctx;
+    info->struct_size = sizeof *info;
+    return gpufit_safetensors_read(info, buf, len, need, err);
+}
+
+/* Runs `fn` on the first HEADER_CHUNK bytes of path and, while it answers
+ * GPUFIT_E_BUFFER_TOO_SMALL, on the first `need` bytes (at least half as many again, so that
+ * a long tokenizer takes few rounds); never reads past what the header needs by more than
+ * that. Returns -1 on success or an exit code (the error printed). */
+static int read_header(const char *path, header_reader fn, void *ctx)
+{
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        fprintf(stderr, "gpufit: cannot read %s\n", path);
+        return EXIT_IO;
+    }
+    unsigned char *buf = NULL;
+    size_t have = 0, want = HEADER_CHUNK;
+    int code = EXIT_BAD_INPUT;
+    for (int round = 0; round < 64; round++) {
+        if (want > have) {
+            unsigned char *nb = realloc(buf, want);
+            if (nb == NULL) {
+                code = EXIT_INTERNAL;
+                break;
+            }
+            buf = nb;
+            have += fread(buf + have, 1, want - have, f);
+            if (ferror(f)) {
+                fprintf(stderr, "gpufit: cannot read %s\n", path);
+                code = EXIT_IO;
+                break;
+            }
+        }
+        uint64_t need = 0;
+        int32_t st = fn(ctx, buf, have, &need, &err);
+        if (st == GPUFIT_OK) {
+            code = -1;
+            break;
+        }
+        if (st != GPUFIT_E_BUFFER_TOO_SMALL || have < want || need <= have ||
+            need > HEADER_LIMIT) {
+            if (st == GPUFIT_E_BUFFER_TOO_SMALL)
+                fprintf(stderr, "gpufit: %s: truncated: the header needs %llu bytes, the file "
+                                "has %zu\n",
+                        path, (unsigned long long)need, have);
+            else
+                fprintf(stderr, "gpufit: %s: %s (%s)\n", path, err.message,
+                        gpufit_status_str(err.status));
+            code = st == GPUFIT_E_INTERNAL ? EXIT_INTERNAL : EXIT_BAD_INPUT;
+            break;
+        }
+        want = need > have + have / 2 ? (size_t)need : have + have / 2;
+        if (want > HEADER_LIMIT)
+            want = (size_t)HEADER_LIMIT;
+    }
+    free(buf);
+    fclose(f);
+    return code;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* A Hugging Face config.json file. */
+static int load_hf_config(const char *path, gpufit_model **out)
+{
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    size_t len = 0;
+    char *text = read_file(path, &len);
+    if (text == NULL) {
+        fprintf(stderr, "gpufit: cannot read %s\n", path);
+        return EXIT_IO;
+    }
+    int32_t st = gpufit_model_from_hf_config(out, text, len, &err);
+    free(text);
+    if (st != GPUFIT_OK) {
+        fprintf(stderr, "gpufit: %s: %s (%s)\n", path, err.message, gpufit_status_str(st));
+        return st == GPUFIT_E_INTERNAL ? EXIT_INTERNAL : EXIT_BAD_INPUT;
+    }
+    return -1;
+}
+
+/* A model directory: config.json, cross-checked against the headers of its *.safetensors
+ * files (a mismatch is a warning: the config defines the model). */
+static int load_model_dir(const char *dir, gpufit_model **out)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    int code = load_hf_config(path, out);
+    if (code >= 0)
+        return code;
+    gpufit_safetensors_info sum;
+    memset(&sum, 0, sizeof sum);
+    sum.struct_size = sizeof sum;
+    int files = 0, bad = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *e = d != NULL ? readdir(d) : NULL; e != NULL; e = readdir(d)) {
+        if (!ends_with(e->d_name, ".safetensors"))
+            continue;
+        gpufit_safetensors_info info;
+        memset(&info, 0, sizeof info);
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (read_header(path, safetensors_reader, &info) >= 0) {
+            bad = 1;
+            continue;
+        }
+        files++;
+        sum.n_tensors += info.n_tensors;
+        sum.n_params += info.n_params;
+        sum.total_bytes += info.total_bytes;
+        sum.header_bytes += info.header_bytes;
+        sum.bytes_fp32 += info.bytes_fp32;
+        sum.bytes_16bit += info.bytes_16bit;
+        sum.bytes_8bit += info.bytes_8bit;
+        sum.bytes_other += info.bytes_other;
+    }
+    if (d != NULL)
+        closedir(d);
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    if (files > 0 && !bad && gpufit_model_check_safetensors(*out, &sum, &err) != GPUFIT_OK)
+        fprintf(stderr, "gpufit: warning: %s: %s\n", dir, err.message);
+    return -1;
+}
+
+/* --model PATH: a directory, a config.json or a .gguf file. *gguf is set for GGUF files. */
+static int load_model_path(const char *path, gpufit_model **out, int *gguf)
+{
+    struct stat sb;
+    *out = NULL;
+    *gguf = 0;
+    if (stat(path, &sb) != 0) {
+        fprintf(stderr, "gpufit: cannot read %s\n", path);
+        return EXIT_IO;
+    }
+    if (S_ISDIR(sb.st_mode))
+        return load_model_dir(path, out);
+    if (ends_with(path, ".json"))
+        return load_hf_config(path, out);
+    if (ends_with(path, ".safetensors")) {
+        fprintf(stderr, "gpufit: %s: a safetensors file has no architecture; pass its "
+                        "directory (with config.json)\n",
+                path);
+        return EXIT_BAD_INPUT;
+    }
+    *gguf = 1;
+    return read_header(path, gguf_reader, out);
 }
 
 /* Builds the model and job of a scenario file and/or spec; returns -1 or an exit code. */
@@ -315,6 +499,19 @@ static int load_scenario(const cli_opts *o, gpufit_model **m, gpufit_job **j)
                     gpufit_status_str(err.status), (unsigned long long)err.offset);
             return EXIT_BAD_INPUT;
         }
+    }
+    if (o->model != NULL) { /* replaces the scenario's model; the spec still overrides */
+        gpufit_model *fm = NULL;
+        int gguf = 0;
+        int code = load_model_path(o->model, &fm, &gguf);
+        if (code >= 0)
+            return code;
+        gpufit_model_free(*m);
+        *m = fm;
+        int64_t fw = -1;
+        if (gguf && gpufit_job_get_int(*j, GPUFIT_JOB_FRAMEWORK, &fw, NULL) == GPUFIT_OK &&
+            fw == GPUFIT_FW_PYTORCH) /* the default: a GGUF file runs under llama.cpp */
+            gpufit_job_set_int(*j, GPUFIT_JOB_FRAMEWORK, GPUFIT_FW_LLAMACPP, NULL);
     }
     if (o->spec != NULL && gpufit_apply_spec(*m, *j, o->spec, &err) != GPUFIT_OK) {
         print_error("spec", &err, o->spec);
@@ -415,6 +612,22 @@ out:
     return code;
 }
 
+/* Prints a JSON string literal. */
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (; s != NULL && *s != '\0'; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
 /* gpufit recommend: which catalogue GPUs (and how many) fit the job, best first. */
 static int cmd_recommend(int argc, char **argv)
 {
@@ -457,12 +670,14 @@ static int cmd_recommend(int argc, char **argv)
         gpufit_recommendation x = {.struct_size = sizeof x};
         gpufit_list_recommendation(l, i, &x);
         if (o.json) {
-            printf("%s\n  {\"gpu\": \"%s\", \"count\": %u, \"peak_bytes\": %llu, "
-                   "\"headroom_bytes\": %lld, \"price_usd\": %.0f, \"tflops\": %.1f, "
-                   "\"nvlink\": %s, \"reason\": \"%s\"}",
-                   i ? "," : "", x.gpu_name, x.count, (unsigned long long)x.peak_bytes,
-                   (long long)x.headroom_bytes, x.price_usd, x.tflops,
-                   x.has_nvlink ? "true" : "false", x.reason);
+            printf("%s\n  {\"gpu\": ", i ? "," : "");
+            json_str(x.gpu_name);
+            printf(", \"count\": %u, \"peak_bytes\": %llu, \"headroom_bytes\": %lld, "
+                   "\"price_usd\": %.0f, \"tflops\": %.1f, \"nvlink\": %s, \"reason\": ",
+                   x.count, (unsigned long long)x.peak_bytes, (long long)x.headroom_bytes,
+                   x.price_usd, x.tflops, x.has_nvlink ? "true" : "false");
+            json_str(x.reason);
+            putchar('}');
         } else {
             printf("%2u. %s", i + 1, x.reason);
             if (x.price_usd > 0)
@@ -517,10 +732,12 @@ static int cmd_plan(int argc, char **argv)
         gpufit_layout y = {.struct_size = sizeof y};
         gpufit_list_layout(l, i, &y);
         if (o.json)
-            printf("%s\n  {\"spec\": \"%s\", \"cost\": %.3f, \"peak_bytes\": %llu, "
-                   "\"headroom_bytes\": %lld}",
-                   i ? "," : "", y.spec, y.cost, (unsigned long long)y.peak_bytes,
-                   (long long)y.headroom_bytes);
+        {
+            printf("%s\n  {\"spec\": ", i ? "," : "");
+            json_str(y.spec);
+            printf(", \"cost\": %.3f, \"peak_bytes\": %llu, \"headroom_bytes\": %lld}", y.cost,
+                   (unsigned long long)y.peak_bytes, (long long)y.headroom_bytes);
+        }
         else
             printf("%3u. cost %.3f  %7.2f GiB  %s\n", i + 1, y.cost, gib(y.peak_bytes), y.spec);
     }

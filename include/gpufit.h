@@ -602,7 +602,7 @@ GPUFIT_API void gpufit_result_free(gpufit_result *r);
 /** Summary of a result (size-prefixed output struct). */
 typedef struct gpufit_summary {
     uint32_t struct_size;     /**< In: sizeof; out: bytes filled. */
-    int32_t fits;             /**< 1 when every device role fits. */
+    int32_t fits;             /**< 1 fits, 0 does not fit, -1 no verdict (no GPU given). */
     uint32_t n_roles;         /**< Device roles (gpufit_result_role). */
     uint32_t worst_role;      /**< Index of the role with the largest device_used_bytes. */
     uint32_t n_notes;         /**< Notes and warnings (gpufit_result_note). */
@@ -629,9 +629,10 @@ typedef struct gpufit_role_info {
     int64_t headroom_bytes;        /**< capacity - device_used_bytes. */
     uint64_t kv_capacity_bytes;    /**< Inference: KV cache that fits in the budget. */
     uint64_t kv_capacity_tokens;   /**< Inference: tokens that fit in kv_capacity_bytes. */
-    int32_t fits;                  /**< 1 when device_used_bytes <= capacity. */
+    int32_t fits;                  /**< 1 fits, 0 not, -1 unchecked (no GPU; host role
+                                        without host_memory_bytes). */
     uint32_t layers;               /**< Transformer layers held by this role. */
-    const char *name;              /**< "all", "pp_first", "pp_middle", "pp_last"; static. */
+    const char *name;              /**< "all", "pp_first", "pp_middle", "pp_last", "host"; static. */
 } gpufit_role_info;
 /** Fills @p out with role @p i of @p r. @since 0.1.0 */
 GPUFIT_API int32_t gpufit_result_role(const gpufit_result *r, uint32_t i, gpufit_role_info *out);

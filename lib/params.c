@@ -387,7 +387,11 @@ static int32_t set_float(const gpufit__param_entry *e, struct gpufit_model *m,
 {
     if (!e->is_double) {
         /* Integral floats are accepted for integer parameters (JSON writes 1.0 sometimes). */
-        if (!isfinite(v) || v != floor(v) || fabs(v) > 9.0e15)
+        if (isfinite(v) && v == floor(v) && fabs(v) > 9.0e15)
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
+                                "%s = %g is out of range [%lld, %lld]", e->name, v,
+                                (long long)e->min_i, (long long)e->max_i);
+        if (!isfinite(v) || v != floor(v))
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
                                 "%s takes an integer", e->name);
         return set_int(e, m, j, (int64_t)v, offset, err);
