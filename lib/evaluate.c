@@ -232,12 +232,12 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
         }
         m[GPUFIT_MEM_OPTIMIZER_STATES] = opt;
         m[GPUFIT_MEM_MASTER_WEIGHTS] = mb;
-        if (p->amp || p->c_dt == GPUFIT_DTYPE_FP8) { /* autocast / fp8 copies of the weights */
-            uint64_t held = trainable > 0 && !p->lora ? trainable : 0, cache;
-            uint64_t e = p->c_dt == GPUFIT_DTYPE_FP8 ? 1 : 2;
-            if (p->lora)
-                held = 0;
-            CK(gpufit__mul(held, e, &cache));
+        /* autocast caches a 16-bit cast of every fp32 weight from forward to backward (§2.2);
+         * fp8 recipes keep fp8 copies. Under ZeRO-3 / FSDP the compute-dtype parameters are
+         * the gathered units, already counted; adapters' base weights are not cast copies. */
+        if ((p->amp || p->c_dt == GPUFIT_DTYPE_FP8) && !p->lora && p->zero < 3) {
+            uint64_t cache, e = p->c_dt == GPUFIT_DTYPE_FP8 ? 1 : 2;
+            CK(gpufit__mul(trainable, e, &cache));
             CK(gpufit__add(m[GPUFIT_MEM_WEIGHTS], cache, &m[GPUFIT_MEM_WEIGHTS]));
         }
         CK(gpufit__train_activations(p, s, sl, &m[GPUFIT_MEM_ACTIVATIONS], &m[GPUFIT_MEM_LOGITS]));
