@@ -361,19 +361,19 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         ng = gpufit__model_tensors(&sbuf, gbuf);
         g = gbuf;
     }
-    const gpufit__shape s = mdl->cache_state == 1 ? mdl->cache_shape : sbuf;
-    const gpufit__counts c = mdl->cache_state == 1 ? mdl->cache_counts : cbuf;
-    st = gpufit__plan_resolve(j, &s, &p, err);
+    const gpufit__shape *s = mdl->cache_state == 1 ? &mdl->cache_shape : &sbuf;
+    const gpufit__counts *c = mdl->cache_state == 1 ? &mdl->cache_counts : &cbuf;
+    st = gpufit__plan_resolve(j, s, &p, err);
     if (st != GPUFIT_OK)
         return st;
     wcache wc;
     int uniform = p.framework != GPUFIT_FW_LLAMACPP &&
                   !(p.w_dt >= GPUFIT_DTYPE_Q4_0 && p.w_dt <= GPUFIT_DTYPE_F16_GGUF) &&
                   mdl->gguf_layers == 0;
-    CK(wcache_build(&p, &s, g, ng, uniform, &wc));
+    CK(wcache_build(&p, s, g, ng, uniform, &wc));
     memset(r, 0, offsetof(struct gpufit_result, n_mitigations) + sizeof r->n_mitigations);
-    r->n_params = c.total;
-    r->n_active = c.active;
+    r->n_params = c->total;
+    r->n_active = c->active;
     r->capacity = p.capacity;
     memcpy(r->model_name, mdl->name, sizeof r->model_name);
     r->gpu = p.gpu; /* the report names it; capacity-only GPUs keep the job's name */
@@ -381,24 +381,24 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         memcpy(r->gpu_name, j->gpu_name, sizeof r->gpu_name);
 
     /* layout checks (parallelism details: issue 3) */
-    if (s.nq % p.tp != 0)
+    if (s->nq % p.tp != 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_TP, UINT64_MAX,
                             "tp (%llu) must divide n_heads (%llu)", (unsigned long long)p.tp,
-                            (unsigned long long)s.nq);
-    if (p.pp > s.n_layers && s.arch != GPUFIT_ARCH_GENERIC)
+                            (unsigned long long)s->nq);
+    if (p.pp > s->n_layers && s->arch != GPUFIT_ARCH_GENERIC)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_PP, UINT64_MAX,
                             "pp (%llu) exceeds n_layers (%llu)", (unsigned long long)p.pp,
-                            (unsigned long long)s.n_layers);
-    if (s.f % p.tp != 0 || (s.E > 0 && s.f_moe % p.tp != 0))
+                            (unsigned long long)s->n_layers);
+    if (s->f % p.tp != 0 || (s->E > 0 && s->f_moe % p.tp != 0))
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_TP, UINT64_MAX,
                             "tp (%llu) must divide ffn_hidden_size (%llu) and moe_ffn_hidden_size",
-                            (unsigned long long)p.tp, (unsigned long long)s.f);
+                            (unsigned long long)p.tp, (unsigned long long)s->f);
     if (p.ep > 1 && (p.dp * p.tp * p.cp) % p.ep != 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
                             "ep (%llu) must divide dp x tp x cp (%llu): experts are spread over "
                             "the data- and tensor-parallel ranks",
                             (unsigned long long)p.ep, (unsigned long long)(p.dp * p.tp * p.cp));
-    if (p.ep > 1 && s.E == 0)
+    if (p.ep > 1 && s->E == 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
                             "ep (%llu) needs a mixture-of-experts model (n_experts > 0)",
                             (unsigned long long)p.ep);
@@ -413,10 +413,10 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     if (p.sp && p.tp == 1)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_SP, UINT64_MAX,
                             "sp (sequence parallelism) needs tensor parallelism (tp > 1)");
-    if (s.E > 0 && s.E % p.ep != 0)
+    if (s->E > 0 && s->E % p.ep != 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
                             "ep (%llu) must divide n_experts (%llu)", (unsigned long long)p.ep,
-                            (unsigned long long)s.E);
+                            (unsigned long long)s->E);
     if (p.training && p.s % p.cp != 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_CP, UINT64_MAX,
                             "cp (%llu) must divide seq_len (%llu)", (unsigned long long)p.cp,
@@ -438,10 +438,10 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     if (p.framework == GPUFIT_FW_LLAMACPP && p.attention != GPUFIT_ATTN_FLASH &&
         p.kv_dt > GPUFIT_DTYPE_FP8 && !p.training)
         add_note(r, GPUFIT__NOTE_QUANT_V_NEEDS_FA);
-    if (s.arch == GPUFIT_ARCH_GENERIC)
+    if (s->arch == GPUFIT_ARCH_GENERIC)
         add_note(r, GPUFIT__NOTE_GENERIC_MODEL);
 
-    uint64_t L = s.n_layers;
+    uint64_t L = s->n_layers;
     uint64_t hostc[GPUFIT__NCOMP] = {0}; /* host memory per GPU process, by component */
     uint64_t rolehost[GPUFIT__NCOMP];
     /* Inference with partial offload: the last n_gpu_layers layers sit on the GPU; the output
@@ -449,8 +449,8 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     if (!p.training && p.n_gpu_layers >= 0 && (uint64_t)p.n_gpu_layers <= L && p.pp == 1) {
         gpufit__slice dev = {0}, hst = {0};
         uint64_t ngl = (uint64_t)p.n_gpu_layers;
-        take_layers(&s, L - ngl, ngl, &dev);
-        take_layers(&s, 0, L - ngl, &hst);
+        take_layers(s, L - ngl, ngl, &dev);
+        take_layers(s, 0, L - ngl, &hst);
         hst.embedding = 1;
         hst.output = 1;
         dev.inflight = hst.inflight = 1;
@@ -461,14 +461,14 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         role->layers = (uint32_t)ngl;
         role->fits = 1;
         memset(rolehost, 0, sizeof rolehost);
-        st = eval_role(&p, &s, &c, g, ng, &wc, &dev, role, rolehost, r, err);
+        st = eval_role(&p, s, c, g, ng, &wc, &dev, role, rolehost, r, err);
         if (st == GPUFIT_OK)
             st = finish_role(&p, role, err, r);
         if (st != GPUFIT_OK)
             return st;
         uint64_t hw = 0, hh = 0, kvt = 0;
-        CK(gpufit__weights_bytes(&p, &s, g, ng, &hst, &hw, &hh));
-        CK(gpufit__kv_bytes_per_token(&p, &s, &hst, &kvt));
+        CK(gpufit__weights_bytes(&p, s, g, ng, &hst, &hw, &hh));
+        CK(gpufit__kv_bytes_per_token(&p, s, &hst, &kvt));
         hostc[GPUFIT_MEM_WEIGHTS] = rolehost[GPUFIT_MEM_WEIGHTS] + hw + hh;
         hostc[GPUFIT_MEM_KV_CACHE] = kvt * p.batch * p.ctx;
         r->n_roles = 1;
@@ -515,7 +515,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
                 count = base + (idx < rem);
             }
             gpufit__slice sl = {0};
-            take_layers(&s, begin, count, &sl);
+            take_layers(s, begin, count, &sl);
             sl.embedding = stage == 0;
             sl.output = stage == stages - 1;
             /* Micro-batches in flight on stage i (§4.3): 1F1B keeps min(p - i, m); GPipe all m;
@@ -542,7 +542,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
             role->layers = (uint32_t)count;
             role->fits = 1;
             memset(rolehost, 0, sizeof rolehost);
-            st = eval_role(&p, &s, &c, g, ng, &wc, &sl, role, rolehost, r, err);
+            st = eval_role(&p, s, c, g, ng, &wc, &sl, role, rolehost, r, err);
             if (st == GPUFIT_OK)
                 st = finish_role(&p, role, err, r);
             if (st != GPUFIT_OK)
