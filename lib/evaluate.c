@@ -76,13 +76,13 @@ static int walk(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgr
 }
 
 static int wcache_build(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
-                        size_t ng, int uniform, wcache *wc)
+                        size_t ng, const gpufit__class_agg *agg, int uniform, wcache *wc)
 {
     memset(wc, 0, sizeof *wc);
     if (!uniform)
         return 0;
     gpufit__ubytes u;
-    if (gpufit__uniform_bytes(p, s, g, ng, &u))
+    if (gpufit__uniform_bytes(p, s, g, ng, agg, &u))
         return 1;
     memcpy(wc->w, u.w, sizeof wc->w);
     memcpy(wc->t, u.t, sizeof wc->t);
@@ -281,6 +281,7 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
     uint64_t *m = role->comp;
     uint64_t per_tok = role->kv_cap_tokens;
     role->kv_cap_tokens = 0;
+    role->kv_cap_bytes = 0;
     uint64_t alloc = 0;
     static const int allocated[] = {GPUFIT_MEM_WEIGHTS,     GPUFIT_MEM_GRADIENTS,
                                     GPUFIT_MEM_OPTIMIZER_STATES, GPUFIT_MEM_MASTER_WEIGHTS,
@@ -370,8 +371,14 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     int uniform = p.framework != GPUFIT_FW_LLAMACPP &&
                   !(p.w_dt >= GPUFIT_DTYPE_Q4_0 && p.w_dt <= GPUFIT_DTYPE_F16_GGUF) &&
                   mdl->gguf_layers == 0;
-    CK(wcache_build(&p, s, g, ng, uniform, &wc));
-    memset(r, 0, offsetof(struct gpufit_result, n_mitigations) + sizeof r->n_mitigations);
+    CK(wcache_build(&p, s, g, ng, mdl->cache_state == 1 ? mdl->cache_agg : NULL, uniform, &wc));
+    /* every field is set below; roles are filled whole by the role loop (not zeroed here:
+     * this runs millions of times inside the planner) */
+    r->n_roles = r->worst = r->n_notes = r->n_mitigations = 0;
+    r->fits = 0;
+    r->peak = r->host_bytes = 0;
+    r->gpu = NULL;
+    r->gpu_name[0] = '\0';
     r->n_params = c->total;
     r->n_active = c->active;
     r->capacity = p.capacity;

@@ -17,6 +17,19 @@
  * ------------------------------------------------------------------------------------- */
 /* struct gpufit_model is defined below, after the derived types it caches. */
 
+/* Per layer class sums over its tensor groups, so that per-layer bytes under a layout are a
+ * few multiplications (model_cache.c; used by gpufit__uniform_bytes when exact). */
+typedef struct gpufit__class_agg {
+    uint64_t lin_el, exp_el;     /* elements of 2-D linear tensors (not K/V), of experts */
+    uint64_t kv_n, kv_cols;      /* standard K and V projections: count, input width */
+    uint64_t other2d_el, oned_el; /* other 2-D tensors (router ...), 1-D tensors */
+    uint64_t lin_rows, exp_rows; /* sums of rows x copies (per-row scales) */
+    uint64_t lin_cols, exp_cols; /* sums of cols x copies (per-input-feature tables) */
+    uint64_t rows_gcd;           /* gcd of the rows of every 2-D tensor but K/V (0: none) */
+    uint64_t lora_rc[3], lora_rc_exp[3]; /* sums of (rows + cols) x copies adapted, by target */
+    uint32_t cols256, reserved;  /* 1 when every linear tensor's input width divides by 256 */
+} gpufit__class_agg;
+
 struct gpufit_job {
     int64_t task, micro_batch, seq_len, global_batch, batch, context_len, prompt_len;
     int64_t lora_rank, lora_targets, n_gpu_layers, max_num_seqs;
@@ -228,7 +241,12 @@ struct gpufit_model {
     gpufit__shape cache_shape;
     gpufit__counts cache_counts;
     gpufit__tgroup cache_groups[GPUFIT__TGROUPS_MAX];
+    gpufit__class_agg cache_agg[GPUFIT__W_COUNT];
 };
+
+/* Fills agg[] from the tensor groups (model_cache.c). */
+void gpufit__class_aggregates(const gpufit__shape *s, const gpufit__tgroup *g, size_t ng,
+                              gpufit__class_agg *agg);
 
 /* Re-derives the cached shape, counts and tensor groups of m (cache_state 1 on success, 0 if
  * the model does not resolve: evaluation then reports the error). */

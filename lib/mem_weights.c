@@ -398,13 +398,94 @@ int gpufit__trainable(const gpufit__plan *p, const gpufit__shape *s, const gpufi
 /* One pass over the tensor groups for models whose layers of a class all store the same types
  * (everything but llama.cpp recipes): bytes and trainable parameters of one layer of each class
  * and of the global tensors, split by where they live. Same rules as the two walks above. */
+/* Bytes of `el` elements of dtype dt spread over tensors whose sums of rows and of cols are
+ * given, when every tensor's element count is a multiple of the block (cols % 256 == 0). */
+static int agg_bytes(int64_t dt, uint64_t el, uint64_t rows, uint64_t cols, uint64_t *out)
+{
+    const gpufit__dtype_info *d = gpufit__dtype(dt);
+    uint64_t b;
+    if (dt == GPUFIT_DTYPE_INT8) /* int8 + an fp32 scale per row */
+        return gpufit__mul(rows, 4, &b) || gpufit__add(el, b, out);
+    if (gpufit__mul(el / d->block_elems, d->block_bytes, out))
+        return 1;
+    if (dt == GPUFIT_DTYPE_GPTQ4) /* + g_idx, int32 per input feature */
+        return gpufit__mul(cols, 4, &b) || gpufit__add(*out, b, out);
+    return 0;
+}
+
+/* Closed form of one layer of class a under the plan (the loop below, summed); 0 if the
+ * closed form would not be exact for this plan, 1 when u was filled. */
+static int class_closed_form(const gpufit__plan *p, const gpufit__shape *s, int w,
+                             const gpufit__class_agg *a, int64_t dense_dt, gpufit__ubytes *u)
+{
+    const gpufit__dtype_info *qd = gpufit__dtype(p->w_dt);
+    int64_t lin_dt = p->w_dt > GPUFIT_DTYPE_BF16 ? p->w_dt : dense_dt;
+    uint64_t tp = p->tp, ep = p->ep, k_opt;
+    if (qd == NULL || (tp > 1 && a->rows_gcd % tp != 0))
+        return 0;
+    if (!(lin_dt <= GPUFIT_DTYPE_FP8 || lin_dt == GPUFIT_DTYPE_INT8 ||
+          (a->cols256 && 256 % gpufit__dtype(lin_dt)->block_elems == 0)))
+        return 0;
+    if (dense_dt > GPUFIT_DTYPE_FP8)
+        return 0;
+    const gpufit__dtype_info *od = gpufit__dtype(p->o_dt);
+    uint64_t e = od != NULL && od->block_bytes > 0 ? od->block_bytes : 4;
+    switch (p->optimizer) { /* optimizers whose states are linear in the parameters */
+    case GPUFIT_OPT_ADAMW:
+    case GPUFIT_OPT_ADAM: k_opt = 2 * e; break;
+    case GPUFIT_OPT_SGD_MOMENTUM:
+    case GPUFIT_OPT_LION: k_opt = e; break;
+    case GPUFIT_OPT_SGD:
+    case GPUFIT_OPT_NONE: k_opt = 0; break;
+    default: return 0;
+    }
+    uint64_t kv_rows = (tp == 1 ? s->nkv : s->nkv > tp ? s->nkv / tp : 1) * s->dh;
+    uint64_t lin = a->lin_el / tp + a->kv_n * kv_rows * a->kv_cols;
+    uint64_t lin_rows = a->lin_rows / tp + a->kv_n * kv_rows;
+    uint64_t lin_cols = a->lin_cols + a->kv_n * a->kv_cols;
+    uint64_t exp = a->exp_el / (tp * ep), exp_rows = a->exp_rows / (tp * ep);
+    uint64_t exp_cols = a->exp_cols / ep;
+    uint64_t dense = a->other2d_el / tp + a->oned_el, bl, be, bd;
+    if (agg_bytes(lin_dt, lin, lin_rows, lin_cols, &bl) ||
+        agg_bytes(lin_dt, exp, exp_rows, exp_cols, &be) ||
+        agg_bytes(dense_dt, dense, 0, 0, &bd))
+        return -1;
+    u->w[w] = bl + be + bd;
+    u->we[w] = be;
+    if (p->training) {
+        uint64_t t, te;
+        if (p->lora) {
+            t = p->lora_rank * (a->lora_rc[p->lora_targets] + a->lora_rc_exp[p->lora_targets]);
+            te = p->lora_rank * a->lora_rc_exp[p->lora_targets];
+        } else {
+            t = lin + exp + dense;
+            te = exp;
+        }
+        if (gpufit__mul(t, k_opt, &u->o[w]) || gpufit__mul(te, k_opt, &u->oe[w]))
+            return -1;
+        u->t[w] = t;
+        u->te[w] = te;
+    }
+    return 1;
+}
+
 int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
-                          size_t ng, gpufit__ubytes *u)
+                          size_t ng, const gpufit__class_agg *agg, gpufit__ubytes *u)
 {
     memset(u, 0, sizeof *u);
     int64_t dense_dt = dense_dtype(p);
+    int closed[GPUFIT__W_COUNT] = {0};
+    for (int w = GPUFIT__W_DENSE; agg != NULL && w < GPUFIT__W_COUNT; w++) {
+        if (s->layers[w] == 0)
+            continue;
+        closed[w] = class_closed_form(p, s, w, &agg[w], dense_dt, u);
+        if (closed[w] < 0)
+            return 1;
+    }
     for (size_t i = 0; i < ng; i++) {
         uint64_t rows, copies, one, w, t = 0, o = 0;
+        if (closed[g[i].where] > 0)
+            continue; /* that class is already summed */
         shard_dims(p, s, &g[i], &rows, &copies);
         int quant = p->w_dt > GPUFIT_DTYPE_BF16 && is_linear(g[i].kind) && !is_1d(&g[i]);
         if (tensor_bytes(quant ? p->w_dt : dense_dt, rows, g[i].cols, &one) ||

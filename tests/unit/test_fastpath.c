@@ -1,0 +1,73 @@
+/* The closed-form per-layer sums (model cache aggregates) must equal the tensor-group walk
+ * byte for byte, for every preset under many layouts, dtypes, tasks and optimizers. */
+#include <criterion/criterion.h>
+
+#include "eval.h"
+
+#include <stdio.h>
+#include <string.h>
+
+Test(fastpath, closed_form_equals_the_group_walk)
+{
+    static const char *const jobs[] = {
+        "task=inference precision=bf16",
+        "task=inference weight_dtype=int8",
+        "task=inference weight_dtype=gptq4",
+        "task=inference weight_dtype=awq4",
+        "task=inference weight_dtype=nf4",
+        "task=inference weight_dtype=nf4_dq",
+        "task=inference weight_dtype=fp8 tp=2",
+        "task=pretrain precision=amp_bf16",
+        "task=pretrain precision=bf16 framework=megatron tp=2",
+        "task=pretrain precision=bf16 framework=megatron tp=4 optimizer=sgd_momentum",
+        "task=pretrain precision=fp32 optimizer=lion tp=8",
+        "task=pretrain optimizer=adafactor",
+        "task=pretrain optimizer=adamw_8bit tp=2",
+        "task=lora lora_targets=qv",
+        "task=lora lora_targets=attention tp=2",
+        "task=lora lora_targets=all_linear",
+        "task=qlora lora_targets=all_linear",
+        "task=pretrain tp=2 ep=2 precision=bf16 framework=megatron",
+        "task=pretrain tp=1 ep=4 dp=4 precision=bf16 framework=megatron",
+    };
+    gpufit_preset_info pi = {.struct_size = sizeof pi};
+    int compared = 0;
+    for (uint32_t i = 0; gpufit_preset_at(i, &pi) == GPUFIT_OK; i++, pi.struct_size = sizeof pi) {
+        for (size_t k = 0; k < sizeof jobs / sizeof jobs[0]; k++) {
+            gpufit_model *m = NULL;
+            gpufit_job *j = NULL;
+            char spec[256];
+            snprintf(spec, sizeof spec, "model=%s %s", pi.name, jobs[k]);
+            gpufit_model_new(&m, NULL);
+            gpufit_job_new(&j, NULL);
+            if (gpufit_apply_spec(m, j, spec, NULL) != GPUFIT_OK) {
+                gpufit_model_free(m);
+                gpufit_job_free(j);
+                continue;
+            }
+            gpufit__plan p;
+            cr_assert_eq(m->cache_state, 1, "%s", spec);
+            if (gpufit__plan_resolve(j, &m->cache_shape, &p, NULL) == GPUFIT_OK) {
+                gpufit__ubytes a, b;
+                int ra = gpufit__uniform_bytes(&p, &m->cache_shape, m->cache_groups, m->cache_ng,
+                                               m->cache_agg, &a);
+                int rb = gpufit__uniform_bytes(&p, &m->cache_shape, m->cache_groups, m->cache_ng,
+                                               NULL, &b);
+                cr_assert_eq(ra, rb, "%s", spec);
+                for (int w = 0; w < GPUFIT__W_COUNT; w++) {
+                    cr_assert_eq(a.w[w], b.w[w], "%s: weights of class %d", spec, w);
+                    cr_assert_eq(a.t[w], b.t[w], "%s: trainable of class %d", spec, w);
+                    cr_assert_eq(a.o[w], b.o[w], "%s: optimizer of class %d", spec, w);
+                    cr_assert_eq(a.we[w], b.we[w], "%s: expert weights of class %d", spec, w);
+                    cr_assert_eq(a.te[w], b.te[w], "%s", spec);
+                    cr_assert_eq(a.oe[w], b.oe[w], "%s", spec);
+                }
+                cr_assert(memcmp(a.w_glob, b.w_glob, sizeof a.w_glob) == 0, "%s", spec);
+                compared++;
+            }
+            gpufit_model_free(m);
+            gpufit_job_free(j);
+        }
+    }
+    cr_assert(compared > 500, "%d comparisons", compared);
+}
