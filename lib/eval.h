@@ -112,6 +112,10 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
 int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
                           const gpufit__tgroup *g, size_t ng, const gpufit__slice *sl,
                           uint64_t *dev_out, uint64_t *host_out);
+/* Weight bytes of a slice from a GGUF file's exact per-tensor bytes (m->gguf_layers > 0). */
+int gpufit__weights_bytes_gguf(const struct gpufit_model *m, const gpufit__plan *p,
+                               const gpufit__shape *s, const gpufit__slice *sl,
+                               uint64_t *dev_out, uint64_t *host_out);
 /* Trainable parameters of a slice (all for full training, adapters for LoRA) and the
  * optimizer-state bytes for them (mem_weights.c). */
 int gpufit__trainable(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,

@@ -59,16 +59,18 @@ static int mul_frac(uint64_t v, double f, uint64_t *out)
  * recipes, whose types vary by layer index). */
 typedef struct wcache {
     int valid;
+    const struct gpufit_model *gguf; /* a model read from a GGUF file: its exact bytes */
     uint64_t w[GPUFIT__W_COUNT], t[GPUFIT__W_COUNT], o[GPUFIT__W_COUNT]; /* one layer */
     uint64_t we[GPUFIT__W_COUNT], te[GPUFIT__W_COUNT], oe[GPUFIT__W_COUNT]; /* its experts */
     uint64_t w_g[4], h_g[4], t_g[4], o_g[4]; /* globals: index = embedding + 2 * output */
 } wcache;
 
 static int walk(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
-                size_t ng, const gpufit__slice *sl, uint64_t *w, uint64_t *h, uint64_t *t,
-                uint64_t *o)
+                size_t ng, const struct gpufit_model *gguf, const gpufit__slice *sl, uint64_t *w,
+                uint64_t *h, uint64_t *t, uint64_t *o)
 {
-    if (gpufit__weights_bytes(p, s, g, ng, sl, w, h))
+    if (gguf != NULL ? gpufit__weights_bytes_gguf(gguf, p, s, sl, w, h)
+                     : gpufit__weights_bytes(p, s, g, ng, sl, w, h))
         return 1;
     if (p->training && gpufit__trainable(p, s, g, ng, sl, t, o))
         return 1;
@@ -119,7 +121,7 @@ static int slice_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpuf
     *w = *h = *t = *o = 0;
     *e = (expert_part){0, 0, 0};
     if (!wc->valid)
-        return walk(p, s, g, ng, sl, w, h, t, o);
+        return walk(p, s, g, ng, wc->gguf, sl, w, h, t, o);
     int k = (sl->embedding ? 1 : 0) + (sl->output ? 2 : 0);
     *w = wc->w_g[k];
     *h = wc->h_g[k];
@@ -367,11 +369,15 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     st = gpufit__plan_resolve(j, s, &p, err);
     if (st != GPUFIT_OK)
         return st;
+    /* a model read from a GGUF file stores its file type and exact bytes per layer */
+    if (mdl->gguf_layers > 0 && j->weight_dtype < 0 && mdl->gguf_file_type > 0)
+        p.w_dt = mdl->gguf_file_type;
     wcache wc;
     int uniform = p.framework != GPUFIT_FW_LLAMACPP &&
                   !(p.w_dt >= GPUFIT_DTYPE_Q4_0 && p.w_dt <= GPUFIT_DTYPE_F16_GGUF) &&
                   mdl->gguf_layers == 0;
     CK(wcache_build(&p, s, g, ng, mdl->cache_state == 1 ? mdl->cache_agg : NULL, uniform, &wc));
+    wc.gguf = mdl->gguf_layers > 0 ? mdl : NULL;
     /* every field is set below; roles are filled whole by the role loop (not zeroed here:
      * this runs millions of times inside the planner) */
     r->n_roles = r->worst = r->n_notes = r->n_mitigations = 0;
@@ -474,7 +480,8 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         if (st != GPUFIT_OK)
             return st;
         uint64_t hw = 0, hh = 0, kvt = 0;
-        CK(gpufit__weights_bytes(&p, s, g, ng, &hst, &hw, &hh));
+        CK(wc.gguf != NULL ? gpufit__weights_bytes_gguf(mdl, &p, s, &hst, &hw, &hh)
+                           : gpufit__weights_bytes(&p, s, g, ng, &hst, &hw, &hh));
         CK(gpufit__kv_bytes_per_token(&p, s, &hst, &kvt));
         hostc[GPUFIT_MEM_WEIGHTS] = rolehost[GPUFIT_MEM_WEIGHTS] + hw + hh;
         hostc[GPUFIT_MEM_KV_CACHE] = kvt * p.batch * p.ctx;

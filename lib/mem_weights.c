@@ -266,13 +266,7 @@ int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
  * holds the embedding; a tied model has no output tensor and llama.cpp loads a copy of
  * token_embd as the output (TENSOR_DUPLICATED), which sits with the output. Tensor parallelism
  * divides the device bytes by tp. Layers past the file's (a spec that raised n_layers) cost
- * as much as its last layer. Returns 1 on overflow.
- * Declared here until lib/eval.h declares it; evaluate.c calls it instead of
- * gpufit__weights_bytes() when the model has GGUF bytes. */
-int gpufit__weights_bytes_gguf(const struct gpufit_model *m, const gpufit__plan *p,
-                               const gpufit__shape *s, const gpufit__slice *sl,
-                               uint64_t *dev_out, uint64_t *host_out);
-
+ * as much as its last layer. Returns 1 on overflow. */
 int gpufit__weights_bytes_gguf(const struct gpufit_model *m, const gpufit__plan *p,
                                const gpufit__shape *s, const gpufit__slice *sl,
                                uint64_t *dev_out, uint64_t *host_out)

@@ -57,6 +57,13 @@ expect_exit 0 estimate "$tmp/s.json" --spec "checkpointing=full" --json
 python3 -c "import json,sys; r=json.load(open('$tmp/out')); assert r['roles'][0]['layers']==8, r" \
     || fail "preset override n_layers=8 not applied"
 
+# real model files: a config.json (exact count of the preset) and a GGUF header
+expect_exit 0 estimate --model tests/data/hf/meta-llama-3-8b.json --spec "task=inference gpu=rtx-4090" --json
+python3 -c "import json; r=json.load(open('$tmp/out')); assert r['model']['n_params']==8030261248, r['model']" \
+    || fail "--model config.json count"
+expect_exit 0 estimate --model tests/fuzz/corpus/gguf/llama_q4_k_m.gguf --spec "task=inference gpu=rtx-4090 context_len=512"
+expect_exit 3 estimate --model "$tmp/no-such-dir" --spec "task=inference"
+
 # listings
 # (into files first: grep -q closing the pipe early would fail the writer under pipefail)
 "$G" models >"$tmp/models"; grep -q "deepseek-r1" "$tmp/models" || fail "models lacks deepseek-r1"

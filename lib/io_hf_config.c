@@ -1,0 +1,885 @@
+/* gpufit_model_from_hf_config(): a model from the text of a Hugging Face config.json.
+ *
+ * The document is read once with the bounded pull tokenizer (json.h): the keys this file knows
+ * are kept (scalars, and the prefix shape of "mlp_only_layers"), everything else is skipped
+ * without recursion. A nested "text_config" object (multimodal wrappers such as Gemma 3) is
+ * read one level deep and, when present, describes the text model; its model_type falls back
+ * to the top-level one. Each model_type family then maps its own key names and defaults, as
+ * the transformers configuration class of that family does (configuration_<family>.py):
+ *
+ *   llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, phi3, gemma, gemma2, gemma3,
+ *   gemma3_text, deepseek_v2, deepseek_v3   hidden_size / num_hidden_layers / ... (Llama names)
+ *   gpt2                                    n_embd / n_layer / n_head / n_inner / n_positions
+ *   gpt_neox                                Llama names, LayerNorm, GELU, biases
+ *   bloom                                   hidden_size|n_embed, n_layer, n_head, f = 4h
+ *   falcon                                  multi_query / new_decoder_architecture / num_kv_heads
+ *   bert, roberta                           encoder with pooler, token types, learned positions
+ *   t5                                      d_model / num_layers / d_kv / d_ff / feed_forward_proj
+ *
+ * Presets (model_presets.c) and these configs agree field for field (tests/unit/test_readers.c
+ * loads tests/data/hf/ *.json and compares). Known limits, documented rather than guessed:
+ * Gemma 2/3 have four norms per layer and falcon-7b style layers one; the model has two, so
+ * their counts differ by 2·h per layer (under 0.01 %). Gemma 2/3 sliding-window layers are
+ * counted as any layer (the window changes the KV cache, not the parameters).
+ *
+ * Errors: a missing required key is GPUFIT_E_INVALID_ARG naming it; an unknown model_type is
+ * GPUFIT_E_UNSUPPORTED naming it; malformed JSON is GPUFIT_E_PARSE with its byte offset. */
+#include "json.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------------------------
+ * The keys read from config.json
+ * ------------------------------------------------------------------------------------- */
+/* clang-format off */
+#define HF_KEYS(X)                                                                                 \
+    X(model_type) X(_name_or_path) X(hidden_size) X(n_embd) X(n_embed) X(d_model)                  \
+    X(num_hidden_layers) X(n_layer) X(num_layers) X(num_decoder_layers)                            \
+    X(num_attention_heads) X(n_head) X(num_heads) X(num_key_value_heads) X(num_kv_heads)           \
+    X(n_head_kv) X(multi_query) X(new_decoder_architecture) X(head_dim) X(d_kv)                    \
+    X(intermediate_size) X(n_inner) X(d_ff) X(ffn_hidden_size) X(vocab_size)                       \
+    X(tie_word_embeddings) X(max_position_embeddings) X(n_positions) X(type_vocab_size)            \
+    X(hidden_act) X(hidden_activation) X(activation_function) X(feed_forward_proj)                 \
+    X(attention_bias) X(mlp_bias) X(bias) X(alibi) X(position_embedding_type)                      \
+    X(relative_attention_num_buckets) X(num_local_experts) X(num_experts) X(n_routed_experts)      \
+    X(num_experts_per_tok) X(n_shared_experts) X(moe_intermediate_size)                            \
+    X(shared_expert_intermediate_size) X(first_k_dense_replace) X(moe_layer_freq)                  \
+    X(decoder_sparse_step) X(mlp_only_layers) X(topk_method) X(q_lora_rank) X(kv_lora_rank)        \
+    X(qk_nope_head_dim) X(qk_rope_head_dim) X(v_head_dim)
+/* clang-format on */
+
+enum hf_key {
+#define X(k) K_##k,
+    HF_KEYS(X)
+#undef X
+        K_COUNT
+};
+
+static const char *const key_names[K_COUNT] = {
+#define X(k) #k,
+    HF_KEYS(X)
+#undef X
+};
+
+enum hf_kind { V_ABSENT = 0, V_INT, V_BIG, V_FLOAT, V_NULL, V_BOOL, V_STRING, V_OBJECT, V_ARRAY };
+
+#define STR_MAX 96 /* decoded string bytes kept (model_type, activations, names) */
+
+typedef struct hval {
+    int32_t kind;      /* enum hf_kind */
+    int32_t truncated; /* strings: longer than STR_MAX */
+    int64_t i;         /* V_INT value; V_BOOL 0/1; V_ARRAY: elements */
+    int64_t prefix;    /* V_ARRAY of integers: 1 when the elements are 0, 1, ..., n-1 */
+    size_t offset;     /* byte offset of the value */
+    char s[STR_MAX + 1];
+} hval;
+
+typedef struct hcfg {
+    hval v[K_COUNT];
+} hcfg;
+
+/* Copy of s for a one-line message: control bytes become '?', long text is cut. */
+static const char *shown(const char *s, char out[72])
+{
+    size_t o = 0;
+    for (size_t i = 0; s[i] != '\0' && i < 64; i++) {
+        unsigned char c = (unsigned char)s[i];
+        out[o++] = (c < 0x20 || c == 0x7F) ? '?' : (char)c;
+    }
+    out[o] = '\0';
+    return out;
+}
+
+static int find_key(const gpufit__json_token *t)
+{
+    for (int k = 0; k < K_COUNT; k++)
+        if (gpufit__json_equals(t, key_names[k]))
+            return k;
+    return -1;
+}
+
+/* Integer text of a JSON number: V_INT, V_BIG (an integer beyond int64) or V_FLOAT. */
+static void read_number(const gpufit__json_token *t, hval *v)
+{
+    const char *s = t->text;
+    size_t n = t->len, i = 0;
+    int neg = 0;
+    if (i < n && s[i] == '-') {
+        neg = 1;
+        i++;
+    }
+    uint64_t acc = 0;
+    int big = 0;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+        uint64_t d = (uint64_t)(s[i] - '0');
+        if (acc > (UINT64_MAX - d) / 10)
+            big = 1;
+        else
+            acc = acc * 10 + d;
+    }
+    if (i < n) { /* fraction or exponent: accept "N.0" as an integer, anything else is a float */
+        size_t j = i;
+        if (s[j] == '.') {
+            j++;
+            while (j < n && s[j] == '0')
+                j++;
+        }
+        if (j < n || s[i] != '.') {
+            v->kind = V_FLOAT;
+            return;
+        }
+    }
+    if (big || acc > (uint64_t)INT64_MAX) {
+        v->kind = V_BIG;
+        return;
+    }
+    v->kind = V_INT;
+    v->i = neg ? -(int64_t)acc : (int64_t)acc;
+}
+
+/* Reads an array value: counts its elements and checks whether they are 0, 1, ..., n-1
+ * (mlp_only_layers); nested containers are skipped. */
+static int32_t read_array(gpufit__json *p, hval *v, gpufit_error *err)
+{
+    int64_t n = 0, prefix = 1;
+    for (;;) {
+        gpufit__json_token e;
+        int32_t st = gpufit__json_next(p, &e, err);
+        if (st != GPUFIT_OK)
+            return st;
+        if (e.type == GPUFIT__JSON_ARRAY_END)
+            break;
+        if (e.type == GPUFIT__JSON_NUMBER) {
+            hval x = {0};
+            read_number(&e, &x);
+            if (x.kind != V_INT || x.i != n)
+                prefix = 0;
+        } else {
+            prefix = 0;
+            st = gpufit__json_skip(p, &e, err);
+            if (st != GPUFIT_OK)
+                return st;
+        }
+        if (n < INT64_MAX)
+            n++;
+    }
+    v->kind = V_ARRAY;
+    v->i = n;
+    v->prefix = prefix;
+    return GPUFIT_OK;
+}
+
+/* Reads the value whose first token is *t into v (or skips it when v is NULL). */
+static int32_t read_value(gpufit__json *p, const gpufit__json_token *t, hval *v, gpufit_error *err)
+{
+    if (v == NULL)
+        return gpufit__json_skip(p, t, err);
+    memset(v, 0, sizeof *v);
+    v->offset = t->offset;
+    switch (t->type) {
+    case GPUFIT__JSON_NUMBER:
+        read_number(t, v);
+        return GPUFIT_OK;
+    case GPUFIT__JSON_TRUE:
+    case GPUFIT__JSON_FALSE:
+        v->kind = V_BOOL;
+        v->i = t->type == GPUFIT__JSON_TRUE;
+        return GPUFIT_OK;
+    case GPUFIT__JSON_NULL:
+        v->kind = V_NULL;
+        return GPUFIT_OK;
+    case GPUFIT__JSON_STRING: {
+        size_t n = 0;
+        int32_t st = gpufit__json_decode(t, v->s, sizeof v->s, &n, NULL);
+        if (st == GPUFIT_E_BUFFER_TOO_SMALL)
+            v->truncated = 1;
+        else if (st != GPUFIT_OK)
+            return gpufit__fail(err, GPUFIT_E_PARSE, 0, (uint64_t)t->offset,
+                                "config.json: malformed string at byte %zu", t->offset);
+        else if (strlen(v->s) != n) /* an escaped NUL: never a valid name */
+            v->truncated = 1;
+        v->kind = V_STRING;
+        return GPUFIT_OK;
+    }
+    case GPUFIT__JSON_ARRAY:
+        return read_array(p, v, err);
+    case GPUFIT__JSON_OBJECT:
+        v->kind = V_OBJECT;
+        return gpufit__json_skip(p, t, err);
+    default:
+        return gpufit__fail(err, GPUFIT_E_PARSE, 0, (uint64_t)t->offset,
+                            "config.json: unexpected token at byte %zu", t->offset);
+    }
+}
+
+/* Reads the members of an object whose '{' was just consumed into cfg; container values other
+ * than integer arrays are skipped. With text != NULL, a member "text_config" holding an object
+ * is read into *text (by a second call with text == NULL, so the nesting is one level and the
+ * function never calls itself) and *has_text is set. */
+static int32_t
+read_members(gpufit__json *p, hcfg *cfg, hcfg *text, int *has_text, gpufit_error *err)
+{
+    for (;;) {
+        gpufit__json_token k, v;
+        int32_t st = gpufit__json_next(p, &k, err);
+        if (st != GPUFIT_OK)
+            return st;
+        if (k.type == GPUFIT__JSON_OBJECT_END)
+            return GPUFIT_OK;
+        st = gpufit__json_next(p, &v, err);
+        if (st != GPUFIT_OK)
+            return st;
+        if (text != NULL && v.type == GPUFIT__JSON_OBJECT &&
+            gpufit__json_equals(&k, "text_config")) {
+            *has_text = 2; /* read by the caller, which resumes this loop afterwards */
+            return GPUFIT_OK;
+        }
+        int idx = find_key(&k);
+        st = read_value(p, &v, idx >= 0 ? &cfg->v[idx] : NULL, err);
+        if (st != GPUFIT_OK)
+            return st;
+    }
+}
+
+/* Reads the top-level object (its '{' consumed) into top, and a "text_config" object into
+ * text (the last one wins, as for any duplicated key). */
+static int32_t read_config(gpufit__json *p, hcfg *top, hcfg *text, int *has_text, gpufit_error *err)
+{
+    for (;;) {
+        int state = 0;
+        int32_t st = read_members(p, top, text, &state, err);
+        if (st != GPUFIT_OK || state != 2)
+            return st;
+        memset(text, 0, sizeof *text);
+        *has_text = 1;
+        st = read_members(p, text, NULL, NULL, err);
+        if (st != GPUFIT_OK)
+            return st;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Typed access with errors naming the key
+ * ------------------------------------------------------------------------------------- */
+static int present(const hcfg *c, int k)
+{
+    return c->v[k].kind != V_ABSENT && c->v[k].kind != V_NULL;
+}
+
+/* First present key of a list ending with -1; -1 when none is. */
+static int first_of(const hcfg *c, const int *keys)
+{
+    for (; *keys >= 0; keys++)
+        if (present(c, *keys))
+            return *keys;
+    return -1;
+}
+
+static int32_t type_error(const hval *v, const char *key, const char *what, gpufit_error *err)
+{
+    return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, (uint64_t)v->offset,
+                        "config.json: \"%s\" must be %s", key, what);
+}
+
+/* Integer value of key k: absent or null gives def (or, when required, an error naming
+ * `name`, the key a user should add). */
+static int32_t
+get_int(const hcfg *c, int k, int required, int64_t def, int64_t *out, gpufit_error *err)
+{
+    const hval *v = &c->v[k];
+    if (!present(c, k)) {
+        if (required)
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX,
+                                "config.json: missing key \"%s\"", key_names[k]);
+        *out = def;
+        return GPUFIT_OK;
+    }
+    if (v->kind != V_INT || v->i < 0)
+        return type_error(v, key_names[k], "a non-negative integer", err);
+    *out = v->i;
+    return GPUFIT_OK;
+}
+
+/* Integer value of the first present key among keys[] (the first one is named when missing). */
+static int32_t get_int_any(
+    const hcfg *c, const int *keys, int required, int64_t def, int64_t *out, gpufit_error *err)
+{
+    int k = first_of(c, keys);
+    return get_int(c, k >= 0 ? k : keys[0], required, def, out, err);
+}
+
+static int32_t get_bool(const hcfg *c, int k, int64_t def, int64_t *out, gpufit_error *err)
+{
+    const hval *v = &c->v[k];
+    if (!present(c, k)) {
+        *out = def;
+        return GPUFIT_OK;
+    }
+    if (v->kind != V_BOOL)
+        return type_error(v, key_names[k], "true or false", err);
+    *out = v->i;
+    return GPUFIT_OK;
+}
+
+/* String value of key k, or def when absent or null. */
+static int32_t get_str(const hcfg *c, int k, const char *def, const char **out, gpufit_error *err)
+{
+    const hval *v = &c->v[k];
+    if (!present(c, k)) {
+        *out = def;
+        return GPUFIT_OK;
+    }
+    if (v->kind != V_STRING)
+        return type_error(v, key_names[k], "a string", err);
+    *out = v->truncated ? "" : v->s;
+    return GPUFIT_OK;
+}
+
+/* Stores v into the model field of parameter id, checked against the parameter's range;
+ * `key` (the config.json key it came from) is named on error. */
+static int32_t
+put(struct gpufit_model *m, int32_t id, int64_t v, const char *key, gpufit_error *err)
+{
+    const gpufit__param_entry *e = gpufit__param_find(id);
+    if (e == NULL || e->is_double)
+        return gpufit__fail(err, GPUFIT_E_INTERNAL, id, UINT64_MAX, "no model parameter %d",
+                            (int)id);
+    if (v < e->min_i || v > e->max_i)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, id, UINT64_MAX,
+                            "config.json: %s = %" PRId64 " is out of range [%" PRId64 ", %" PRId64
+                            "] (model parameter %s)",
+                            key, v, e->min_i, e->max_i, e->name);
+    memcpy((char *)m + e->offset, &v, sizeof v);
+    return GPUFIT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Families
+ * ------------------------------------------------------------------------------------- */
+enum family {
+    F_LLAMA = 0, /* Llama-style key names, RMSNorm, gated MLP */
+    F_GPT2,
+    F_NEOX,
+    F_BLOOM,
+    F_FALCON,
+    F_BERT,
+    F_T5
+};
+
+/* Per model_type: family, default tie_word_embeddings, default activation and the
+ * family's extras (transformers configuration_<type>.py defaults). */
+enum {
+    X_QKV_BIAS = 1,      /* q, k, v biases without a config key (Qwen2) */
+    X_QK_NORM = 2,       /* per-head q/k RMSNorm (Qwen3, Gemma 3) */
+    X_MOE_MIXTRAL = 4,   /* num_local_experts, intermediate_size per expert */
+    X_MOE_QWEN = 8,      /* num_experts, moe_intermediate_size (+ shared expert) */
+    X_MOE_DEEPSEEK = 16, /* n_routed_experts, first_k_dense_replace, MLA */
+    X_ROUTER_BIAS = 32,  /* DeepSeek-V3 e_score_correction_bias */
+    X_NO_ATTN_BIAS = 64, /* the family has no attention_bias key */
+    X_GEMMA3_TEXT = 128  /* Gemma3TextConfig defaults for keys multimodal configs omit */
+};
+
+typedef struct family_info {
+    const char *type;
+    int32_t family;
+    int32_t tied; /* default tie_word_embeddings */
+    int32_t extras;
+    const char *act; /* default activation */
+} family_info;
+
+static const family_info families[] = {
+    {"llama", F_LLAMA, 0, 0, "silu"},
+    {"mistral", F_LLAMA, 0, X_NO_ATTN_BIAS, "silu"},
+    {"mixtral", F_LLAMA, 0, X_NO_ATTN_BIAS | X_MOE_MIXTRAL, "silu"},
+    {"qwen2", F_LLAMA, 0, X_QKV_BIAS | X_NO_ATTN_BIAS, "silu"},
+    {"qwen2_moe", F_LLAMA, 0, X_QKV_BIAS | X_NO_ATTN_BIAS | X_MOE_QWEN, "silu"},
+    {"qwen3", F_LLAMA, 0, X_QK_NORM, "silu"},
+    {"qwen3_moe", F_LLAMA, 0, X_QK_NORM | X_MOE_QWEN, "silu"},
+    {"phi3", F_LLAMA, 0, X_NO_ATTN_BIAS, "silu"},
+    {"gemma", F_LLAMA, 1, 0, "gelu_pytorch_tanh"},
+    {"gemma2", F_LLAMA, 1, 0, "gelu_pytorch_tanh"},
+    {"gemma3", F_LLAMA, 1, X_QK_NORM | X_GEMMA3_TEXT, "gelu_pytorch_tanh"},
+    {"gemma3_text", F_LLAMA, 1, X_QK_NORM | X_GEMMA3_TEXT, "gelu_pytorch_tanh"},
+    {"deepseek_v2", F_LLAMA, 0, X_MOE_DEEPSEEK, "silu"},
+    {"deepseek_v3", F_LLAMA, 0, X_MOE_DEEPSEEK | X_ROUTER_BIAS, "silu"},
+    {"gpt2", F_GPT2, 1, 0, "gelu_new"},
+    {"gpt_neox", F_NEOX, 0, 0, "gelu"},
+    {"bloom", F_BLOOM, 1, 0, "gelu"},
+    {"falcon", F_FALCON, 1, 0, "gelu"},
+    {"bert", F_BERT, 1, 0, "gelu"},
+    {"roberta", F_BERT, 1, 0, "gelu"},
+    {"t5", F_T5, 1, 0, "relu"},
+};
+#define N_FAMILIES (sizeof families / sizeof families[0])
+
+static int starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* MLP type of an activation name: gated families give SwiGLU/GeGLU, others GELU/ReLU.
+ * Returns -1 for an activation the model cannot express. */
+static int64_t mlp_of(const char *act, int gated)
+{
+    int silu = strcmp(act, "silu") == 0 || strcmp(act, "swish") == 0;
+    int gelu = starts_with(act, "gelu") || strcmp(act, "quick_gelu") == 0;
+    int relu = strcmp(act, "relu") == 0;
+    if (gated)
+        return silu ? GPUFIT_MLP_SWIGLU : gelu ? GPUFIT_MLP_GEGLU : -1;
+    return gelu ? GPUFIT_MLP_GELU : relu ? GPUFIT_MLP_RELU : -1;
+}
+
+static int32_t bad_activation(const char *key, const char *act, gpufit_error *err)
+{
+    char d[72];
+    return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, GPUFIT_MODEL_MLP, UINT64_MAX,
+                        "config.json: %s \"%s\" is not modelled (mlp: gelu, relu, silu, gated)",
+                        key, shown(act, d));
+}
+
+#define TRY(expr)                                                                                  \
+    do {                                                                                           \
+        int32_t st_ = (expr);                                                                      \
+        if (st_ != GPUFIT_OK)                                                                      \
+            return st_;                                                                            \
+    } while (0)
+
+/* The dimensions every family has: h, L, n_q, V (key lists per family). */
+typedef struct dims {
+    int64_t h, L, nq, V;
+} dims;
+
+static int32_t common_dims(const hcfg *c,
+                           const int *kh,
+                           const int *kl,
+                           const int *kq,
+                           dims *d,
+                           struct gpufit_model *m,
+                           gpufit_error *err)
+{
+    TRY(get_int_any(c, kh, 1, 0, &d->h, err));
+    TRY(get_int_any(c, kl, 1, 0, &d->L, err));
+    TRY(get_int_any(c, kq, 1, 0, &d->nq, err));
+    TRY(get_int(c, K_vocab_size, 1, 0, &d->V, err));
+    TRY(put(m, GPUFIT_MODEL_HIDDEN_SIZE, d->h, key_names[first_of(c, kh)], err));
+    TRY(put(m, GPUFIT_MODEL_N_LAYERS, d->L, key_names[first_of(c, kl)], err));
+    TRY(put(m, GPUFIT_MODEL_N_HEADS, d->nq, key_names[first_of(c, kq)], err));
+    TRY(put(m, GPUFIT_MODEL_VOCAB_SIZE, d->V, "vocab_size", err));
+    return GPUFIT_OK;
+}
+
+/* head_dim = h / n_q when the config has none (every family's default). */
+static int32_t default_head_dim(const dims *d, struct gpufit_model *m, gpufit_error *err)
+{
+    if (d->nq == 0 || d->h % d->nq != 0)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_MODEL_HEAD_DIM, UINT64_MAX,
+                            "config.json: missing key \"head_dim\" (hidden size %" PRId64
+                            " is not a multiple of %" PRId64 " heads)",
+                            d->h, d->nq);
+    return put(m, GPUFIT_MODEL_HEAD_DIM, d->h / d->nq, "head_dim", err);
+}
+
+/* Mixture of experts of the Mixtral, Qwen-MoE and DeepSeek families. */
+static int32_t
+map_moe(const hcfg *c, const family_info *fi, int64_t f, struct gpufit_model *m, gpufit_error *err)
+{
+    int64_t E = 0, k = 0, fm = 0, shared = 0, fsh = 0, dense = 0, step = 1;
+    if (fi->extras & X_MOE_MIXTRAL) {
+        TRY(get_int(c, K_num_local_experts, 1, 0, &E, err));
+        fm = f;
+    } else if (fi->extras & X_MOE_QWEN) {
+        TRY(get_int(c, K_num_experts, 1, 0, &E, err));
+        TRY(get_int(c, K_decoder_sparse_step, 0, 1, &step, err));
+        if (step != 1)
+            return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, GPUFIT_MODEL_N_DENSE_LAYERS, UINT64_MAX,
+                                "config.json: decoder_sparse_step = %" PRId64
+                                " (MoE every other layer) is not modelled (n_dense_layers)",
+                                step);
+        const hval *mo = &c->v[K_mlp_only_layers];
+        if (mo->kind == V_ARRAY) { /* dense layers first (0..n-1) are n_dense_layers */
+            if (!mo->prefix)
+                return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, GPUFIT_MODEL_N_DENSE_LAYERS,
+                                    (uint64_t)mo->offset,
+                                    "config.json: mlp_only_layers other than the first layers "
+                                    "are not modelled (n_dense_layers)");
+            dense = mo->i;
+        }
+        if (E > 0)
+            TRY(get_int(c, K_moe_intermediate_size, 1, 0, &fm, err));
+        TRY(get_int(c, K_shared_expert_intermediate_size, 0, 0, &fsh, err));
+        if (fsh > 0)
+            shared = 1;
+    } else {
+        TRY(get_int(c, K_n_routed_experts, 0, 0, &E, err)); /* null: a dense model */
+        TRY(get_int(c, K_moe_layer_freq, 0, 1, &step, err));
+        if (E > 0 && step != 1)
+            return gpufit__fail(
+                err, GPUFIT_E_UNSUPPORTED, GPUFIT_MODEL_N_DENSE_LAYERS, UINT64_MAX,
+                "config.json: moe_layer_freq = %" PRId64 " is not modelled (n_dense_layers)", step);
+        if (E > 0) {
+            TRY(get_int(c, K_moe_intermediate_size, 1, 0, &fm, err));
+            TRY(get_int(c, K_n_shared_experts, 0, 0, &shared, err));
+            TRY(get_int(c, K_first_k_dense_replace, 0, 0, &dense, err));
+        }
+    }
+    if (E == 0)
+        return GPUFIT_OK;
+    TRY(get_int(c, K_num_experts_per_tok, 1, 0, &k, err));
+    const char *ek = key_names[(fi->extras & X_MOE_MIXTRAL) ? K_num_local_experts
+                               : (fi->extras & X_MOE_QWEN)  ? K_num_experts
+                                                            : K_n_routed_experts];
+    TRY(put(m, GPUFIT_MODEL_N_EXPERTS, E, ek, err));
+    TRY(put(m, GPUFIT_MODEL_EXPERTS_PER_TOKEN, k, "num_experts_per_tok", err));
+    TRY(put(m, GPUFIT_MODEL_MOE_FFN_HIDDEN_SIZE, fm,
+            (fi->extras & X_MOE_MIXTRAL) ? "intermediate_size" : "moe_intermediate_size", err));
+    TRY(put(m, GPUFIT_MODEL_N_SHARED_EXPERTS, shared, "n_shared_experts", err));
+    TRY(put(m, GPUFIT_MODEL_N_DENSE_LAYERS, dense,
+            (fi->extras & X_MOE_QWEN) ? "mlp_only_layers" : "first_k_dense_replace", err));
+    if (fi->extras & X_MOE_QWEN && shared) { /* Qwen2-MoE: one gated shared expert */
+        TRY(put(m, GPUFIT_MODEL_SHARED_FFN_HIDDEN_SIZE, fsh, "shared_expert_intermediate_size",
+                err));
+        TRY(put(m, GPUFIT_MODEL_SHARED_EXPERT_GATE, 1, "shared_expert_intermediate_size", err));
+    }
+    if (fi->extras & X_ROUTER_BIAS) /* DeepSeek-V3 e_score_correction_bias */
+        TRY(put(m, GPUFIT_MODEL_ROUTER_BIAS, 1, "topk_method", err));
+    else if (fi->extras & X_MOE_DEEPSEEK) { /* V2 with noaux_tc routing has the bias too */
+        const char *tm = "";
+        TRY(get_str(c, K_topk_method, "greedy", &tm, err));
+        if (strcmp(tm, "noaux_tc") == 0)
+            TRY(put(m, GPUFIT_MODEL_ROUTER_BIAS, 1, "topk_method", err));
+    }
+    return GPUFIT_OK;
+}
+
+/* DeepSeek multi-head latent attention (kv_lora_rank present). */
+static int32_t map_mla(const hcfg *c, struct gpufit_model *m, gpufit_error *err)
+{
+    int64_t rq = 0, rkv = 0, dn = 0, dr = 0, dv = 0;
+    TRY(get_int(c, K_kv_lora_rank, 1, 0, &rkv, err));
+    TRY(get_int(c, K_q_lora_rank, 0, 0, &rq, err)); /* null: no query compression */
+    TRY(get_int(c, K_qk_nope_head_dim, 1, 0, &dn, err));
+    TRY(get_int(c, K_qk_rope_head_dim, 1, 0, &dr, err));
+    TRY(get_int(c, K_v_head_dim, 1, 0, &dv, err));
+    TRY(put(m, GPUFIT_MODEL_Q_LORA_RANK, rq, "q_lora_rank", err));
+    TRY(put(m, GPUFIT_MODEL_KV_LORA_RANK, rkv, "kv_lora_rank", err));
+    TRY(put(m, GPUFIT_MODEL_QK_NOPE_HEAD_DIM, dn, "qk_nope_head_dim", err));
+    TRY(put(m, GPUFIT_MODEL_QK_ROPE_HEAD_DIM, dr, "qk_rope_head_dim", err));
+    TRY(put(m, GPUFIT_MODEL_V_HEAD_DIM, dv, "v_head_dim", err));
+    return put(m, GPUFIT_MODEL_HEAD_DIM, dn + dr, "qk_nope_head_dim", err);
+}
+
+/* Llama-style families (LlamaConfig key names; RMSNorm; gated MLP). */
+static int32_t
+map_llama(const hcfg *c, const family_info *fi, struct gpufit_model *m, gpufit_error *err)
+{
+    static const int kh[] = {K_hidden_size, -1}, kl[] = {K_num_hidden_layers, -1},
+                     kq[] = {K_num_attention_heads, -1};
+    hcfg g = *c;
+    if (fi->extras & X_GEMMA3_TEXT) { /* Gemma3TextConfig defaults, often omitted */
+        static const struct {
+            int key;
+            int64_t v;
+        } d3[] = {{K_num_attention_heads, 8},
+                  {K_num_key_value_heads, 4},
+                  {K_head_dim, 256},
+                  {K_vocab_size, 262208}};
+        for (size_t i = 0; i < sizeof d3 / sizeof d3[0]; i++)
+            if (!present(&g, d3[i].key)) {
+                g.v[d3[i].key].kind = V_INT;
+                g.v[d3[i].key].i = d3[i].v;
+            }
+    }
+    dims d = {0, 0, 0, 0};
+    int64_t nkv = 0, dh = 0, f = 0, tied = 0, ab = 0, mb = 0;
+    TRY(common_dims(&g, kh, kl, kq, &d, m, err));
+    TRY(get_int(&g, K_num_key_value_heads, 0, d.nq, &nkv, err));
+    TRY(put(m, GPUFIT_MODEL_N_KV_HEADS, nkv, "num_key_value_heads", err));
+    TRY(get_int(&g, K_intermediate_size, 1, 0, &f, err));
+    TRY(put(m, GPUFIT_MODEL_FFN_HIDDEN_SIZE, f, "intermediate_size", err));
+    TRY(get_bool(&g, K_tie_word_embeddings, fi->tied, &tied, err));
+    TRY(put(m, GPUFIT_MODEL_TIED_EMBEDDINGS, tied, "tie_word_embeddings", err));
+
+    const char *act = fi->act;
+    int ak = present(&g, K_hidden_activation) ? K_hidden_activation : K_hidden_act;
+    TRY(get_str(&g, ak, fi->act, &act, err));
+    int64_t mlp = mlp_of(act, 1);
+    if (mlp < 0)
+        return bad_activation(key_names[ak], act, err);
+    TRY(put(m, GPUFIT_MODEL_MLP, mlp, key_names[ak], err));
+    TRY(put(m, GPUFIT_MODEL_NORM, GPUFIT_NORM_RMSNORM, "model_type", err));
+
+    if (!(fi->extras & X_NO_ATTN_BIAS))
+        TRY(get_bool(&g, K_attention_bias, 0, &ab, err));
+    TRY(get_bool(&g, K_mlp_bias, 0, &mb, err));
+    TRY(put(m, GPUFIT_MODEL_QKV_BIAS, ab || (fi->extras & X_QKV_BIAS), "attention_bias", err));
+    TRY(put(m, GPUFIT_MODEL_O_BIAS, ab, "attention_bias", err));
+    TRY(put(m, GPUFIT_MODEL_MLP_BIAS, mb, "mlp_bias", err));
+    if (fi->extras & X_QK_NORM)
+        TRY(put(m, GPUFIT_MODEL_QK_NORM, 1, "model_type", err));
+
+    if ((fi->extras & X_MOE_DEEPSEEK) && present(&g, K_kv_lora_rank)) {
+        if (ab)
+            return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, GPUFIT_MODEL_QKV_BIAS, UINT64_MAX,
+                                "config.json: attention_bias (qkv_bias) with kv_lora_rank (MLA) "
+                                "is not modelled");
+        TRY(map_mla(&g, m, err));
+    } else {
+        TRY(get_int(&g, K_head_dim, 0, 0, &dh, err));
+        if (dh > 0)
+            TRY(put(m, GPUFIT_MODEL_HEAD_DIM, dh, "head_dim", err));
+        else
+            TRY(default_head_dim(&d, m, err));
+    }
+    if (fi->extras & (X_MOE_MIXTRAL | X_MOE_QWEN | X_MOE_DEEPSEEK))
+        TRY(map_moe(&g, fi, f, m, err));
+    return GPUFIT_OK;
+}
+
+/* GPT-style families: LayerNorm, two-matrix GELU MLP, biases. */
+static int32_t
+map_gpt(const hcfg *c, const family_info *fi, struct gpufit_model *m, gpufit_error *err)
+{
+    static const int kh_gpt2[] = {K_n_embd, K_hidden_size, -1},
+                     kl_gpt2[] = {K_n_layer, K_num_hidden_layers, -1},
+                     kq_gpt2[] = {K_n_head, K_num_attention_heads, -1};
+    static const int kh[] = {K_hidden_size, K_n_embed, K_n_embd, -1},
+                     kl[] = {K_num_hidden_layers, K_n_layer, -1},
+                     kq[] = {K_num_attention_heads, K_n_head, -1};
+    int gpt2 = fi->family == F_GPT2;
+    dims d = {0, 0, 0, 0};
+    TRY(common_dims(c, gpt2 ? kh_gpt2 : kh, gpt2 ? kl_gpt2 : kl, gpt2 ? kq_gpt2 : kq, &d, m, err));
+    TRY(default_head_dim(&d, m, err));
+
+    int64_t f = 0, nkv = d.nq, tied = 0, bias = 1, qkv_bias = 1, pos = 0;
+    switch (fi->family) {
+    case F_GPT2: { /* n_inner null: 4h; learned positions n_positions (default 1024) */
+        TRY(get_int(c, K_n_inner, 0, 4 * d.h, &f, err));
+        TRY(get_int(c, K_n_positions, 0, 1024, &pos, err));
+        TRY(put(m, GPUFIT_MODEL_MAX_POSITION, pos, "n_positions", err));
+        break;
+    }
+    case F_NEOX:
+        TRY(get_int(c, K_intermediate_size, 1, 0, &f, err));
+        break;
+    case F_BLOOM: /* BloomMLP: 4h */
+        f = 4 * d.h;
+        TRY(put(m, GPUFIT_MODEL_EMB_NORM, 1, "model_type", err));
+        break;
+    default: { /* falcon */
+        int64_t newarch = 0, mq = 1, alibi = 0;
+        static const int kkv[] = {K_num_kv_heads, K_n_head_kv, -1};
+        TRY(get_int(c, K_ffn_hidden_size, 0, 4 * d.h, &f, err));
+        TRY(get_bool(c, K_new_decoder_architecture, 0, &newarch, err));
+        TRY(get_bool(c, K_multi_query, 1, &mq, err));
+        TRY(get_bool(c, K_bias, 0, &bias, err));
+        TRY(get_bool(c, K_alibi, 0, &alibi, err));
+        if (newarch)
+            TRY(get_int_any(c, kkv, 0, d.nq, &nkv, err));
+        else if (mq)
+            nkv = 1;
+        break;
+    }
+    }
+    qkv_bias = bias;
+    if (fi->family == F_NEOX) /* GPTNeoXConfig.attention_bias (default true) */
+        TRY(get_bool(c, K_attention_bias, 1, &qkv_bias, err));
+    TRY(put(m, GPUFIT_MODEL_FFN_HIDDEN_SIZE, f, gpt2 ? "n_inner" : "intermediate_size", err));
+    TRY(put(m, GPUFIT_MODEL_N_KV_HEADS, nkv, "num_kv_heads", err));
+    TRY(get_bool(c, K_tie_word_embeddings, fi->tied, &tied, err));
+    TRY(put(m, GPUFIT_MODEL_TIED_EMBEDDINGS, tied, "tie_word_embeddings", err));
+
+    const char *act = fi->act;
+    int ak = gpt2 ? K_activation_function : K_hidden_act;
+    if (fi->family == F_GPT2 || fi->family == F_NEOX)
+        TRY(get_str(c, ak, fi->act, &act, err));
+    int64_t mlp = mlp_of(act, 0);
+    if (mlp < 0)
+        return bad_activation(key_names[ak], act, err);
+    TRY(put(m, GPUFIT_MODEL_MLP, mlp, key_names[ak], err));
+    TRY(put(m, GPUFIT_MODEL_NORM, GPUFIT_NORM_LAYERNORM, "model_type", err));
+    TRY(put(m, GPUFIT_MODEL_QKV_BIAS, qkv_bias, "bias", err));
+    TRY(put(m, GPUFIT_MODEL_O_BIAS, qkv_bias, "bias", err));
+    TRY(put(m, GPUFIT_MODEL_MLP_BIAS, bias, "bias", err));
+    return GPUFIT_OK;
+}
+
+/* BERT / RoBERTa encoders: the base model with its pooler (BertModel). */
+static int32_t map_bert(const hcfg *c, struct gpufit_model *m, gpufit_error *err)
+{
+    static const int kh[] = {K_hidden_size, -1}, kl[] = {K_num_hidden_layers, -1},
+                     kq[] = {K_num_attention_heads, -1};
+    dims d = {0, 0, 0, 0};
+    int64_t f = 0, pos = 0, types = 0;
+    const char *pe = "absolute", *act = "gelu";
+    TRY(common_dims(c, kh, kl, kq, &d, m, err));
+    TRY(default_head_dim(&d, m, err));
+    TRY(get_int(c, K_intermediate_size, 1, 0, &f, err));
+    TRY(get_int(c, K_max_position_embeddings, 0, 512, &pos, err));
+    TRY(get_int(c, K_type_vocab_size, 0, 2, &types, err));
+    TRY(get_str(c, K_position_embedding_type, "absolute", &pe, err));
+    if (strcmp(pe, "absolute") != 0) {
+        char dd[72];
+        return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, GPUFIT_MODEL_MAX_POSITION, UINT64_MAX,
+                            "config.json: position_embedding_type \"%s\" is not modelled "
+                            "(max_position: absolute positions)",
+                            shown(pe, dd));
+    }
+    TRY(get_str(c, K_hidden_act, "gelu", &act, err));
+    int64_t mlp = mlp_of(act, 0);
+    if (mlp < 0)
+        return bad_activation("hidden_act", act, err);
+    TRY(put(m, GPUFIT_MODEL_ARCH, GPUFIT_ARCH_ENCODER, "model_type", err));
+    TRY(put(m, GPUFIT_MODEL_N_KV_HEADS, d.nq, "num_attention_heads", err));
+    TRY(put(m, GPUFIT_MODEL_FFN_HIDDEN_SIZE, f, "intermediate_size", err));
+    TRY(put(m, GPUFIT_MODEL_MLP, mlp, "hidden_act", err));
+    TRY(put(m, GPUFIT_MODEL_NORM, GPUFIT_NORM_LAYERNORM, "model_type", err));
+    TRY(put(m, GPUFIT_MODEL_TIED_EMBEDDINGS, 1, "model_type", err));
+    TRY(put(m, GPUFIT_MODEL_QKV_BIAS, 1, "model_type", err));
+    TRY(put(m, GPUFIT_MODEL_O_BIAS, 1, "model_type", err));
+    TRY(put(m, GPUFIT_MODEL_MLP_BIAS, 1, "model_type", err));
+    TRY(put(m, GPUFIT_MODEL_EMB_NORM, 1, "model_type", err));
+    TRY(put(m, GPUFIT_MODEL_POOLER, 1, "model_type", err));
+    TRY(put(m, GPUFIT_MODEL_MAX_POSITION, pos, "max_position_embeddings", err));
+    return put(m, GPUFIT_MODEL_TYPE_VOCAB_SIZE, types, "type_vocab_size", err);
+}
+
+/* T5 encoder-decoder (T5Config). */
+static int32_t
+map_t5(const hcfg *c, const family_info *fi, struct gpufit_model *m, gpufit_error *err)
+{
+    static const int kh[] = {K_d_model, -1}, kl[] = {K_num_layers, -1}, kq[] = {K_num_heads, -1};
+    dims d = {0, 0, 0, 0};
+    int64_t dkv = 0, f = 0, dec = 0, buckets = 0, tied = 0;
+    const char *proj = "relu";
+    TRY(common_dims(c, kh, kl, kq, &d, m, err));
+    TRY(get_int(c, K_d_kv, 1, 0, &dkv, err));
+    TRY(get_int(c, K_d_ff, 1, 0, &f, err));
+    TRY(get_int(c, K_num_decoder_layers, 0, d.L, &dec, err));
+    TRY(get_int(c, K_relative_attention_num_buckets, 0, 32, &buckets, err));
+    TRY(get_bool(c, K_tie_word_embeddings, fi->tied, &tied, err));
+    TRY(get_str(c, K_feed_forward_proj, "relu", &proj, err));
+    int gated = starts_with(proj, "gated-");
+    int64_t mlp = mlp_of(gated ? proj + 6 : proj, gated);
+    if (mlp < 0)
+        return bad_activation("feed_forward_proj", proj, err);
+    TRY(put(m, GPUFIT_MODEL_ARCH, GPUFIT_ARCH_ENCODER_DECODER, "model_type", err));
+    TRY(put(m, GPUFIT_MODEL_N_ENCODER_LAYERS, d.L, "num_layers", err));
+    TRY(put(m, GPUFIT_MODEL_N_DECODER_LAYERS, dec, "num_decoder_layers", err));
+    TRY(put(m, GPUFIT_MODEL_N_KV_HEADS, d.nq, "num_heads", err));
+    TRY(put(m, GPUFIT_MODEL_HEAD_DIM, dkv, "d_kv", err));
+    TRY(put(m, GPUFIT_MODEL_FFN_HIDDEN_SIZE, f, "d_ff", err));
+    TRY(put(m, GPUFIT_MODEL_MLP, mlp, "feed_forward_proj", err));
+    TRY(put(m, GPUFIT_MODEL_NORM, GPUFIT_NORM_RMSNORM, "model_type", err));
+    TRY(put(m, GPUFIT_MODEL_TIED_EMBEDDINGS, tied, "tie_word_embeddings", err));
+    return put(m, GPUFIT_MODEL_REL_POS_BUCKETS, buckets, "relative_attention_num_buckets", err);
+}
+
+/* Fills m->name from _name_or_path (its last path component) or the model_type. */
+static void set_name(struct gpufit_model *m, const hcfg *c, const char *type)
+{
+    const char *n = type;
+    const hval *v = &c->v[K__name_or_path];
+    if (v->kind == V_STRING && !v->truncated && v->s[0] != '\0') {
+        const char *slash = strrchr(v->s, '/');
+        n = slash != NULL && slash[1] != '\0' ? slash + 1 : v->s;
+    }
+    size_t o = 0;
+    for (size_t i = 0; n[i] != '\0' && o < sizeof m->name - 1; i++) {
+        unsigned char ch = (unsigned char)n[i];
+        m->name[o++] = (ch < 0x20 || ch == 0x7F) ? '?' : (char)ch;
+    }
+    m->name[o] = '\0';
+    if (o == 0)
+        memcpy(m->name, "custom", sizeof "custom");
+}
+
+/* Builds the model from the collected keys (text: the text_config, or the top level). */
+static int32_t
+build(const hcfg *top, const hcfg *text, int has_text, struct gpufit_model *m, gpufit_error *err)
+{
+    const hcfg *c = has_text ? text : top;
+    const char *type = NULL;
+    int tk = present(c, K_model_type) ? K_model_type : -1;
+    const hcfg *tc = tk >= 0 ? c : top;
+    if (!present(tc, K_model_type))
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX,
+                            "config.json: missing key \"model_type\"");
+    TRY(get_str(tc, K_model_type, "", &type, err));
+    const family_info *fi = NULL;
+    for (size_t i = 0; i < N_FAMILIES; i++)
+        if (strcmp(type, families[i].type) == 0)
+            fi = &families[i];
+    if (fi == NULL) {
+        char d[72];
+        return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, 0, (uint64_t)tc->v[K_model_type].offset,
+                            "config.json: model_type \"%s\" is not supported",
+                            shown(tc->v[K_model_type].truncated ? "(too long)" : type, d));
+    }
+    gpufit__model_defaults(m);
+    /* presets set these explicitly (never their -1 "auto"): so do configs */
+    m->o_bias = 0;
+    m->emb_norm = 0;
+    m->arch = GPUFIT_ARCH_DECODER;
+    switch (fi->family) {
+    case F_LLAMA:
+        TRY(map_llama(c, fi, m, err));
+        break;
+    case F_BERT:
+        TRY(map_bert(c, m, err));
+        break;
+    case F_T5:
+        TRY(map_t5(c, fi, m, err));
+        break;
+    default:
+        TRY(map_gpt(c, fi, m, err));
+        break;
+    }
+    set_name(m, top, type);
+    /* the same checks as any model: ranges, divisibility, counts within 64 bits */
+    gpufit__shape s;
+    gpufit__counts n;
+    TRY(gpufit__model_resolve(m, &s, err));
+    return gpufit__model_count(&s, &n, err);
+}
+
+int32_t
+gpufit_model_from_hf_config(gpufit_model **out, const char *json, size_t len, gpufit_error *err)
+{
+    if (out == NULL || (json == NULL && len > 0))
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX, "out or json is NULL");
+    *out = NULL;
+    gpufit__json p;
+    gpufit__json_token t;
+    int32_t st = gpufit__json_init(&p, json, len, err);
+    if (st == GPUFIT_OK)
+        st = gpufit__json_next(&p, &t, err);
+    if (st != GPUFIT_OK)
+        return st;
+    if (t.type != GPUFIT__JSON_OBJECT)
+        return gpufit__fail(err, GPUFIT_E_PARSE, 0, (uint64_t)t.offset,
+                            "config.json: the document must be a JSON object");
+    /* ~16 KiB of keys on the heap would be an allocation beyond the model: keep them on the
+     * stack, two tables of K_COUNT small values */
+    hcfg top, text;
+    int has_text = 0;
+    memset(&top, 0, sizeof top);
+    memset(&text, 0, sizeof text);
+    st = read_config(&p, &top, &text, &has_text, err);
+    if (st == GPUFIT_OK)
+        st = gpufit__json_next(&p, &t, err); /* END: nothing after the object */
+    if (st != GPUFIT_OK)
+        return st;
+    struct gpufit_model m;
+    st = build(&top, &text, has_text, &m, err);
+    if (st != GPUFIT_OK)
+        return st;
+    gpufit_model *r = malloc(sizeof *r);
+    if (r == NULL)
+        return gpufit__fail(err, GPUFIT_E_NOMEM, 0, UINT64_MAX, "out of memory");
+    *r = m;
+    *out = r;
+    gpufit__ok(err);
+    return GPUFIT_OK;
+}
