@@ -159,6 +159,7 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
     memset(m, 0, sizeof role->comp);
     CK(slice_bytes(p, s, g, ng, wc, sl, &w_dev, &w_host, &trainable, &opt, &ex));
     hc[GPUFIT_MEM_WEIGHTS] += w_host;
+    hc[0] |= w_host != 0; /* hc[0]: this role placed something in host memory */
     if (s->arch == GPUFIT_ARCH_GENERIC) /* parameter count only: weights from n_params */
         CK(gpufit__dtype_bytes(p->w_dt, c->total / (p->tp * p->pp), &w_dev));
     m[GPUFIT_MEM_WEIGHTS] = w_dev;
@@ -212,11 +213,13 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
         if (p->offload >= GPUFIT_OFFLOAD_OPTIMIZER) { /* ZeRO-Offload: states in host RAM */
             hc[GPUFIT_MEM_OPTIMIZER_STATES] += opt;
             hc[GPUFIT_MEM_MASTER_WEIGHTS] += mb;
+            hc[0] = 1;
             opt = mb = 0;
             add_note(r, GPUFIT__NOTE_HOST_OFFLOAD);
         }
         if (p->offload >= GPUFIT_OFFLOAD_OPTIMIZER_PARAMS) {
             hc[GPUFIT_MEM_WEIGHTS] += m[GPUFIT_MEM_WEIGHTS];
+            hc[0] = 1;
             m[GPUFIT_MEM_WEIGHTS] = 2 * c->largest_layer * 2 / p->tp;
         }
         CK(gpufit__add(gb, fp32_grads, &gb));
@@ -252,6 +255,7 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
                                                                    : live;
             m[GPUFIT_MEM_OPTIMIZER_STATES] -= paged;
             hc[GPUFIT_MEM_OPTIMIZER_STATES] += paged;
+            hc[0] |= paged != 0;
         }
     } else {
         uint64_t per_tok = 0, tokens;
@@ -485,6 +489,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         CK(gpufit__kv_bytes_per_token(&p, s, &hst, &kvt));
         hostc[GPUFIT_MEM_WEIGHTS] = rolehost[GPUFIT_MEM_WEIGHTS] + hw + hh;
         hostc[GPUFIT_MEM_KV_CACHE] = kvt * p.batch * p.ctx;
+        hostc[0] = 1;
         r->n_roles = 1;
     } else {
         /* Pipeline stages: pp_first_layers / pp_last_layers fix the end stages (0 = balanced),
@@ -561,7 +566,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
                 st = finish_role(&p, role, err, r);
             if (st != GPUFIT_OK)
                 return st;
-            for (int cc = 1; cc < GPUFIT__NCOMP; cc++)
+            for (int cc = 0; rolehost[0] && cc < GPUFIT__NCOMP; cc++)
                 if (rolehost[cc] > hostc[cc])
                     hostc[cc] = rolehost[cc];
         }
@@ -578,7 +583,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     /* The host role: what one GPU process keeps in CPU RAM (offload, paged optimizer states,
      * layers left on the CPU, llama.cpp's token embedding), checked against host_memory_bytes. */
     uint64_t host = 0;
-    for (int cc = 1; cc < GPUFIT__NCOMP; cc++)
+    for (int cc = 1; hostc[0] && cc < GPUFIT__NCOMP; cc++)
         CK(gpufit__add(host, hostc[cc], &host));
     r->host_bytes = host;
     if (host > 0 && r->n_roles < GPUFIT__ROLES_MAX) {
@@ -589,6 +594,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         for (uint32_t i = 1; i + 1 < r->n_roles; i++)
             hr->n_devices += r->roles[i].n_devices;
         memcpy(hr->comp, hostc, sizeof hr->comp);
+        hr->comp[0] = 0;
         hr->alloc = hr->reserved = hr->used = host;
         uint64_t cap = (uint64_t)j->host_memory_bytes;
         hr->fits = cap > 0 ? host <= cap : -1;
