@@ -99,7 +99,10 @@ static void print_error(const char *what, const gpufit_error *err, const char *t
             gpufit_status_str(err->status));
     if (text != NULL && err->offset != UINT64_MAX) {
         size_t len = strlen(text);
-        if (err->offset <= len && len < 200 && strchr(text, '\n') == NULL) {
+        int printable = 1;
+        for (size_t k = 0; k < len; k++)
+            printable &= (unsigned char)text[k] >= 0x20 && text[k] != 0x7f;
+        if (err->offset <= len && len < 200 && printable) {
             fprintf(stderr, "  %s\n  %*s^\n", text, (int)err->offset, "");
         } else {
             fprintf(stderr, "  at byte offset %llu\n", (unsigned long long)err->offset);

@@ -187,6 +187,46 @@ static int64_t dense_dtype(const gpufit__plan *p)
                                                                        : p->c_dt;
 }
 
+/* Bytes of one tensor group over layers [first, first + count) of a GGUF mix. The recipe's
+ * type is constant between the breakpoints 0, 2, 4, n/16, n/8, 7n/8 and n, and inside
+ * [n/8, 7n/8) depends only on (i - n/8) mod 3 (use_more_bits): each piece is counted in closed
+ * form, so the cost does not grow with the number of layers. */
+static int gguf_layers_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
+                             uint64_t rows, uint64_t copies, uint64_t first, uint64_t count,
+                             uint64_t *out)
+{
+    uint64_t n = s->n_layers, lo8 = n / 8, hi8 = 7 * n / 8, end = first + count;
+    uint64_t cuts[9] = {0, 2, 4, n / 16, n / 8, 7 * n / 8, n, first, end};
+    uint64_t total = 0;
+    /* sort the breakpoints (9 values, insertion sort) */
+    for (int a = 1; a < 9; a++)
+        for (int b = a; b > 0 && cuts[b] < cuts[b - 1]; b--) {
+            uint64_t t = cuts[b];
+            cuts[b] = cuts[b - 1];
+            cuts[b - 1] = t;
+        }
+    for (int c = 0; c + 1 < 9; c++) {
+        uint64_t lo = cuts[c] > first ? cuts[c] : first;
+        uint64_t hi = cuts[c + 1] < end ? cuts[c + 1] : end;
+        if (hi <= lo)
+            continue;
+        int periodic = lo >= lo8 && hi <= hi8;
+        for (uint64_t r = 0; r < (periodic ? 3 : 1); r++) {
+            /* the first index of this residue class in [lo, hi), and how many there are */
+            uint64_t i0 = periodic ? lo + (r + 3 - (lo - lo8) % 3) % 3 : lo;
+            if (i0 >= hi)
+                continue;
+            uint64_t k = periodic ? (hi - i0 + 2) / 3 : hi - lo, one, b;
+            int64_t t = gguf_fallback(gguf_type(p->w_dt, s, g->kind, i0, n), g->cols);
+            if (tensor_bytes(t, rows, g->cols, &one) || gpufit__mul(one, copies, &b) ||
+                gpufit__mul(b, k, &b) || gpufit__add(total, b, &total))
+                return 1;
+        }
+    }
+    *out = total;
+    return 0;
+}
+
 static uint64_t class_begin(const gpufit__shape *s, int where)
 {
     /* index of the first layer of a class in llama.cpp order (dense layers come first) */
@@ -231,17 +271,9 @@ int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
                 if (tensor_bytes(t, rows, g[i].cols, &one) || gpufit__mul(one, copies, &bytes))
                     return 1;
             } else {
-                bytes = 0;
-                uint64_t n_all = s->n_layers;
                 uint64_t first = class_begin(s, g[i].where) + sl->layer_begin[g[i].where];
-                for (uint64_t l = 0; l < n_layers; l++) {
-                    int64_t t = gguf_fallback(gguf_type(p->w_dt, s, g[i].kind, first + l, n_all),
-                                              g[i].cols);
-                    uint64_t tb;
-                    if (tensor_bytes(t, rows, g[i].cols, &one) || gpufit__mul(one, copies, &tb) ||
-                        gpufit__add(bytes, tb, &bytes))
-                        return 1;
-                }
+                if (gguf_layers_bytes(p, s, &g[i], rows, copies, first, n_layers, &bytes))
+                    return 1;
             }
         } else {
             int quant = p->w_dt > GPUFIT_DTYPE_BF16 && is_linear(g[i].kind) && !is_1d(&g[i]);

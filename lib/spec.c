@@ -51,6 +51,14 @@ static int next_token(const char *s, size_t n, size_t *pos, spec_token *t, gpufi
     if (t->vlen == 0)
         return gpufit__fail(err, GPUFIT_E_PARSE, 0, t->val, "'%.*s' has an empty value",
                             (int)(t->klen > 64 ? 64 : t->klen), s + t->key);
+    /* control bytes (a CR or LF inside quotes, NUL-free binary) never belong in a key or a
+     * value, and must not reach the one-line error messages */
+    for (size_t k = t->key; k < t->val + t->vlen; k++) {
+        unsigned char ch = (unsigned char)s[k];
+        if ((ch < 0x20 || ch == 0x7f) && !(k >= t->key + t->klen && k < t->val))
+            return gpufit__fail(err, GPUFIT_E_PARSE, 0, k, "control character 0x%02x in the spec",
+                                ch);
+    }
     *pos = i;
     return 1;
 }
