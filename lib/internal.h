@@ -167,6 +167,34 @@ enum gpufit__tkind {
     GPUFIT__T_COUNT
 };
 
+/* Linear layers (quantisable, LoRA-adaptable), routed experts, and the LoRA target rule
+ * (PEFT target_modules, memory-model.md §9), shared by the weight walk and the model cache. */
+static inline int gpufit__is_linear(int kind)
+{
+    return kind >= GPUFIT__T_ATTN_Q && kind <= GPUFIT__T_SHEXP_DOWN;
+}
+static inline int gpufit__is_expert(int kind)
+{
+    return kind >= GPUFIT__T_EXP_GATE && kind <= GPUFIT__T_EXP_DOWN;
+}
+static inline int gpufit__lora_adapted(int targets, int kind)
+{
+    switch (kind) {
+    case GPUFIT__T_ATTN_Q:
+    case GPUFIT__T_ATTN_V:
+    case GPUFIT__T_CROSS_Q:
+    case GPUFIT__T_CROSS_V:
+    case GPUFIT__T_MLA_KV_B: return 1;
+    case GPUFIT__T_ATTN_K:
+    case GPUFIT__T_ATTN_O:
+    case GPUFIT__T_CROSS_K:
+    case GPUFIT__T_CROSS_O:
+    case GPUFIT__T_MLA_Q_A:
+    case GPUFIT__T_MLA_KV_A: return targets != GPUFIT_LORA_QV;
+    default: return targets == GPUFIT_LORA_ALL_LINEAR && gpufit__is_linear(kind);
+    }
+}
+
 typedef struct gpufit__tgroup {
     uint16_t kind;   /* enum gpufit__tkind */
     uint16_t where;  /* enum gpufit__where */

@@ -28,8 +28,8 @@ static uint64_t norm_bytes(const gpufit__plan *p, const gpufit__shape *s, uint64
 }
 
 /* One attention block (self or cross). kv_tok = tokens attended to. */
-static void attention(const gpufit__plan *p, const gpufit__shape *s, uint64_t tok, uint64_t b,
-                      uint64_t sq, layer_terms *t)
+static void attention(const gpufit__plan *p, const gpufit__shape *s, uint64_t tok, uint64_t sq,
+                      layer_terms *t)
 {
     uint64_t a = p->a_b, tp = p->tp, hs = p->sp ? tp : 1;
     uint64_t nq = (s->nq + tp - 1) / tp;
@@ -58,7 +58,6 @@ static void attention(const gpufit__plan *p, const gpufit__shape *s, uint64_t to
     } else {
         bytes += 4 * nq * tok; /* flash / SDPA log-sum-exp (fp32) */
     }
-    (void)b;
     if (!frozen_o)
         bytes += a * tok * (s->mla ? cv : q); /* output-projection input */
     if (p->dropout > 0.0)
@@ -109,9 +108,9 @@ static void layer(const gpufit__plan *p, const gpufit__shape *s, int where, laye
     uint64_t seq = p->s / p->cp;
     uint64_t tok = seq * p->b;
     *t = (layer_terms){0};
-    attention(p, s, tok, p->b, seq, t);
+    attention(p, s, tok, seq, t);
     if (where == GPUFIT__W_DEC)
-        attention(p, s, tok, p->b, seq, t); /* cross-attention over the encoder output */
+        attention(p, s, tok, seq, t); /* cross-attention over the encoder output */
     ffn_block(p, s, tok, where == GPUFIT__W_MOE, t);
     t->input = p->resid_b * tok * s->h / (p->sp ? p->tp : 1);
 }

@@ -9,16 +9,6 @@ static int is_gguf(int64_t dt)
     return dt >= GPUFIT_DTYPE_Q4_0 && dt <= GPUFIT_DTYPE_F16_GGUF;
 }
 
-static int is_linear(int kind)
-{
-    return kind >= GPUFIT__T_ATTN_Q && kind <= GPUFIT__T_SHEXP_DOWN;
-}
-
-static int is_expert(int kind)
-{
-    return kind >= GPUFIT__T_EXP_GATE && kind <= GPUFIT__T_EXP_DOWN;
-}
-
 static int is_1d(const gpufit__tgroup *g)
 {
     return g->rows == 1;
@@ -136,7 +126,7 @@ static void shard_dims(const gpufit__plan *p, const gpufit__shape *s, const gpuf
     if (p->tp == 1 && p->ep == 1)
         return;
     if (is_1d(g) || p->tp == 1) {
-        if (is_expert(g->kind) && p->ep > 1)
+        if (gpufit__is_expert(g->kind) && p->ep > 1)
             *copies = (g->copies + p->ep - 1) / p->ep;
         return;
     }
@@ -146,7 +136,7 @@ static void shard_dims(const gpufit__plan *p, const gpufit__shape *s, const gpuf
     } else {
         *rows = (g->rows + p->tp - 1) / p->tp;
     }
-    if (is_expert(g->kind) && p->ep > 1)
+    if (gpufit__is_expert(g->kind) && p->ep > 1)
         *copies = (g->copies + p->ep - 1) / p->ep;
 }
 
@@ -276,7 +266,7 @@ int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
                     return 1;
             }
         } else {
-            int quant = p->w_dt > GPUFIT_DTYPE_BF16 && is_linear(g[i].kind) && !is_1d(&g[i]);
+            int quant = p->w_dt > GPUFIT_DTYPE_BF16 && gpufit__is_linear(g[i].kind) && !is_1d(&g[i]);
             int64_t dt = quant ? p->w_dt : dense_dtype(p);
             if (tensor_bytes(dt, rows, g[i].cols, &one) || gpufit__mul(one, copies, &one) ||
                 gpufit__mul(one, n_layers, &bytes))
@@ -336,25 +326,6 @@ int gpufit__weights_bytes_gguf(const struct gpufit_model *m, const gpufit__plan 
     return 0;
 }
 
-/* Is a linear layer adapted by LoRA for these targets? (PEFT target_modules, §9) */
-static int lora_adapted(int targets, int kind)
-{
-    switch (kind) {
-    case GPUFIT__T_ATTN_Q:
-    case GPUFIT__T_ATTN_V:
-    case GPUFIT__T_CROSS_Q:
-    case GPUFIT__T_CROSS_V:
-    case GPUFIT__T_MLA_KV_B: return 1;
-    case GPUFIT__T_ATTN_K:
-    case GPUFIT__T_ATTN_O:
-    case GPUFIT__T_CROSS_K:
-    case GPUFIT__T_CROSS_O:
-    case GPUFIT__T_MLA_Q_A:
-    case GPUFIT__T_MLA_KV_A: return targets != GPUFIT_LORA_QV;
-    default: return targets == GPUFIT_LORA_ALL_LINEAR && is_linear(kind);
-    }
-}
-
 /* Optimizer-state bytes of `n` parameters in tensors of rows x cols (memory-model.md §2.3). */
 static int opt_bytes(const gpufit__plan *p, uint64_t rows, uint64_t cols, uint64_t n,
                      uint64_t *out)
@@ -399,7 +370,7 @@ int gpufit__trainable(const gpufit__plan *p, const gpufit__shape *s, const gpufi
                 continue;
         }
         if (p->lora) {
-            if (global || is_1d(&g[i]) || !lora_adapted(p->lora_targets, g[i].kind))
+            if (global || is_1d(&g[i]) || !gpufit__lora_adapted(p->lora_targets, g[i].kind))
                 continue;
             /* LoRA pair: A (r x in) + B (out x r), memory-model.md §9 */
             uint64_t per = p->lora_rank * (g[i].rows + g[i].cols);
@@ -513,14 +484,14 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
         if (closed[g[i].where] > 0)
             continue; /* that class is already summed */
         shard_dims(p, s, &g[i], &rows, &copies);
-        int quant = p->w_dt > GPUFIT_DTYPE_BF16 && is_linear(g[i].kind) && !is_1d(&g[i]);
+        int quant = p->w_dt > GPUFIT_DTYPE_BF16 && gpufit__is_linear(g[i].kind) && !is_1d(&g[i]);
         if (tensor_bytes(quant ? p->w_dt : dense_dt, rows, g[i].cols, &one) ||
             gpufit__mul(one, copies, &w))
             return 1;
         int global = g[i].where == GPUFIT__W_GLOBAL;
         if (p->training) {
             if (p->lora) {
-                if (!global && !is_1d(&g[i]) && lora_adapted(p->lora_targets, g[i].kind)) {
+                if (!global && !is_1d(&g[i]) && gpufit__lora_adapted(p->lora_targets, g[i].kind)) {
                     uint64_t per = p->lora_rank * (g[i].rows + g[i].cols);
                     if (gpufit__mul(per, copies, &t) ||
                         opt_bytes(p, p->lora_rank, g[i].cols + g[i].rows, t, &o))
@@ -532,7 +503,7 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
             }
         }
         uint64_t *dw, *dt, *dopt;
-        if (!global && is_expert(g[i].kind) &&
+        if (!global && gpufit__is_expert(g[i].kind) &&
             (gpufit__add(u->we[g[i].where], w, &u->we[g[i].where]) ||
              gpufit__add(u->te[g[i].where], t, &u->te[g[i].where]) ||
              gpufit__add(u->oe[g[i].where], o, &u->oe[g[i].where])))

@@ -25,35 +25,6 @@ static uint64_t gcd(uint64_t a, uint64_t b)
     return a;
 }
 
-static int linear_kind(int k)
-{
-    return k >= GPUFIT__T_ATTN_Q && k <= GPUFIT__T_SHEXP_DOWN;
-}
-
-static int expert_kind(int k)
-{
-    return k >= GPUFIT__T_EXP_GATE && k <= GPUFIT__T_EXP_DOWN;
-}
-
-/* LoRA targets (PEFT target_modules, memory-model.md §9); the same rule as mem_weights.c. */
-static int adapted(int targets, int k)
-{
-    switch (k) {
-    case GPUFIT__T_ATTN_Q:
-    case GPUFIT__T_ATTN_V:
-    case GPUFIT__T_CROSS_Q:
-    case GPUFIT__T_CROSS_V:
-    case GPUFIT__T_MLA_KV_B: return 1;
-    case GPUFIT__T_ATTN_K:
-    case GPUFIT__T_ATTN_O:
-    case GPUFIT__T_CROSS_K:
-    case GPUFIT__T_CROSS_O:
-    case GPUFIT__T_MLA_Q_A:
-    case GPUFIT__T_MLA_KV_A: return targets != GPUFIT_LORA_QV;
-    default: return targets == GPUFIT_LORA_ALL_LINEAR && linear_kind(k);
-    }
-}
-
 void gpufit__class_aggregates(const gpufit__shape *s, const gpufit__tgroup *g, size_t ng,
                               gpufit__class_agg *agg)
 {
@@ -65,8 +36,8 @@ void gpufit__class_aggregates(const gpufit__shape *s, const gpufit__tgroup *g, s
             continue; /* global tensors are few: the caller sums them group by group */
         gpufit__class_agg *a = &agg[g[i].where];
         uint64_t el = g[i].rows * g[i].cols * g[i].copies; /* counts fit: model_count checked */
-        int oned = g[i].rows == 1, lin = linear_kind(g[i].kind) && !oned;
-        int exp = expert_kind(g[i].kind);
+        int oned = g[i].rows == 1, lin = gpufit__is_linear(g[i].kind) && !oned;
+        int exp = gpufit__is_expert(g[i].kind);
         int kv = (g[i].kind == GPUFIT__T_ATTN_K || g[i].kind == GPUFIT__T_ATTN_V) && !s->mla;
         if (oned) {
             a->oned_el += el;
@@ -91,7 +62,7 @@ void gpufit__class_aggregates(const gpufit__shape *s, const gpufit__tgroup *g, s
         if (lin && g[i].cols % 256 != 0)
             a->cols256 = 0;
         for (int t = 0; t < 3; t++)
-            if (adapted(t, g[i].kind))
+            if (gpufit__lora_adapted(t, g[i].kind))
                 *(exp ? &a->lora_rc_exp[t] : &a->lora_rc[t]) +=
                     (g[i].rows + g[i].cols) * g[i].copies;
     }
