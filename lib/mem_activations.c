@@ -27,7 +27,7 @@ static uint64_t norm_bytes(const gpufit__plan *p, const gpufit__shape *s, uint64
     return p->a_b * tok * width + 4 * tok;
 }
 
-/* One attention block (self or cross). kv_tok = tokens attended to. */
+/* One attention block (self or cross) over tok tokens attending to sq positions. */
 static void attention(const gpufit__plan *p, const gpufit__shape *s, uint64_t tok, uint64_t sq,
                       layer_terms *t)
 {
