@@ -259,9 +259,9 @@ Test(verdict, fits_and_oom)
 
 Test(verdict, bf16_on_v100_and_fp8_on_a100_are_flagged)
 {
-    static const char *const specs[] = {"model=llama-3-8b task=inference gpu=v100-32gb",
-                                         "model=llama-3-8b task=pretrain precision=fp8 gpu=a100"
-                                         "-80gb"};
+    static const char *const specs[] = {
+        "model=llama-3-8b task=inference gpu=v100-32gb",
+        "model=llama-3-8b task=pretrain precision=fp8 gpu=a100-80gb"};
     for (int i = 0; i < 2; i++) {
         scenario s;
         cr_assert_eq(run(&s, specs[i]), GPUFIT_OK);

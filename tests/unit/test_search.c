@@ -33,8 +33,8 @@ Test(mitigations, every_oom_gets_a_first_mitigation_that_fits)
         "model=llama-3-70b task=inference gpu=a100-80gb context_len=32768 batch=4",
         "model=llama-2-7b task=finetune gpu=a100-80gb precision=fp32 micro_batch=4 seq_len=4096",
         "model=mixtral-8x7b task=inference gpu=rtx-4090 framework=llamacpp weight_dtype=q8_0",
-        "model=llama-3-70b task=pretrain gpu=h100 tp=8 dp=8 precision=bf16 framework=megatron "
-        "seq_len=8192",
+        ("model=llama-3-70b task=pretrain gpu=h100 tp=8 dp=8 precision=bf16 framework=megatron "
+         "seq_len=8192"),
     };
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         gpufit_model *m;
