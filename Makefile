@@ -4,6 +4,9 @@
 #   make check                unit tests, header tests, export/ABI checks, install round trip,
 #                             Python binding tests, CLI smoke tests
 #   make check-asan           unit tests rebuilt in build-asan/ under ASan + UBSan
+#   make check-valgrind       unit tests, examples and the command under valgrind (build-valgrind/)
+#   make check-tsan           thread-stress program against a ThreadSanitizer build (build-tsan/)
+#   make fuzz [FUZZ_SECONDS=60] | fuzz-replay   libFuzzer targets (clang) in build-fuzz/
 #   make install / uninstall  PREFIX=/usr/local DESTDIR= (also LIBDIR, INCLUDEDIR, BINDIR)
 #   make docs                 Doxygen HTML in build/docs (fails on any warning)
 #   make validate | bench | format | format-check | clean | help
@@ -293,6 +296,186 @@ check-asan:
 	$(MAKE) --no-print-directory BUILD=build-asan SAN_FLAGS='$(ASAN_FLAGS)' check-unit
 
 # ---------------------------------------------------------------------------------------------
+# Hardening (issue 7): libFuzzer targets, valgrind, ThreadSanitizer stress.
+# ---------------------------------------------------------------------------------------------
+# Every tests/fuzz/fuzz_NAME.c is a libFuzzer target, built with clang into build-fuzz/ together
+# with every lib/*.c; its seed corpus is tests/fuzz/corpus/NAME/ and its dictionary, if any,
+# tests/fuzz/NAME.dict.
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_ARGS=...]  each target for N s on a copy of its corpus
+#                                                (build-fuzz/corpus/NAME; -jN runs N at once)
+#   make fuzz-replay                             each target over its committed corpus only
+#   make fuzz-merge                              adds what `make fuzz` found (new coverage,
+#                                                minimised) to tests/fuzz/corpus/NAME/
+# A crash leaves its input in build-fuzz/artifacts/; reproduce it with
+# `build-fuzz/fuzz_NAME build-fuzz/artifacts/NAME-crash-...`. To hunt wrapped byte counts, add
+# the (not UB, so not default) unsigned-overflow check in a build of its own:
+# `make fuzz FUZZ_BUILD=build-fuzz/uio FUZZ_SAN='$(FUZZ_SAN_DEFAULT),unsigned-integer-overflow'`.
+FUZZ_CC      ?= clang
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_ARGS    ?=
+FUZZ_SAN_DEFAULT := -fno-sanitize-recover=all -fno-omit-frame-pointer -fsanitize=address,undefined
+FUZZ_SAN     ?= $(FUZZ_SAN_DEFAULT)
+FUZZ_SRCS    := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz_%.c,%,$(FUZZ_SRCS))
+FUZZ_BINS    := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_NAMES))
+FUZZ_LIB_OBJS := $(patsubst lib/%.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRCS))
+FUZZ_LIB_CFLAGS = -std=c11 $(WARNINGS) $(WERROR) -g -O1 -DGPUFIT_BUILDING -Iinclude -Ilib \
+                  $(CPPFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link
+FUZZ_CFLAGS     = -std=c11 $(TEST_WARNINGS) $(WERROR) -g -O1 -Iinclude -Ilib -Itests/fuzz \
+                  $(CPPFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer
+# -timeout: one input may take at most 10 s; -rss_limit_mb: the CI machines have 8 GiB.
+FUZZ_RUN_FLAGS = -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+fuzz_dict = $(if $(wildcard tests/fuzz/$(1).dict),-dict=tests/fuzz/$(1).dict)
+
+$(FUZZ_BUILD)/obj $(FUZZ_BUILD)/artifacts:
+	mkdir -p $@
+
+$(FUZZ_BUILD)/obj/%.o: lib/%.c | $(FUZZ_BUILD)/obj
+	$(FUZZ_CC) $(FUZZ_LIB_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_OBJS) $(wildcard tests/fuzz/*.h)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(LDFLAGS) -o $@ $< $(FUZZ_LIB_OBJS) $(LIBS)
+
+-include $(wildcard $(FUZZ_BUILD)/obj/*.d)
+# Built by pattern rules only: keep them (make would delete them as intermediate files).
+.SECONDARY: $(FUZZ_LIB_OBJS) $(FUZZ_BINS)
+
+.PHONY: fuzz fuzz-build fuzz-replay fuzz-merge $(addprefix fuzz-run-,$(FUZZ_NAMES)) \
+        $(addprefix fuzz-replay-,$(FUZZ_NAMES)) $(addprefix fuzz-merge-,$(FUZZ_NAMES))
+fuzz-build: $(FUZZ_BINS)
+fuzz: $(addprefix fuzz-run-,$(FUZZ_NAMES))
+	@echo "==> make fuzz: $(words $(FUZZ_NAMES)) target(s) ran $(FUZZ_SECONDS) s each, no finding"
+fuzz-replay: $(addprefix fuzz-replay-,$(FUZZ_NAMES))
+	@echo "==> make fuzz-replay: $(words $(FUZZ_NAMES)) corpora replayed, no finding"
+fuzz-merge: $(addprefix fuzz-merge-,$(FUZZ_NAMES))
+
+# The log of each run is kept in build-fuzz/NAME.log; on a finding its tail is printed.
+$(addprefix fuzz-run-,$(FUZZ_NAMES)): fuzz-run-%: $(FUZZ_BUILD)/fuzz_% | $(FUZZ_BUILD)/artifacts
+	@rm -rf $(FUZZ_BUILD)/corpus/$* && mkdir -p $(FUZZ_BUILD)/corpus/$*
+	@if [ -d tests/fuzz/corpus/$* ]; then cp -R tests/fuzz/corpus/$*/. $(FUZZ_BUILD)/corpus/$*/; fi
+	@echo "==> fuzz_$*: $(FUZZ_SECONDS) s on a copy of tests/fuzz/corpus/$* (log $(FUZZ_BUILD)/$*.log)"
+	@if $< -max_total_time=$(FUZZ_SECONDS) $(FUZZ_RUN_FLAGS) $(call fuzz_dict,$*) \
+	        -artifact_prefix=$(FUZZ_BUILD)/artifacts/$*- $(FUZZ_ARGS) $(FUZZ_BUILD)/corpus/$* \
+	        >$(FUZZ_BUILD)/$*.log 2>&1; then \
+	    sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/    fuzz_$*: \1 runs in \2 s, no finding/p' \
+	        $(FUZZ_BUILD)/$*.log; \
+	else tail -n 80 $(FUZZ_BUILD)/$*.log; \
+	    echo "FAIL: fuzz_$* found a crash or a broken invariant; input in $(FUZZ_BUILD)/artifacts/"; \
+	    exit 1; fi
+
+# Replay: every committed input once (no mutation), one process per target.
+$(addprefix fuzz-replay-,$(FUZZ_NAMES)): fuzz-replay-%: $(FUZZ_BUILD)/fuzz_% | $(FUZZ_BUILD)/artifacts
+	@set -e; files=$$(if [ -d tests/fuzz/corpus/$* ]; then find tests/fuzz/corpus/$* -type f | sort; fi); \
+	if [ -z "$$files" ]; then echo "==> fuzz_$*: no committed corpus (tests/fuzz/corpus/$*/)"; \
+	else n=$$(printf '%s\n' "$$files" | wc -l | tr -d ' '); \
+	    echo "==> fuzz_$*: replaying $$n input(s) of tests/fuzz/corpus/$*"; \
+	    if ! printf '%s\n' "$$files" | xargs $< $(FUZZ_RUN_FLAGS) \
+	            -artifact_prefix=$(FUZZ_BUILD)/artifacts/$*- >$(FUZZ_BUILD)/$*.replay.log 2>&1; then \
+	        tail -n 80 $(FUZZ_BUILD)/$*.replay.log; echo "FAIL: fuzz_$* replay"; exit 1; fi; \
+	fi
+
+$(addprefix fuzz-merge-,$(FUZZ_NAMES)): fuzz-merge-%: $(FUZZ_BUILD)/fuzz_%
+	@mkdir -p tests/fuzz/corpus/$* $(FUZZ_BUILD)/corpus/$*
+	$< -merge=1 $(FUZZ_RUN_FLAGS) tests/fuzz/corpus/$* $(FUZZ_BUILD)/corpus/$*
+
+# Valgrind (memcheck, --leak-check=full), on a build of its own in build-valgrind/ with DWARF 4
+# debug info (Debian 12's valgrind 3.19 cannot read clang 14's DWARF 5): the unit tests
+# (Criterion re-executes the binary for each test: --trace-children follows those workers; it
+# ignores a worker's exit status after the test body passed, so every process logs to
+# build-valgrind/valgrind/ and any non-empty log fails), the examples, and the gpufit command on
+# the JSON fixtures and through tests/cli/*.sh (each call wrapped in valgrind, which exits 99 on
+# an error).
+# VALGRIND_EXTRA adds options (e.g. --track-origins=yes to find where an uninitialised value came
+# from; it doubles the run time).
+VALGRIND ?= valgrind
+VALGRIND_JOBS ?= 2
+VALGRIND_EXTRA ?=
+VALGRIND_FLAGS = -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+                 --show-leak-kinds=definite,indirect $(VALGRIND_EXTRA)
+VG_DIR = $(abspath $(BUILD))/valgrind
+EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
+EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRCS))
+VG_FIXTURES  = $(sort $(wildcard tests/fuzz/corpus/json/*.json tests/fixtures/*.json))
+VG_HF        = $(sort $(wildcard tests/data/hf/*.json tests/fuzz/corpus/hf_config/*))
+VG_GGUF      = $(sort $(wildcard tests/data/gguf/* tests/fuzz/corpus/gguf/*))
+VG_SAFETENSORS = $(if $(wildcard tests/data/hf/gpt2.json),$(sort $(wildcard tests/fuzz/corpus/safetensors/*)))
+
+$(BUILD)/examples:
+	mkdir -p $@
+$(BUILD)/examples/%: examples/%.c $(STATIC_LIB) | $(BUILD)/examples
+	$(CC) -std=c11 $(HEADER_WARN) -Iinclude $(CPPFLAGS) $(CFLAGS) -o $@ $< $(STATIC_LIB) $(LDFLAGS) $(LIBS)
+
+.PHONY: check-valgrind valgrind-run
+check-valgrind:
+	rm -rf build-valgrind
+	$(MAKE) --no-print-directory BUILD=build-valgrind CFLAGS='$(CFLAGS) -gdwarf-4' valgrind-run
+valgrind-run: $(UNIT_DEP) $(CLI_BIN) $(EXAMPLE_BINS)
+	@rm -rf '$(VG_DIR)' && mkdir -p '$(VG_DIR)'
+	@echo "==> valgrind: unit tests ($(UNIT_BIN) --jobs $(VALGRIND_JOBS), every worker traced)"
+	$(if $(UNIT_SRCS),$(TEST_ENV) $(VALGRIND) $(VALGRIND_FLAGS) --trace-children=yes \
+	    --log-file='$(VG_DIR)/unit.%p.log' $(UNIT_BIN) --jobs $(VALGRIND_JOBS))
+	@echo "==> valgrind: examples ($(notdir $(EXAMPLE_BINS)))"
+	@set -e; for e in $(EXAMPLE_BINS); do \
+	    st=0; $(VALGRIND) $(VALGRIND_FLAGS) --log-file='$(VG_DIR)/example.%p.log' $$e >/dev/null || st=$$?; \
+	    if [ $$st -eq 99 ]; then echo "FAIL: valgrind errors in $$e"; exit 1; fi; done
+	@printf '#!/bin/sh\nexec $(VALGRIND) $(VALGRIND_FLAGS) --log-file=%s/cli.%%p.log %s "$$@"\n' \
+	    '$(VG_DIR)' '$(abspath $(BUILD)/gpufit)' >'$(VG_DIR)/gpufit' && chmod +x '$(VG_DIR)/gpufit'
+	@echo "==> valgrind: gpufit on $(words $(VG_FIXTURES)) JSON fixture(s) and every subcommand"
+	@set -e; for f in $(VG_FIXTURES); do \
+	    st=0; '$(VG_DIR)/gpufit' estimate "$$f" --json >/dev/null 2>&1 || st=$$?; \
+	    if [ $$st -eq 99 ]; then echo "FAIL: valgrind errors: gpufit estimate $$f"; exit 1; fi; done; \
+	for c in models gpus params version help nonsense; do \
+	    st=0; '$(VG_DIR)/gpufit' $$c >/dev/null 2>&1 || st=$$?; \
+	    if [ $$st -eq 99 ]; then echo "FAIL: valgrind errors: gpufit $$c"; exit 1; fi; done; \
+	st=0; '$(VG_DIR)/gpufit' recommend --spec 'model=llama-3-8b task=finetune' >/dev/null 2>&1 || st=$$?; \
+	if [ $$st -eq 99 ]; then echo "FAIL: valgrind errors: gpufit recommend"; exit 1; fi; \
+	st=0; '$(VG_DIR)/gpufit' plan --spec 'model=llama-3-70b task=pretrain' --nodes 2 >/dev/null 2>&1 || st=$$?; \
+	if [ $$st -eq 99 ]; then echo "FAIL: valgrind errors: gpufit plan"; exit 1; fi
+	@echo "==> valgrind: gpufit --model on $(words $(VG_HF) $(VG_GGUF)) model file(s) (fixtures, reader corpora)"
+	@set -e; d='$(VG_DIR)/models'; mkdir -p "$$d"; i=0; \
+	for f in $(VG_HF); do i=$$((i + 1)); mkdir -p "$$d/hf$$i"; cp "$$f" "$$d/hf$$i/config.json"; \
+	    st=0; '$(VG_DIR)/gpufit' estimate --model "$$d/hf$$i" --spec task=inference >/dev/null 2>&1 || st=$$?; \
+	    if [ $$st -eq 99 ]; then echo "FAIL: valgrind errors: gpufit estimate --model $$f"; exit 1; fi; done; \
+	for f in $(VG_GGUF); do i=$$((i + 1)); cp "$$f" "$$d/m$$i.gguf"; \
+	    st=0; '$(VG_DIR)/gpufit' estimate --model "$$d/m$$i.gguf" --json >/dev/null 2>&1 || st=$$?; \
+	    if [ $$st -eq 99 ]; then echo "FAIL: valgrind errors: gpufit estimate --model $$f"; exit 1; fi; done; \
+	for f in $(VG_SAFETENSORS); do i=$$((i + 1)); mkdir -p "$$d/st$$i"; \
+	    cp tests/data/hf/gpt2.json "$$d/st$$i/config.json"; cp "$$f" "$$d/st$$i/model.safetensors"; \
+	    st=0; '$(VG_DIR)/gpufit' estimate --model "$$d/st$$i" >/dev/null 2>&1 || st=$$?; \
+	    if [ $$st -eq 99 ]; then echo "FAIL: valgrind errors: gpufit estimate --model $$f"; exit 1; fi; done
+	@echo "==> valgrind: tests/cli/*.sh with GPUFIT_CLI=$(VG_DIR)/gpufit"
+	@set -e; for t in $(CLI_TESTS); do echo "--- $$t"; \
+	    $(TEST_ENV) GPUFIT_CLI='$(VG_DIR)/gpufit' bash "$$t"; done
+	@if find '$(VG_DIR)' -name '*.log' -size +0 | grep -q .; then \
+	    find '$(VG_DIR)' -name '*.log' -size +0 -exec sh -c 'echo "--- $$1"; cat "$$1"' _ {} \; ; \
+	    echo "FAIL: valgrind reports above (files $(VG_DIR)/*.log)"; exit 1; fi
+	@echo "==> make check-valgrind: $$(ls '$(VG_DIR)' | grep -c 'log$$') processes, no valgrind error"
+
+# ThreadSanitizer: tests/stress/*.c (pthreads, no Criterion: it aborts under TSan) against the
+# library rebuilt in build-tsan/ with -fsanitize=thread. `make check-stress` runs the same
+# programs from the normal build.
+TSAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
+STRESS_SRCS := $(sort $(wildcard tests/stress/*.c))
+STRESS_BINS := $(patsubst tests/stress/%.c,$(BUILD)/stress/%,$(STRESS_SRCS))
+STRESS_ARGS ?=
+
+$(BUILD)/stress:
+	mkdir -p $@
+$(BUILD)/stress/%: tests/stress/%.c $(STATIC_LIB) | $(BUILD)/stress
+	$(CC) $(TEST_CFLAGS) -pthread -o $@ $< $(STATIC_LIB) $(LDFLAGS) $(LIBS)
+
+.PHONY: check-stress check-tsan
+check-stress: $(STRESS_BINS)
+	@echo "==> thread stress ($(notdir $(STRESS_BINS)))"
+	@set -e; for b in $(STRESS_BINS); do \
+	    TSAN_OPTIONS='halt_on_error=1 second_deadlock_stack=1' $$b $(STRESS_ARGS); done
+check-tsan:
+	rm -rf build-tsan
+	$(MAKE) --no-print-directory BUILD=build-tsan SAN_FLAGS='$(TSAN_FLAGS)' CFLAGS='-O1 -g' \
+	    check-stress
+
+# ---------------------------------------------------------------------------------------------
 # Other targets
 # ---------------------------------------------------------------------------------------------
 .PHONY: validate bench docs format format-check
@@ -348,8 +531,8 @@ uninstall:
 .PHONY: clean help FORCE
 FORCE:
 clean:
-	rm -rf '$(BUILD)' build build-asan
+	rm -rf '$(BUILD)' build build-asan build-tsan build-fuzz build-valgrind
 
 help:
-	@sed -n '2,16s/^# \{0,1\}//p' Makefile
+	@sed -n '2,19s/^# \{0,1\}//p' Makefile
 	@echo "version $(VERSION) (SONAME $(SONAME)), from $(HEADER)"

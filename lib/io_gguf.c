@@ -926,6 +926,17 @@ int32_t gpufit_model_from_gguf(
     mdl.gguf_token_embd_bytes = tb.token_embd;
     mdl.gguf_output_bytes = tb.output;
     mdl.gguf_global_bytes = tb.global;
+    /* the model's bytes must add up without wrapping, whatever the tensor table claims */
+    uint64_t total = 0;
+    int wrap = gpufit__add(tb.token_embd, tb.output, &total) ||
+               gpufit__add(total, tb.global, &total);
+    for (uint64_t i = 0; i < nl && !wrap; i++)
+        wrap = gpufit__add(total, mdl.gguf_layer_bytes[i], &total);
+    if (tb.n_layers > GPUFIT__GGUF_LAYERS_MAX && !wrap)
+        wrap = gpufit__add(total, tb.tail, &total);
+    if (wrap)
+        return gpufit__fail(err, GPUFIT_E_OVERFLOW, 0, UINT64_MAX,
+                            "GGUF: the tensors' bytes add up past 2^64");
 
     gpufit_model *res = malloc(sizeof *res);
     if (res == NULL)

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# Bad input through the gpufit command (issue 7): every rejection exits with its distinct code
+# (2 bad input, 3 unreadable file; never 0/1 or a crash) and a one-line message on stderr that
+# names the offending key and points at its position (a caret under the spec, or the byte
+# offset in a JSON file).
+#
+# Checks of known, reported bugs run through `known`: they print KNOWN BUG and pass, unless
+# GPUFIT_STRICT=1 (then they fail); when one starts passing, it says so, to be made a plain check.
+set -euo pipefail
+G=${GPUFIT_CLI:-build/gpufit}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+checks=0
+
+# run ARGS...: runs the command; $rc, $tmp/out, $tmp/err
+run() {
+    set +e; "$G" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; set -e
+    checks=$((checks + 1))
+}
+expect_exit() { # expect_exit CODE ARGS...
+    local want=$1; shift
+    run "$@"
+    [ "$rc" -eq "$want" ] || fail "gpufit $* exited $rc, wanted $want: $(head -c 400 "$tmp/err")"
+    [ "$want" -lt 2 ] || [ -s "$tmp/err" ] || fail "gpufit $*: exit $rc without a message"
+    if grep -q 'AddressSanitizer\|runtime error\|Segmentation' "$tmp/err"; then
+        fail "gpufit $*: sanitizer or crash report"; fi
+}
+err_has() { # err_has TEXT: stderr contains TEXT (fixed string)
+    grep -qF -- "$1" "$tmp/err" || fail "stderr lacks '$1': $(head -c 400 "$tmp/err")"
+}
+# caret_at N: the spec is echoed with a caret under byte N
+caret_at() {
+    local line col
+    line=$(grep -E '^ *\^$' "$tmp/err" | head -n 1) || true
+    [ -n "$line" ] || fail "no caret line in: $(cat "$tmp/err")"
+    col=$(( ${#line} - 3 )) # two spaces of indent, then the caret
+    [ "$col" -eq "$1" ] || fail "caret at byte $col, wanted $1: $(cat "$tmp/err")"
+}
+known() { # known "DESCRIPTION" CHECK-COMMAND...: a reported bug
+    local what=$1; shift
+    if ( "$@" ) >/dev/null 2>&1; then
+        echo "    known bug now passes, make it a plain check: $what"
+    elif [ "${GPUFIT_STRICT:-0}" = 1 ]; then
+        fail "known bug: $what"
+    else
+        echo "    KNOWN BUG (reported): $what"
+    fi
+}
+
+# --- spec strings: exit 2, the key named, a caret under the bad pair ----------------------
+spec_bad() { # spec_bad SPEC OFFSET WORD...
+    local spec=$1 off=$2; shift 2
+    expect_exit 2 estimate --spec "$spec"
+    for w in "$@"; do err_has "$w"; done
+    caret_at "$off"
+    [ "$(grep -c . "$tmp/err")" -le 3 ] || fail "spec '$spec': more than message + spec + caret"
+}
+spec_bad "model=llama-3-8b tp=banana" 17 "tp" "banana" "not a number"
+spec_bad "model=llama-3-8b tp=0" 17 "tp" "out of range"
+spec_bad "model=llama-3-8b micro_batch=-1" 17 "micro_batch"
+spec_bad "model=llama-3-8b dropout=nan" 17 "dropout"
+spec_bad "model=llama-3-8b dropout=inf" 17 "dropout"
+spec_bad "model=llama-3-8b dropout=1.5" 17 "dropout"
+spec_bad "model=llama-3-8b tp=2.5" 17 "tp"
+spec_bad "model=llama-3-8b seq_len=1e30" 17 "seq_len"
+spec_bad "model=llama-3-8b seq_len=4KiB" 17 "seq_len"
+spec_bad "model=llama-3-8b task=dance" 17 "task" "dance"
+spec_bad "model=llama-3-8b kv_dtype=q9_9" 17 "kv_dtype" "q9_9"
+spec_bad "model=llama-3-8b sp=maybe" 17 "sp"
+spec_bad "model=llama-3-8b frobnicate=1" 17 "frobnicate"
+spec_bad "model=not-a-model" 0 "not-a-model"
+spec_bad "model=llama-3-8b gpu=nope-9000" 17 "gpu" "nope-9000"
+spec_bad "task=pretrain tp" 14 "tp" "=value"
+spec_bad "task=pretrain =8" 14 "key"
+spec_bad "task=pretrain tp=" 17 "tp" "empty"
+spec_bad 'gpu="h100 sxm5' 4 "quote"
+spec_bad 'gpu="h100"x=1' 10 "separator"
+spec_bad "tp=2,pp=banana" 5 "pp"
+# evaluation errors name the key (no caret: not tied to one pair)
+for s in "model=llama-3-8b tp=3:tp" "model=llama-3-8b pp=64:pp" "model=llama-3-8b dp=2 gpus=3:gpus" \
+         "model=mixtral-8x7b ep=3:ep" "model=llama-3-8b n_kv_heads=5:n_kv_heads" \
+         "model=llama-3-8b vpp=2:vpp" "model=llama-3-8b sp=1:sp" \
+         "model=llama-3-8b task=pretrain weight_dtype=q4_k_m:weight_dtype" \
+         "arch=decoder hidden_size=64 n_heads=4 vocab_size=100 ffn_hidden_size=64:n_layers" \
+         "arch=generic n_params=0:n_params" ; do
+    expect_exit 2 estimate --spec "${s%:*}"
+    err_has "${s##*:}"
+done
+# overflow is bad input too
+expect_exit 2 estimate --spec "arch=decoder n_layers=1048576 hidden_size=16777216 n_heads=65536 ffn_hidden_size=67108864 vocab_size=268435456"
+err_has "64 bits"
+# a spec too long (or multi-line) for a caret gives the byte offset
+long="model=llama-3-8b$(printf ' tp=1%.0s' $(seq 1 60)) frob=1"
+expect_exit 2 estimate --spec "$long"
+err_has "frob"; err_has "at byte offset $(( ${#long} - 6 ))"
+expect_exit 2 estimate --spec "$(printf 'model=llama-3-8b\ntp=banana')"
+err_has "tp"; err_has "at byte offset 17"
+# the spec applies on top of a file, and its errors still point into the spec
+printf '{"model": "llama-3-8b", "task": "inference"}' >"$tmp/ok.json"
+spec_bad "tp=2 pp=x" 5 "pp"
+expect_exit 2 estimate "$tmp/ok.json" --spec "tp=2 pp=x"
+err_has "pp"; caret_at 5
+# control characters from the input never reach the terminal raw: a parse error at their byte
+expect_exit 2 estimate --spec "$(printf 'model=llama-3-8b task="x\033[2Jy\nz"')"
+! grep -q $'\033' "$tmp/err" || fail "a raw ESC from the spec reached stderr"
+err_has "control character"; err_has "at byte offset 24"
+[ "$(grep -c . "$tmp/err")" -le 3 ] || fail "control characters: more than three lines"
+expect_exit 2 estimate --spec "$(printf 'model=llama-3-8b gpu="a\rb"')"
+err_has "control character"
+
+# --- JSON files: exit 2, the file, the key and the byte offset -----------------------------
+json_bad() { # json_bad 'DOC' OFFSET WORD...
+    printf '%s' "$1" >"$tmp/bad.json"
+    local off=$2; shift 2
+    expect_exit 2 estimate "$tmp/bad.json"
+    err_has "$tmp/bad.json"
+    err_has "at byte $off"
+    for w in "$@"; do err_has "$w"; done
+}
+json_bad '{"model": "llama-3-8b", "task": "inference", "context_len": 4096' 64 "end of input"
+json_bad '{"model": "llama-3-8b", "tp": 2,}' 32
+json_bad '{"model": "llama-3-8b" "tp": 2}' 23
+json_bad '{"model": "llama-3-8b", "tp": 02}' 31
+json_bad '{"model": "llama-3-8b", "tp": NaN}' 30
+json_bad '[{"model": "llama-3-8b"}]' 0 "object"
+json_bad '{"model": "llama-3-8b", "frob": 1}' 24 "frob"
+json_bad '{"model": "llama-3-8b", "tp": "banana"}' 30 "tp"
+json_bad '{"model": "llama-3-8b", "tp": -2}' 30 "tp"
+json_bad '{"model": "llama-3-8b", "tp": null}' 30 "tp"
+json_bad '{"model": "llama-3-8b", "dropout": 1e999}' 35 "dropout"
+json_bad '{"model": "no-such-model"}' 10 "no-such-model"
+json_bad '{"model": {"preset": "llama-3-8b", "n_layerz": 3}}' 35 "n_layerz"
+json_bad '{"gpu": {"memory_gb": 24}}' 9 "memory_gb"
+json_bad '{"task": "pre\u0000train"}' 9 "task"
+json_bad '' 0
+json_bad '   ' 3
+json_bad "{\"x\": $(printf '%0.s[' $(seq 1 100))" 69 "deeper than 64"
+printf '\xff\xfe{\x00}\x00' >"$tmp/bad.json"  # UTF-16 with a byte order mark
+expect_exit 2 estimate "$tmp/bad.json"; err_has "at byte 0"
+printf '{"task": "inference"}\x00garbage' >"$tmp/bad.json"
+expect_exit 2 estimate "$tmp/bad.json"; err_has "at byte 21"
+head -c 4096 /dev/urandom >"$tmp/bad.json" 2>/dev/null || printf '\x01\x02\x03' >"$tmp/bad.json"
+expect_exit 2 estimate "$tmp/bad.json"
+# a valid file whose scenario is inconsistent: exit 2, the key named
+printf '{"model": "llama-3-8b", "tp": 3}' >"$tmp/bad.json"
+expect_exit 2 estimate "$tmp/bad.json"; err_has "tp"
+# the report of a valid file is unaffected by --json
+expect_exit 0 estimate "$tmp/ok.json" --json
+
+# --- unreadable files: exit 3, the path named ---------------------------------------------
+expect_exit 3 estimate "$tmp/does-not-exist.json"; err_has "$tmp/does-not-exist.json"
+mkdir "$tmp/dir.json"
+expect_exit 3 estimate "$tmp/dir.json"; err_has "$tmp/dir.json"
+if [ "$(id -u)" -ne 0 ]; then # root reads anything
+    printf '{}' >"$tmp/noperm.json"; chmod 000 "$tmp/noperm.json"
+    expect_exit 3 estimate "$tmp/noperm.json"; err_has "$tmp/noperm.json"
+fi
+# the reason is said (errno text)
+reason() { run estimate "$tmp/does-not-exist.json"; grep -qi 'no such file' "$tmp/err"; }
+known "'cannot read FILE' does not say why (strerror)" reason
+# a file over the 16 MiB limit is refused with the limit named (not as unreadable)
+head -c $((16 * 1024 * 1024 + 1)) /dev/zero | tr '\0' ' ' >"$tmp/big.json"
+run estimate "$tmp/big.json"
+[ "$rc" -eq 2 ] || [ "$rc" -eq 3 ] || fail "a 16 MiB + 1 file exited $rc"
+grep -qF "$tmp/big.json" "$tmp/err" || fail "a 16 MiB + 1 file: the path is not named"
+too_big() { run estimate "$tmp/big.json"; [ "$rc" -eq 2 ] && grep -qi 'MiB\|too large\|larger' "$tmp/err"; }
+known "a file over 16 MiB is reported as 'cannot read' (exit 3) without naming the limit" too_big
+
+# --- usage errors: exit 2 ------------------------------------------------------------------
+expect_exit 2
+expect_exit 2 estimate
+expect_exit 2 estimate "$tmp/ok.json" "$tmp/ok.json"
+expect_exit 2 estimate --spec
+expect_exit 2 estimate --bogus
+err_has "--bogus"
+expect_exit 2 frobnicate
+expect_exit 2 ''
+expect_exit 2 --frobnicate
+names_cmd() { run frobnicate; [ "$rc" -eq 2 ] && grep -q "frobnicate" "$tmp/err"; }
+known "an unknown subcommand is not named (only the usage is printed)" names_cmd
+
+echo "test_cli_bad_input: OK ($checks runs)"
