@@ -265,18 +265,16 @@ static void apply_record(gpufit_model *m, gpufit_job *j, const uint8_t *rec)
         break;
     }
     uint64_t before[FZ_MAX_PARAMS], after[FZ_MAX_PARAMS];
-    size_t nb = fz_snapshot(m, j, before);
+    int32_t want = use_float ? expect_float(pi, dv) : expect_int(pi, iv);
+    size_t nb = want != GPUFIT_OK ? fz_snapshot(m, j, before) : 0; /* for atomicity */
     gpufit_error err = GPUFIT_ERROR_INIT;
-    int32_t st, want;
-    if (use_float) {
-        want = expect_float(pi, dv);
+    int32_t st;
+    if (use_float)
         st = model ? gpufit_model_set_float(m, in->id, dv, &err)
                    : gpufit_job_set_float(j, in->id, dv, &err);
-    } else {
-        want = expect_int(pi, iv);
+    else
         st = model ? gpufit_model_set_int(m, in->id, iv, &err)
                    : gpufit_job_set_int(j, in->id, iv, &err);
-    }
     if (st != want)
         fprintf(stderr, "%s: set %s %lld / %g: status %d, table says %d (%s)\n", in->name,
                 use_float ? "float" : "int", (long long)iv, dv, st, want, err.message);
