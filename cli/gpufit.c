@@ -805,6 +805,9 @@ static int cmd_params(void)
             int64_t v;
             for (uint32_t k = 0; gpufit_param_value_at(p, k, &v, &name) == GPUFIT_OK; k++)
                 printf(" %s", name);
+        } else if (in.flags & GPUFIT_PARAM_FLAG_UNSET_DEFAULT) {
+            printf("int    required (no default), range [%lld, %lld]", (long long)in.min_int,
+                   (long long)in.max_int);
         } else {
             printf("int    default %lld, range [%lld, %lld]", (long long)in.default_int,
                    (long long)in.min_int, (long long)in.max_int);

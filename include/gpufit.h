@@ -343,7 +343,7 @@ typedef enum gpufit_param {
     GPUFIT_JOB_TASK = 1000,          /**< gpufit_task. */
     GPUFIT_JOB_MICRO_BATCH = 1001,   /**< Training samples per micro-batch per device. */
     GPUFIT_JOB_SEQ_LEN = 1002,       /**< Training tokens per sample. */
-    GPUFIT_JOB_GLOBAL_BATCH = 1003,  /**< Samples per optimizer step; 0 = micro_batch x dp. */
+    GPUFIT_JOB_GLOBAL_BATCH = 1003,  /**< Samples per step, a multiple of micro_batch x dp; 0 = that. */
     GPUFIT_JOB_BATCH = 1004,         /**< Inference: concurrent sequences. */
     GPUFIT_JOB_CONTEXT_LEN = 1005,   /**< Inference: tokens held in KV cache per sequence. */
     GPUFIT_JOB_PROMPT_LEN = 1006,    /**< Inference: prefill chunk (tokens per forward). */
@@ -405,6 +405,10 @@ typedef enum gpufit_param_type {
 #define GPUFIT_DOMAIN_MODEL 1 /**< Parameter of a gpufit_model. */
 #define GPUFIT_DOMAIN_JOB 2   /**< Parameter of a gpufit_job. */
 
+/** gpufit_param_info.flags: the default (0) lies outside the range and means "not set": a
+ *  preset, a model file or the caller must give the value before evaluation (n_layers, ...). */
+#define GPUFIT_PARAM_FLAG_UNSET_DEFAULT 0x1u
+
 /** Description of one parameter (size-prefixed output struct). */
 typedef struct gpufit_param_info {
     uint32_t struct_size; /**< In: sizeof; out: bytes filled. */
@@ -418,7 +422,7 @@ typedef struct gpufit_param_info {
     double max_float;     /**< Largest accepted float value. */
     double default_float; /**< Default float value. */
     uint32_t since;       /**< GPUFIT_VERSION_NUMBER that added it. */
-    uint32_t flags;       /**< Reserved, 0. */
+    uint32_t flags;       /**< GPUFIT_PARAM_FLAG_* bits. */
     const char *name;     /**< Name used in specs, JSON and Python; static. */
     const char *unit;     /**< Unit ("bytes", "tokens", "" ...); static. */
     const char *doc;      /**< One-line description; static. */
@@ -623,9 +627,9 @@ GPUFIT_API int32_t gpufit_result_summary(const gpufit_result *r, gpufit_summary 
 typedef struct gpufit_role_info {
     uint32_t struct_size;          /**< In: sizeof; out: bytes filled. */
     uint32_t n_devices;            /**< Devices that share this role. */
-    uint64_t peak_allocated_bytes; /**< Live tensors at the peak (max_memory_allocated). */
+    uint64_t peak_allocated_bytes; /**< Tensors and library workspaces at the peak. */
     uint64_t peak_reserved_bytes;  /**< Plus allocator caching (max_memory_reserved). */
-    uint64_t device_used_bytes;    /**< Plus context, workspaces, NCCL (nvidia-smi). */
+    uint64_t device_used_bytes;    /**< Plus CUDA context and NCCL buffers (nvidia-smi). */
     int64_t headroom_bytes;        /**< capacity - device_used_bytes. */
     uint64_t kv_capacity_bytes;    /**< Inference: KV cache that fits in the budget. */
     uint64_t kv_capacity_tokens;   /**< Inference: tokens that fit in kv_capacity_bytes. */
@@ -700,7 +704,9 @@ GPUFIT_API int32_t gpufit_job_apply_mitigation(gpufit_job *j, const gpufit_resul
 /**
  * Largest value of @p param (micro_batch, seq_len, batch, context_len, prompt_len or
  * n_gpu_layers) with which the job still fits its GPU, found exactly by bisection (memory is
- * monotone in each); 0 when even the smallest value does not fit. @since 0.1.0
+ * monotone in each); 0 when even the smallest value does not fit. With global_batch set, the
+ * micro-batch is the largest divisor of global_batch / dp that fits (the global batch is
+ * kept by gradient accumulation). @since 0.1.0
  */
 GPUFIT_API int32_t gpufit_max_fitting(const gpufit_model *m, const gpufit_job *j, int32_t param,
                                       int64_t *out, gpufit_error *err);

@@ -438,6 +438,14 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_CP, UINT64_MAX,
                             "cp (%llu) must divide seq_len (%llu)", (unsigned long long)p.cp,
                             (unsigned long long)p.s);
+    /* Megatron and DeepSpeed reject a global batch that is not a whole number of
+     * micro-batches on every data-parallel rank (Megatron arguments.py; DeepSpeed config). */
+    if (p.training && j->global_batch > 0 && (uint64_t)j->global_batch % (p.b * p.dp) != 0)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_GLOBAL_BATCH, UINT64_MAX,
+                            "global_batch (%lld) must be a multiple of micro_batch x dp "
+                            "(%llu x %llu)",
+                            (long long)j->global_batch, (unsigned long long)p.b,
+                            (unsigned long long)p.dp);
     uint64_t layout = p.dp * p.tp * p.pp * p.cp;
     if (j->gpus > 0 && (uint64_t)j->gpus != layout)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_GPUS, UINT64_MAX,
@@ -501,12 +509,23 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         uint64_t rest_stages = stages - fixed;
         if (stages > 1 && (F + Z > L || (rest_stages > 0 && L - F - Z < rest_stages) ||
                            (rest_stages == 0 && F + Z != L)))
-            return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_PP_FIRST_LAYERS, UINT64_MAX,
+            return gpufit__fail(err, GPUFIT_E_INCONSISTENT,
+                                F > 0 ? GPUFIT_JOB_PP_FIRST_LAYERS : GPUFIT_JOB_PP_LAST_LAYERS,
+                                UINT64_MAX,
                                 "pp_first_layers (%llu) + pp_last_layers (%llu) leave no valid "
                                 "split of %llu layers over pp = %llu stages",
                                 (unsigned long long)F, (unsigned long long)Z,
                                 (unsigned long long)L, (unsigned long long)stages);
         uint64_t rest = L - F - Z;
+        /* interleaving cuts every stage into vpp equal chunks (Megatron: layers divisible by
+         * pp x vpp; uneven first/last stages still split into whole chunks) */
+        if (p.vpp > 1 && (F % p.vpp != 0 || Z % p.vpp != 0 ||
+                          (rest_stages > 0 && rest % (rest_stages * p.vpp) != 0)))
+            return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_VPP, UINT64_MAX,
+                                "pp x vpp (%llu x %llu) must divide the %llu layers evenly "
+                                "(each stage holds vpp equal chunks)",
+                                (unsigned long long)stages, (unsigned long long)p.vpp,
+                                (unsigned long long)(rest_stages > 0 ? rest : L));
         uint64_t base = rest_stages > 0 ? rest / rest_stages : 0;
         uint64_t rem = rest_stages > 0 ? rest % rest_stages : 0;
         uint64_t n_mb = 1;

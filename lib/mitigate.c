@@ -98,12 +98,18 @@ static void training_candidates(ctx *x, const gpufit__plan *p, const gpufit__sha
 {
     const struct gpufit_job *j = x->j;
     cand *c;
-    /* smaller micro-batch, accumulation keeps the global batch (seed guide: batch size) */
-    int64_t mb = largest_fitting(x, GPUFIT_JOB_MICRO_BATCH, j->micro_batch);
+    /* smaller micro-batch, accumulation keeps the global batch (seed guide: batch size): the
+     * search steps over the divisors of the samples per data-parallel rank */
+    int64_t gbs = j->global_batch > 0 ? j->global_batch : j->micro_batch * j->dp;
+    struct gpufit_job kept = *j;
+    kept.global_batch = gbs;
+    int64_t mb = 0;
+    if (gpufit__max_fitting(x->m, &kept, GPUFIT_JOB_MICRO_BATCH, &mb, NULL) != GPUFIT_OK ||
+        mb >= j->micro_batch)
+        mb = 0;
     if (mb == 0 && j->micro_batch > 1)
         mb = 1; /* not enough alone; still a step of a combination */
     if (mb > 0) {
-        int64_t gbs = j->global_batch > 0 ? j->global_batch : j->micro_batch * j->dp;
         double ratio = (double)j->micro_batch / (double)mb;
         c = add(x, 1, 1.0 + 0.5 * log2(ratio),
                 "micro-batch %lld -> %lld with %lldx gradient accumulation (global batch %lld "
@@ -153,7 +159,7 @@ static void training_candidates(ctx *x, const gpufit__plan *p, const gpufit__sha
                 (unsigned long long)p->dp, (unsigned long long)p->dp / 2);
         set_i(c, GPUFIT_JOB_TP, (int64_t)p->tp * 2);
         set_i(c, GPUFIT_JOB_DP, (int64_t)p->dp / 2);
-        set_i(c, GPUFIT_JOB_GPUS, 0);
+        set_i(c, GPUFIT_JOB_GPUS, (int64_t)(p->dp * p->tp * p->pp * p->cp)); /* same count */
     }
     if (p->dp % 2 == 0 && p->pp * 2 <= s->n_layers) {
         c = add(x, 8, 2.0, "pipeline stages %llu -> %llu (data parallelism %llu -> %llu)",
@@ -161,19 +167,30 @@ static void training_candidates(ctx *x, const gpufit__plan *p, const gpufit__sha
                 (unsigned long long)p->dp, (unsigned long long)p->dp / 2);
         set_i(c, GPUFIT_JOB_PP, (int64_t)p->pp * 2);
         set_i(c, GPUFIT_JOB_DP, (int64_t)p->dp / 2);
-        set_i(c, GPUFIT_JOB_GPUS, 0);
+        set_i(c, GPUFIT_JOB_GPUS, (int64_t)(p->dp * p->tp * p->pp * p->cp)); /* same count */
     }
     /* more GPUs: shard the model states with FSDP / ZeRO-3 over the smallest count that fits */
     for (uint64_t n = 2; n <= 64 && p->pp * p->tp * p->cp == 1 && p->dp == 1; n *= 2) {
-        gpufit__change ch[3] = {{GPUFIT_JOB_DP, 0, (int64_t)n, 0.0},
+        /* a set global batch is kept: the micro-batch drops to a divisor of global / n */
+        int64_t mbn = j->micro_batch;
+        if (j->global_batch > 0) {
+            if (j->global_batch % (int64_t)n != 0)
+                continue;
+            while (mbn > 1 && (j->global_batch / (int64_t)n) % mbn != 0)
+                mbn--;
+        }
+        gpufit__change ch[4] = {{GPUFIT_JOB_DP, 0, (int64_t)n, 0.0},
                                 {GPUFIT_JOB_ZERO, 0, 3, 0.0},
-                                {GPUFIT_JOB_GPUS, 0, 0, 0.0}};
+                                {GPUFIT_JOB_GPUS, 0, (int64_t)n, 0.0},
+                                {GPUFIT_JOB_MICRO_BATCH, 0, mbn, 0.0}};
+        uint32_t nch = mbn != j->micro_batch ? 4 : 3;
         uint64_t peak;
         int32_t fits;
-        if (try_cand(x, ch, 3, &peak, &fits) && (fits == 1 || n == 64)) {
+        if (try_cand(x, ch, nch, &peak, &fits) && (fits == 1 || n == 64)) {
             c = add(x, 17, 5.0 + log2((double)n),
-                    "shard over %llu GPUs with FSDP full shard (ZeRO-3)", (unsigned long long)n);
-            for (int k = 0; k < 3; k++)
+                    "shard over %llu GPUs with FSDP full shard (ZeRO-3)%s", (unsigned long long)n,
+                    nch == 4 ? ", micro-batch lowered to keep the global batch" : "");
+            for (uint32_t k = 0; k < nch; k++)
                 set_i(c, ch[k].param, ch[k].i);
             break;
         }
@@ -254,7 +271,7 @@ static void inference_candidates(ctx *x, const gpufit__plan *p, const gpufit__sh
     if (s->nq % (p->tp * 2) == 0 && s->f % (p->tp * 2) == 0 && p->tp < 8 && !llamacpp) {
         c = add(x, 17, 6.0, "tensor parallelism over %llu GPUs", (unsigned long long)p->tp * 2);
         set_i(c, GPUFIT_JOB_TP, (int64_t)p->tp * 2);
-        set_i(c, GPUFIT_JOB_GPUS, 0);
+        set_i(c, GPUFIT_JOB_GPUS, (int64_t)(p->dp * p->tp * 2 * p->pp * p->cp));
     }
 }
 
@@ -289,8 +306,6 @@ static void spec_of(const gpufit__change *ch, uint32_t n, char *out, size_t cap)
         const gpufit__param_entry *e = gpufit__param_find(ch[i].param);
         const char *vn = ch[i].is_float ? NULL : gpufit_param_value_name(ch[i].param, ch[i].i);
         int w;
-        if (ch[i].param == GPUFIT_JOB_GPUS && ch[i].i == 0)
-            continue; /* "gpus=0" only re-derives the count */
         if (ch[i].is_float)
             w = snprintf(out + len, cap - len, "%s%s=%g", len ? " " : "", e->name, ch[i].f);
         else if (vn != NULL && e->type != GPUFIT_TYPE_INT)

@@ -85,7 +85,9 @@ static int32_t need_positive(int64_t v, int32_t param, const char *name, gpufit_
 {
     if (v > 0)
         return GPUFIT_OK;
-    return gpufit__fail(err, GPUFIT_E_INVALID_ARG, param, UINT64_MAX, "%s must be > 0", name);
+    /* the setters accept only values >= 1, so 0 here is the "not set" default */
+    return gpufit__fail(err, GPUFIT_E_INVALID_ARG, param, UINT64_MAX,
+                        "%s is not set (give a preset, a model file or %s=N)", name, name);
 }
 
 /* Generic model: only a parameter count (and optionally saved bytes per token) is known. */

@@ -692,7 +692,7 @@ int32_t gpufit_param_get_info(int32_t p, gpufit_param_info *out)
     info.max_float = e->is_double ? e->max_f : (double)e->max_i;
     info.default_float = e->is_double ? e->def_f : (double)e->def_i;
     info.since = 100;
-    info.flags = 0;
+    info.flags = !e->is_double && e->def_i < e->min_i ? GPUFIT_PARAM_FLAG_UNSET_DEFAULT : 0u;
     info.name = e->name;
     info.unit = e->unit;
     info.doc = e->doc;

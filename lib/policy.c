@@ -152,6 +152,14 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     if (p->training && p->o_dt > GPUFIT_DTYPE_FP8)
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_OPTIMIZER_DTYPE, UINT64_MAX,
                             "optimizer_dtype must be fp32, fp16 or bf16");
+    if (p->training && j->optimizer_dtype == GPUFIT_DTYPE_NONE && j->optimizer != GPUFIT_OPT_NONE)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_OPTIMIZER_DTYPE, UINT64_MAX,
+                            "optimizer_dtype cannot be none while optimizer is %s "
+                            "(set optimizer=none for no optimizer states)",
+                            gpufit_param_value_name(GPUFIT_JOB_OPTIMIZER, j->optimizer));
+    if (j->kv_dtype == GPUFIT_DTYPE_NONE)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_KV_DTYPE, UINT64_MAX,
+                            "kv_dtype cannot be none (use auto or a dtype such as bf16 or q8_0)");
     p->a_b = act_bytes(p->c_dt);
     /* The residual stream has the embedding's dtype: fp32 under autocast (fp32 weights) and
      * in QLoRA when peft upcasts the embedding to fp32 (memory-model.md §7.4). */
@@ -176,6 +184,16 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     p->prompt = (uint64_t)j->prompt_len;
     if (p->prompt == 0) /* n_ubatch 512 (llama.cpp); max_num_batched_tokens 8192 (vLLM V1) */
         p->prompt = fw == GPUFIT_FW_LLAMACPP ? 512 : server ? 8192 : p->ctx;
+    if (!p->training && fw == GPUFIT_FW_LLAMACPP && p->prompt > p->batch * p->ctx)
+        p->prompt = p->batch * p->ctx; /* causal models: n_ubatch <= n_batch <= n_ctx
+                                        * (llama.cpp src/llama-context.cpp) */
+    /* A server's step (max_num_batched_tokens) may cover several sequences and exceed one
+     * sequence's context; elsewhere the prompt is part of the context it is kept in. */
+    if (!p->training && !server && fw != GPUFIT_FW_LLAMACPP && p->prompt > p->ctx)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_PROMPT_LEN, UINT64_MAX,
+                            "prompt_len (%llu) exceeds context_len (%llu): the prompt is kept in "
+                            "the KV cache",
+                            (unsigned long long)p->prompt, (unsigned long long)p->ctx);
     p->dp = (uint64_t)j->dp;
     p->tp = (uint64_t)j->tp;
     p->pp = (uint64_t)j->pp;

@@ -94,8 +94,7 @@ int32_t gpufit_result_to_json(const gpufit_result *r, char *buf, size_t cap, siz
         for (uint32_t k = 0, shown = 0; k < mt->n_changes; k++) {
             const gpufit__change *ch = &mt->changes[k];
             gpufit_param_info in = {.struct_size = sizeof in};
-            if (gpufit_param_get_info(ch->param, &in) != GPUFIT_OK ||
-                (ch->param == GPUFIT_JOB_GPUS && ch->i == 0))
+            if (gpufit_param_get_info(ch->param, &in) != GPUFIT_OK)
                 continue;
             put(&w, "%s\"%s\": ", shown++ ? ", " : "", in.name);
             const char *vn = ch->is_float ? NULL : gpufit_param_value_name(ch->param, ch->i);

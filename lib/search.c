@@ -11,8 +11,9 @@ static int fits_with(const struct gpufit_model *m, const struct gpufit_job *j, i
     struct gpufit_result r;
     if (gpufit__set_param(&mm, &jj, param, v, 0.0, NULL) != GPUFIT_OK)
         return 1;
-    if (param == GPUFIT_JOB_PROMPT_LEN || param == GPUFIT_JOB_CONTEXT_LEN) {
-        /* a prompt cannot be longer than the context it is kept in */
+    if ((param == GPUFIT_JOB_PROMPT_LEN || param == GPUFIT_JOB_CONTEXT_LEN) &&
+        jj.framework != GPUFIT_FW_VLLM && jj.framework != GPUFIT_FW_SGLANG) {
+        /* a prompt cannot be longer than the context it is kept in (a server's step can) */
         if (jj.prompt_len > jj.context_len)
             jj.prompt_len = jj.context_len;
     }
@@ -21,6 +22,41 @@ static int fits_with(const struct gpufit_model *m, const struct gpufit_job *j, i
         return 1;
     *ok = r.fits == 1;
     return 0;
+}
+
+/* With a global batch set, a micro-batch must divide the samples each data-parallel rank
+ * takes per step (gradient accumulation = global / (micro x dp)): bisect over the divisors of
+ * per_rank, ascending; memory is monotone in the micro-batch at a fixed global batch. */
+static int32_t largest_divisor_fitting(const struct gpufit_model *m, const struct gpufit_job *j,
+                                       uint64_t per_rank, int64_t *out)
+{
+    /* 1,536 > the most divisors of any number below 2^32 (1,344); per_rank <= 2^32 */
+    int64_t div[1536];
+    size_t n = 0, n_hi = 0;
+    int64_t hi_part[768];
+    for (uint64_t d = 1; d * d <= per_rank && n < 768; d++) {
+        if (per_rank % d != 0)
+            continue;
+        div[n++] = (int64_t)d;
+        if (d * d != per_rank)
+            hi_part[n_hi++] = (int64_t)(per_rank / d);
+    }
+    while (n_hi > 0) /* the co-divisors, ascending */
+        div[n++] = hi_part[--n_hi];
+    int ok = 0;
+    *out = 0;
+    if (n == 0 || fits_with(m, j, GPUFIT_JOB_MICRO_BATCH, div[0], &ok) || !ok)
+        return GPUFIT_OK; /* not even one sample per micro-batch fits */
+    size_t lo = 0, hi = n; /* div[lo] fits; div[hi] (when < n) does not */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (fits_with(m, j, GPUFIT_JOB_MICRO_BATCH, div[mid], &ok) == 0 && ok)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *out = div[lo];
+    return GPUFIT_OK;
 }
 
 int32_t gpufit__max_fitting(const struct gpufit_model *m, const struct gpufit_job *j,
@@ -41,6 +77,9 @@ int32_t gpufit__max_fitting(const struct gpufit_model *m, const struct gpufit_jo
     if (r.capacity == 0)
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_GPU, UINT64_MAX,
                             "largest-that-fits needs a GPU (gpu=...)");
+    int ok = 0;
+    if (param == GPUFIT_JOB_MICRO_BATCH && j->global_batch > 0 && j->task != GPUFIT_TASK_INFERENCE)
+        return largest_divisor_fitting(m, j, (uint64_t)j->global_batch / (uint64_t)j->dp, out);
     int64_t lo = param == GPUFIT_JOB_N_GPU_LAYERS ? 0 : 1;
     int64_t hi_limit = e->max_i;
     if (param == GPUFIT_JOB_N_GPU_LAYERS) {
@@ -49,7 +88,6 @@ int32_t gpufit__max_fitting(const struct gpufit_model *m, const struct gpufit_jo
             return st;
         hi_limit = (int64_t)s.n_layers;
     }
-    int ok = 0;
     if (fits_with(m, j, param, lo, &ok) || !ok) {
         *out = 0; /* not even the smallest value fits */
         return GPUFIT_OK;

@@ -433,6 +433,11 @@ Test(battery, defaults_are_settable)
             cr_assert(in.default_int == 0 && !in_range, "%s: update unset_zero[]", in.name);
         else
             cr_assert(in_range, "%s: default outside [min, max]", in.name);
+        /* the flag tells callers which defaults mean "not set" */
+        cr_assert_eq((in.flags & GPUFIT_PARAM_FLAG_UNSET_DEFAULT) != 0, listed,
+                     "%s: GPUFIT_PARAM_FLAG_UNSET_DEFAULT", in.name);
+        cr_assert_eq(in.flags & ~GPUFIT_PARAM_FLAG_UNSET_DEFAULT, 0u, "%s: unknown flags",
+                     in.name);
         cr_assert(in.min_int <= in.max_int && in.min_float <= in.max_float, "%s", in.name);
         if (in.type == GPUFIT_TYPE_ENUM && p != GPUFIT_JOB_GPU)
             cr_assert(has_value(p, in.default_int), "%s: default is not a named value", in.name);

@@ -415,7 +415,26 @@ Test(bad_input, every_rejection_is_precise)
         {"model=llama-3-8b task=pretrain grad_dtype=none", GPUFIT_E_INVALID_ARG,
          GPUFIT_JOB_GRAD_DTYPE, "grad_dtype"},
         {"arch=decoder hidden_size=4096 n_heads=32 vocab_size=100 ffn_hidden_size=64", GPUFIT_E_INVALID_ARG, GPUFIT_MODEL_N_LAYERS,
-         "n_layers"},
+         "n_layers is not set"},
+        /* issue #7 F3: the global batch is a whole number of micro-batches on every rank */
+        {"model=llama-3-8b task=pretrain micro_batch=4 dp=2 global_batch=12",
+         GPUFIT_E_INCONSISTENT, GPUFIT_JOB_GLOBAL_BATCH, "multiple of micro_batch x dp"},
+        {"model=llama-3-8b task=pretrain micro_batch=4 global_batch=2", GPUFIT_E_INCONSISTENT,
+         GPUFIT_JOB_GLOBAL_BATCH, "global_batch (2)"},
+        /* interleaved stages hold vpp equal chunks */
+        {"model=llama-3-8b task=pretrain pp=4 vpp=3", GPUFIT_E_INCONSISTENT, GPUFIT_JOB_VPP,
+         "pp x vpp"},
+        {"model=llama-3-8b task=pretrain pp=4 vpp=2 pp_first_layers=7", GPUFIT_E_INCONSISTENT,
+         GPUFIT_JOB_VPP, "vpp"},
+        /* the error names the parameter that was set */
+        {"model=llama-3-8b task=pretrain pp=4 pp_last_layers=40", GPUFIT_E_INCONSISTENT,
+         GPUFIT_JOB_PP_LAST_LAYERS, "pp_last_layers (40)"},
+        {"model=llama-3-8b task=inference kv_dtype=none", GPUFIT_E_INVALID_ARG,
+         GPUFIT_JOB_KV_DTYPE, "kv_dtype cannot be none"},
+        {"model=llama-3-8b task=pretrain optimizer_dtype=none", GPUFIT_E_INCONSISTENT,
+         GPUFIT_JOB_OPTIMIZER_DTYPE, "optimizer=none"},
+        {"model=llama-3-8b task=inference context_len=1024 prompt_len=2048",
+         GPUFIT_E_INCONSISTENT, GPUFIT_JOB_PROMPT_LEN, "exceeds context_len"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         scenario s;

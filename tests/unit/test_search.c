@@ -68,6 +68,22 @@ Test(mitigations, every_oom_gets_a_first_mitigation_that_fits)
                 cr_assert(a.cost <= b.cost);
         }
         cr_assert_eq(gpufit_job_apply_mitigation(j, r, 99, NULL), GPUFIT_E_NOT_FOUND);
+        /* every suggestion, not only the first, is a valid job with the predicted peak (a
+         * change of dp keeps global_batch a multiple of micro_batch x dp, gpus follows) */
+        for (uint32_t k = 0; k < s.n_mitigations; k++) {
+            gpufit_mitigation_info b = {.struct_size = sizeof b};
+            gpufit_result_mitigation(r, k, &b);
+            gpufit_job *jk = NULL;
+            gpufit_model *mk = NULL;
+            make(specs[i], &mk, &jk);
+            cr_assert_eq(gpufit_job_apply_mitigation(jk, r, k, &err), GPUFIT_OK, "%s: %s: %s",
+                         specs[i], b.changes, err.message);
+            cr_assert_eq(fits(mk, jk, &peak), b.fits_after, "%s after '%s'", specs[i],
+                         b.changes);
+            cr_assert_eq(peak, b.peak_bytes_after, "%s after '%s'", specs[i], b.changes);
+            gpufit_model_free(mk);
+            gpufit_job_free(jk);
+        }
         gpufit_result_free(r);
         gpufit_model_free(m);
         gpufit_job_free(j);
@@ -117,6 +133,44 @@ Test(largest, micro_batch_and_context_are_exact_boundaries)
         cr_assert_eq(fits(m, j, NULL), 1, "%s at %lld", cases[i].spec, (long long)v);
         if (gpufit_job_set_int(j, cases[i].param, v + 1, NULL) == GPUFIT_OK)
             cr_assert_eq(fits(m, j, NULL), 0, "%s at %lld", cases[i].spec, (long long)v + 1);
+        gpufit_model_free(m);
+        gpufit_job_free(j);
+    }
+}
+
+/* With a global batch, the micro-batch keeps it by accumulation: the answer is the largest
+ * divisor of global_batch / dp that fits, and the next divisor does not (issue #7 F3). */
+Test(largest, micro_batch_steps_over_divisors_of_the_global_batch)
+{
+    static const struct {
+        const char *spec;
+        int64_t per_rank; /* global_batch / dp */
+    } cases[] = {
+        {"model=llama-3-8b task=lora gpu=a100-80gb seq_len=2048 precision=bf16 global_batch=96",
+         96},
+        {"model=llama-3-8b task=lora gpu=a100-80gb seq_len=2048 precision=bf16 global_batch=210 "
+         "dp=2 zero=2",
+         105},
+        {"model=gpt2 task=pretrain gpu=t4 seq_len=1024 global_batch=1000", 1000},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gpufit_model *m;
+        gpufit_job *j;
+        make(cases[i].spec, &m, &j);
+        int64_t v = 0;
+        gpufit_error err = GPUFIT_ERROR_INIT;
+        cr_assert_eq(gpufit_max_fitting(m, j, GPUFIT_JOB_MICRO_BATCH, &v, &err), GPUFIT_OK,
+                     "%s", err.message);
+        cr_assert(v > 0 && cases[i].per_rank % v == 0, "%s: %lld", cases[i].spec, (long long)v);
+        cr_assert_eq(gpufit_job_set_int(j, GPUFIT_JOB_MICRO_BATCH, v, NULL), GPUFIT_OK);
+        cr_assert_eq(fits(m, j, NULL), 1, "%s at %lld", cases[i].spec, (long long)v);
+        int64_t next = v + 1;
+        while (next <= cases[i].per_rank && cases[i].per_rank % next != 0)
+            next++;
+        if (next <= cases[i].per_rank) {
+            cr_assert_eq(gpufit_job_set_int(j, GPUFIT_JOB_MICRO_BATCH, next, NULL), GPUFIT_OK);
+            cr_assert_eq(fits(m, j, NULL), 0, "%s at %lld", cases[i].spec, (long long)next);
+        }
         gpufit_model_free(m);
         gpufit_job_free(j);
     }

@@ -33,6 +33,8 @@ __all__ = ["Model", "Job", "evaluate", "estimate", "max_fitting", "recommend", "
 
 _DOMAINS = {1: "model", 2: "job"}
 _TYPES = {1: "int", 2: "float", 3: "enum", 4: "bool"}
+#: gpufit_param_info.flags bit GPUFIT_PARAM_FLAG_UNSET_DEFAULT (include/gpufit.h)
+PARAM_FLAG_UNSET_DEFAULT = 0x1
 #: Names that estimate() takes for itself, so no keyword can reach the library under them.
 _RESERVED = ("file", "spec")
 
@@ -100,6 +102,8 @@ def _describe(pid):
         d["values"] = [n for n, _ in values]
     else:
         d.update(default=info.default_int, min=info.min_int, max=info.max_int)
+        # the default 0 lies outside the range: "not set", the value must be given
+        d["required"] = bool(info.flags & PARAM_FLAG_UNSET_DEFAULT)
     return d
 
 
@@ -120,8 +124,9 @@ def params(domain=None):
 
     Each dict has ``name``, ``id``, ``domain`` ("model" or "job"), ``type`` ("int",
     "float", "enum", "bool"), ``default``, ``unit``, ``doc``, ``since`` and either ``min``
-    and ``max`` (int, float) or ``values`` (the accepted names of an enum or bool).
-    ``domain`` filters on "model" or "job".
+    and ``max`` (int, float) or ``values`` (the accepted names of an enum or bool). Integer
+    parameters also carry ``required``: True when the default (0) means "not set" and the
+    value must come from a preset, a model file or the caller. ``domain`` filters on "model" or "job".
     """
     out = []
     pid = lib.gpufit_param_next(0)

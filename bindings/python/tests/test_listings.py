@@ -46,10 +46,18 @@ class TestListings(unittest.TestCase):
                 self.assertTrue(p["values"])
                 if p["type"] == "enum":
                     self.assertIn(p["default"], p["values"] + [p["default"]])
+            elif p["type"] == "int":
+                # a default is inside the range, or it is the "not set" 0 of a required one
+                inside = p["min"] <= p["default"] <= p["max"]
+                self.assertEqual(p["required"], not inside, p["name"])
+                if p["required"]:
+                    self.assertEqual(p["default"], 0, p["name"])
             else:
-                self.assertLessEqual(p["min"], p["default"] if p["default"] >= p["min"]
-                                     else p["min"])
+                self.assertLessEqual(p["min"], p["default"])
+                self.assertLessEqual(p["default"], p["max"])
             self.assertEqual(gpufit.param_info(p["name"]), p)
+        required = {p["name"] for p in ps if p.get("required")}
+        self.assertTrue({"n_layers", "hidden_size", "n_heads", "vocab_size"} <= required)
         self.assertEqual({p["domain"] for p in gpufit.params("model")}, {"model"})
         self.assertEqual(len(gpufit.params("model")) + len(gpufit.params("job")), len(ps))
 
