@@ -380,12 +380,14 @@ typedef enum gpufit_param {
     GPUFIT_JOB_PP_FIRST_LAYERS = 1211, /**< Layers on the first stage; 0 = balanced. */
     GPUFIT_JOB_PP_LAST_LAYERS = 1212,  /**< Layers on the last stage; 0 = balanced. */
     GPUFIT_JOB_ZERO_SHARD_SIZE = 1213, /**< Ranks ZeRO/FSDP shards over (hybrid); 0 = dp. */
+    GPUFIT_JOB_TENSOR_SPLIT = 1214, /**< List: share of the layers per pipeline stage/device. */
     /* job: device and runtime */
     GPUFIT_JOB_GPU = 1300,                /**< Catalogue GPU id (see gpufit_gpu_info); -1 = none. */
     GPUFIT_JOB_GPU_MEMORY_BYTES = 1301,   /**< Capacity override, bytes; 0 = from the GPU. */
     GPUFIT_JOB_FRAMEWORK = 1302,          /**< gpufit_framework. */
     GPUFIT_JOB_GPU_MEMORY_GIB = 1303,     /**< Capacity override in GiB (sets the bytes). */
     GPUFIT_JOB_HOST_MEMORY_BYTES = 1304,  /**< Host RAM per GPU process, bytes; 0 = unchecked. */
+    GPUFIT_JOB_DEVICE_GPUS = 1305,        /**< List: catalogue GPU id of each pipeline stage. */
     GPUFIT_JOB_CUDA_CONTEXT_BYTES = 1400, /**< CUDA context per process, bytes; -1 = default. */
     GPUFIT_JOB_WORKSPACE_BYTES = 1401,    /**< Library workspaces, bytes; -1 = default. */
     GPUFIT_JOB_FRAGMENTATION = 1402,      /**< Allocator slack fraction; -1 = default. */
@@ -399,6 +401,7 @@ typedef enum gpufit_param_type {
     GPUFIT_TYPE_FLOAT = 2, /**< double: set with *_set_float. */
     GPUFIT_TYPE_ENUM = 3,  /**< int64_t from a named list (gpufit_param_value_at). */
     GPUFIT_TYPE_BOOL = 4,  /**< int64_t 0 or 1. */
+    GPUFIT_TYPE_LIST = 5,  /**< Up to GPUFIT_LIST_MAX doubles: gpufit_job_set_list. */
     GPUFIT_TYPE_MAX_ = 0x7FFFFFFF /**< Not a value. */
 } gpufit_param_type;
 
@@ -453,6 +456,9 @@ GPUFIT_API int32_t gpufit_model_get_int(const gpufit_model *m, int32_t p, int64_
 /** Reads a float model parameter. @since 0.1.0 */
 GPUFIT_API int32_t gpufit_model_get_float(const gpufit_model *m, int32_t p, double *out,
                                           gpufit_error *err);
+/** Most elements of a list parameter (GPUFIT_TYPE_LIST). */
+#define GPUFIT_LIST_MAX 16
+
 /** Sets an integer, enum or bool job parameter. @since 0.1.0 */
 GPUFIT_API int32_t gpufit_job_set_int(gpufit_job *j, int32_t p, int64_t v, gpufit_error *err);
 /** Sets a float job parameter. @since 0.1.0 */
@@ -463,6 +469,19 @@ GPUFIT_API int32_t gpufit_job_get_int(const gpufit_job *j, int32_t p, int64_t *o
 /** Reads a float job parameter. @since 0.1.0 */
 GPUFIT_API int32_t gpufit_job_get_float(const gpufit_job *j, int32_t p, double *out,
                                         gpufit_error *err);
+/**
+ * Sets a list job parameter (GPUFIT_TYPE_LIST) to the @p n values at @p v (copied);
+ * @p n = 0 clears it. Each value is checked against the parameter's element range
+ * (min_float..max_float of gpufit_param_info); GPU lists take catalogue ids. @since 0.1.0
+ */
+GPUFIT_API int32_t gpufit_job_set_list(gpufit_job *j, int32_t p, const double *v, uint32_t n,
+                                       gpufit_error *err);
+/**
+ * Reads a list job parameter: up to @p cap values into @p v (may be NULL when @p cap is 0) and
+ * the list's length into @p n_out; GPUFIT_E_BUFFER_TOO_SMALL when @p cap is smaller. @since 0.1.0
+ */
+GPUFIT_API int32_t gpufit_job_get_list(const gpufit_job *j, int32_t p, double *v, uint32_t cap,
+                                       uint32_t *n_out, gpufit_error *err);
 
 /**
  * Applies a spec string of space- or comma-separated key=value pairs to a model and a job.

@@ -30,6 +30,12 @@ typedef struct gpufit__class_agg {
     uint32_t cols256, reserved;  /* 1 when every linear tensor's input width divides by 256 */
 } gpufit__class_agg;
 
+/* A list parameter's value (GPUFIT_TYPE_LIST): n elements of v. */
+typedef struct gpufit__list {
+    uint32_t n, reserved;
+    double v[GPUFIT_LIST_MAX];
+} gpufit__list;
+
 struct gpufit_job {
     int64_t task, micro_batch, seq_len, global_batch, batch, context_len, prompt_len;
     int64_t lora_rank, lora_targets, n_gpu_layers, max_num_seqs;
@@ -45,6 +51,7 @@ struct gpufit_job {
     int64_t cuda_context_bytes, workspace_bytes;
     double fragmentation;
     int64_t mitigations;
+    gpufit__list tensor_split, device_gpus; /* per pipeline stage; n = 0: not set */
     char gpu_name[GPUFIT__NAME_MAX]; /* display name of a capacity-only GPU ("" = none) */
 };
 

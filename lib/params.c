@@ -86,6 +86,10 @@ static const gpufit__enum_value lora_values[] = {{"qv", GPUFIT_LORA_QV},
     {id, dom, type, 0, off, mn, mx, df, 0.0, 0.0, 0.0, vals, name, al, unit, doc}
 #define ROW_F(id, dom, off, mn, mx, df, name, al, unit, doc)                                       \
     {id, dom, GPUFIT_TYPE_FLOAT, 1, off, 0, 0, 0, mn, mx, df, NULL, name, al, unit, doc}
+/* list rows: up to GPUFIT_LIST_MAX elements, each in [mn, mx] */
+#define JL(id, f, mn, mx, name, unit, doc)                                                         \
+    {id, GPUFIT_DOMAIN_JOB, GPUFIT_TYPE_LIST, 0, JOFF(f), 0, GPUFIT_LIST_MAX, 0, mn, mx, 0.0,       \
+     NULL, name, NULL, unit, doc}
 #define MI(id, f, mn, mx, df, name, unit, doc)                                                     \
     ROW_I(id, GPUFIT_DOMAIN_MODEL, GPUFIT_TYPE_INT, MOFF(f), mn, mx, df, NULL, name, NULL, unit, doc)
 #define MB(id, f, df, name, doc)                                                                   \
@@ -248,6 +252,9 @@ static const gpufit__param_entry table[] = {
        "layers", "layers on the last pipeline stage (uneven split); 0 = balanced"),
     JI(GPUFIT_JOB_ZERO_SHARD_SIZE, zero_shard_size, 0, 1 << 24, 0, "zero_shard_size", NULL,
        "GPUs", "ranks that ZeRO/FSDP shard over (FSDP hybrid shard: GPUs per node); 0 = dp"),
+    JL(GPUFIT_JOB_TENSOR_SPLIT, tensor_split, 0.0, 1e6, "tensor_split", "share",
+       ("share of the transformer layers on each pipeline stage, e.g. 3,1 (llama.cpp "
+        "--tensor-split); one entry per stage; empty = balanced (by memory with device_gpus)")),
     ROW_I(GPUFIT_JOB_GPU, GPUFIT_DOMAIN_JOB, GPUFIT_TYPE_INT, JOFF(gpu), -1, 1 << 20, -1, NULL,
           "gpu", NULL, "",
           "GPU: a catalogue name or alias (gpufit gpus), or a capacity such as 24GiB; -1 = none"),
@@ -258,6 +265,9 @@ static const gpufit__param_entry table[] = {
     JI(GPUFIT_JOB_HOST_MEMORY_BYTES, host_memory_bytes, 0, (int64_t)1 << 50, 0,
        "host_memory_bytes", NULL, "bytes",
        "host RAM available to each GPU process, checked by the host role; 0 = unchecked"),
+    JL(GPUFIT_JOB_DEVICE_GPUS, device_gpus, 0.0, 1048576.0, "device_gpus", "",
+       ("the GPU of each pipeline stage, in order (catalogue names or ids), for machines with "
+        "GPUs of different sizes; each stage is checked against its own GPU")),
     ROW_F(GPUFIT_JOB_GPU_MEMORY_GIB, GPUFIT_DOMAIN_JOB, JOFF(gpu_memory_gib), 0.0, 1048576.0, 0.0,
           "gpu_memory_gib", NULL, "GiB", "device capacity override in GiB (sets gpu_memory_bytes)"),
     JI(GPUFIT_JOB_CUDA_CONTEXT_BYTES, cuda_context_bytes, -1, BIG, -1, "cuda_context_bytes", NULL,
@@ -332,8 +342,8 @@ void gpufit__job_defaults(struct gpufit_job *j)
 {
     memset(j, 0, sizeof *j);
     for (size_t i = 0; i < N_PARAMS; i++) {
-        if (table[i].domain != GPUFIT_DOMAIN_JOB)
-            continue;
+        if (table[i].domain != GPUFIT_DOMAIN_JOB || table[i].type == GPUFIT_TYPE_LIST)
+            continue; /* lists start empty */
         void *f = field_of(&table[i], NULL, j);
         if (table[i].is_double)
             *(double *)f = table[i].def_f;
@@ -353,9 +363,18 @@ static int enum_has(const gpufit__param_entry *e, int64_t v)
     return 0;
 }
 
+static int32_t not_a_list(const gpufit__param_entry *e, uint64_t offset, gpufit_error *err)
+{
+    return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
+                        "%s is a list: set it with gpufit_job_set_list or as %s=a,b,...", e->name,
+                        e->name);
+}
+
 static int32_t set_int(const gpufit__param_entry *e, struct gpufit_model *m,
                        struct gpufit_job *j, int64_t v, uint64_t offset, gpufit_error *err)
 {
+    if (e->type == GPUFIT_TYPE_LIST)
+        return not_a_list(e, offset, err);
     if (e->is_double)
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
                             "%s takes a number with a fraction: set it as a float", e->name);
@@ -385,6 +404,8 @@ static int32_t set_int(const gpufit__param_entry *e, struct gpufit_model *m,
 static int32_t set_float(const gpufit__param_entry *e, struct gpufit_model *m,
                          struct gpufit_job *j, double v, uint64_t offset, gpufit_error *err)
 {
+    if (e->type == GPUFIT_TYPE_LIST)
+        return not_a_list(e, offset, err);
     if (!e->is_double) {
         /* Integral floats are accepted for integer parameters (JSON writes 1.0 sometimes). */
         if (isfinite(v) && v == floor(v) && fabs(v) > 9.0e15)
@@ -505,6 +526,9 @@ static int32_t get_any(const gpufit__param_entry *e, const void *h, int want_dou
 {
     if (out == NULL)
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, UINT64_MAX, "out is NULL");
+    if (e->type == GPUFIT_TYPE_LIST)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, UINT64_MAX,
+                            "%s is a list: read it with gpufit_job_get_list", e->name);
     const char *f = (const char *)h + e->offset;
     if (want_double) {
         *(double *)out = e->is_double ? *(const double *)f : (double)*(const int64_t *)f;
@@ -548,6 +572,84 @@ int32_t gpufit_job_get_float(const gpufit_job *j, int32_t p, double *out, gpufit
     NULL_CHECK(j, p);
     const gpufit__param_entry *e = check_domain(p, GPUFIT_DOMAIN_JOB, err, &st);
     return e == NULL ? st : get_any(e, j, 1, out, err);
+}
+
+/* ---- list parameters --------------------------------------------------------------- */
+/* Checks and stores a list: count, finite elements in range, GPU ids in the catalogue, a
+ * split with a positive sum. */
+static int32_t set_list(const gpufit__param_entry *e, struct gpufit_job *j, const double *v,
+                        uint32_t n, uint64_t offset, gpufit_error *err)
+{
+    if (e->type != GPUFIT_TYPE_LIST)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset, "%s is not a list",
+                            e->name);
+    if (n > GPUFIT_LIST_MAX)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
+                            "%s has %u entries; at most %d", e->name, n, GPUFIT_LIST_MAX);
+    if (n > 0 && v == NULL)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset, "%s: values are NULL",
+                            e->name);
+    gpufit__list l;
+    memset(&l, 0, sizeof l);
+    double sum = 0.0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!isfinite(v[i]) || v[i] < e->min_f || v[i] > e->max_f)
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
+                                "%s entry %u (%g) is out of range [%g, %g]", e->name, i + 1,
+                                v[i], e->min_f, e->max_f);
+        if (e->id == GPUFIT_JOB_DEVICE_GPUS &&
+            (v[i] != floor(v[i]) || gpufit__gpu_by_id((int64_t)v[i]) == NULL))
+            return gpufit__fail(err, GPUFIT_E_NOT_FOUND, e->id, offset,
+                                "%s entry %u (%g) is not a catalogue GPU id", e->name, i + 1,
+                                v[i]);
+        l.v[i] = v[i];
+        sum += v[i];
+    }
+    if (e->id == GPUFIT_JOB_TENSOR_SPLIT && n > 0 && !(sum > 0.0))
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
+                            "%s needs at least one share above 0", e->name);
+    l.n = n;
+    *(gpufit__list *)field_of(e, NULL, j) = l;
+    return GPUFIT_OK;
+}
+
+int32_t gpufit_job_set_list(gpufit_job *j, int32_t p, const double *v, uint32_t n,
+                            gpufit_error *err)
+{
+    int32_t st;
+    NULL_CHECK(j, p);
+    const gpufit__param_entry *e = check_domain(p, GPUFIT_DOMAIN_JOB, err, &st);
+    if (e == NULL)
+        return st;
+    st = set_list(e, j, v, n, UINT64_MAX, err);
+    if (st == GPUFIT_OK)
+        gpufit__ok(err);
+    return st;
+}
+
+int32_t gpufit_job_get_list(const gpufit_job *j, int32_t p, double *v, uint32_t cap,
+                            uint32_t *n_out, gpufit_error *err)
+{
+    int32_t st;
+    NULL_CHECK(j, p);
+    const gpufit__param_entry *e = check_domain(p, GPUFIT_DOMAIN_JOB, err, &st);
+    if (e == NULL)
+        return st;
+    if (e->type != GPUFIT_TYPE_LIST)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, p, UINT64_MAX,
+                            "%s is not a list: read it with gpufit_job_get_int/_float", e->name);
+    const gpufit__list *l = (const gpufit__list *)((const char *)j + e->offset);
+    if (n_out != NULL)
+        *n_out = l->n;
+    if (cap < l->n)
+        return gpufit__fail(err, GPUFIT_E_BUFFER_TOO_SMALL, p, UINT64_MAX,
+                            "%s has %u entries; the buffer holds %u", e->name, l->n, cap);
+    if (l->n > 0 && v == NULL)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, p, UINT64_MAX, "values are NULL");
+    for (uint32_t i = 0; i < l->n; i++)
+        v[i] = l->v[i];
+    gpufit__ok(err);
+    return GPUFIT_OK;
 }
 
 /* ---- text values (spec strings and JSON scalars) ------------------------------------ */
@@ -623,6 +725,46 @@ static int32_t apply_gpu(struct gpufit_job *j, const char *val, size_t vlen, uin
                         (int)(vlen > 64 ? 64 : vlen), val);
 }
 
+/* A list from text: comma-separated numbers, or GPU names for device_gpus; "none" clears. */
+static int32_t apply_list(const gpufit__param_entry *e, struct gpufit_job *j, const char *val,
+                          size_t vlen, uint64_t offset, gpufit_error *err)
+{
+    double v[GPUFIT_LIST_MAX] = {0};
+    uint32_t n = 0;
+    if (gpufit__streq_ci(val, vlen, "none"))
+        return set_list(e, j, v, 0, offset, err);
+    size_t i = 0;
+    for (;;) {
+        size_t b = i;
+        while (i < vlen && val[i] != ',')
+            i++;
+        const char *el = val + b;
+        size_t len = i - b;
+        if (n == GPUFIT_LIST_MAX)
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset + b,
+                                "%s has more than %d entries", e->name, GPUFIT_LIST_MAX);
+        const gpufit__gpu *g =
+            e->id == GPUFIT_JOB_DEVICE_GPUS ? gpufit__gpu_find(el, len) : NULL;
+        double x, unit;
+        if (g != NULL) {
+            x = (double)g->id;
+        } else if (parse_number(el, len, &x, &unit) != 0 || unit != 1.0) {
+            return gpufit__fail(err, e->id == GPUFIT_JOB_DEVICE_GPUS ? GPUFIT_E_NOT_FOUND
+                                                                     : GPUFIT_E_INVALID_ARG,
+                                e->id, offset + b, "%s entry %u '%.*s' is not %s", e->name,
+                                n + 1, (int)(len > 64 ? 64 : len), el,
+                                e->id == GPUFIT_JOB_DEVICE_GPUS
+                                    ? "a catalogue GPU (see 'gpufit gpus')"
+                                    : "a number");
+        }
+        v[n++] = x;
+        if (i >= vlen)
+            break;
+        i++; /* the comma */
+    }
+    return set_list(e, j, v, n, offset, err);
+}
+
 int32_t gpufit__apply_kv(struct gpufit_model *m, struct gpufit_job *j, const char *key,
                          size_t klen, const char *val, size_t vlen, uint64_t offset,
                          gpufit_error *err)
@@ -649,6 +791,8 @@ int32_t gpufit__apply_kv(struct gpufit_model *m, struct gpufit_job *j, const cha
                             e->domain == GPUFIT_DOMAIN_MODEL ? "model" : "job");
     if (vlen == 0)
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset, "%s has no value", e->name);
+    if (e->type == GPUFIT_TYPE_LIST)
+        return apply_list(e, j, val, vlen, offset, err);
     if (e->min_i == -1 && !e->is_double && gpufit__streq_ci(val, vlen, "auto"))
         return set_int(e, m, j, -1, offset, err);
     if (e->values != NULL) {
@@ -688,8 +832,9 @@ int32_t gpufit_param_get_info(int32_t p, gpufit_param_info *out)
     info.min_int = e->min_i;
     info.max_int = e->max_i;
     info.default_int = e->def_i;
-    info.min_float = e->is_double ? e->min_f : (double)e->min_i;
-    info.max_float = e->is_double ? e->max_f : (double)e->max_i;
+    int floats = e->is_double || e->type == GPUFIT_TYPE_LIST; /* lists: element range */
+    info.min_float = floats ? e->min_f : (double)e->min_i;
+    info.max_float = floats ? e->max_f : (double)e->max_i;
     info.default_float = e->is_double ? e->def_f : (double)e->def_i;
     info.since = 100;
     info.flags = !e->is_double && e->def_i < e->min_i ? GPUFIT_PARAM_FLAG_UNSET_DEFAULT : 0u;

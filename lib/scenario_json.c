@@ -25,7 +25,7 @@
 #include <string.h>
 
 #define KEY_MAX 128 /* decoded key bytes */
-#define VAL_MAX 256 /* decoded scalar value bytes */
+#define VAL_MAX 1024 /* decoded scalar value bytes (a list: up to 16 GPU names) */
 
 _Static_assert(GPUFIT__JSON_NUMBER_MAX <= VAL_MAX, "a number must fit in a value buffer");
 
@@ -171,6 +171,49 @@ static int32_t scalar_text(
         return gpufit__fail(err, GPUFIT_E_INTERNAL, 0, (uint64_t)v->offset,
                             "JSON: unexpected token for '%s%s'", prefix, kn);
     }
+}
+
+/* The text of a list value: a JSON array of numbers or strings joined with commas (the
+ * spec form "3,1"), or a scalar as scalar_text reads it. p is positioned after v. */
+static int32_t list_text(gpufit__json *p, const gpufit__json_token *v, const key *k,
+                         scalar *out, gpufit_error *err)
+{
+    if (v->type != GPUFIT__JSON_ARRAY)
+        return scalar_text(v, "", k, out, err);
+    char d[72];
+    const char *kn = shown(k->text, k->len, d);
+    int32_t pid = param_id(k->text, k->len);
+    out->len = 0;
+    out->text[0] = '\0';
+    for (uint32_t n = 0;; n++) {
+        gpufit__json_token el;
+        scalar one;
+        int32_t st = gpufit__json_next(p, &el, err);
+        if (st != GPUFIT_OK)
+            return st;
+        if (el.type == GPUFIT__JSON_ARRAY_END)
+            break;
+        if (el.type != GPUFIT__JSON_NUMBER && el.type != GPUFIT__JSON_STRING)
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, pid, (uint64_t)el.offset,
+                                "'%s' takes an array of numbers or names", kn);
+        if ((st = scalar_text(&el, "", k, &one, err)) != GPUFIT_OK)
+            return st;
+        if (memchr(one.text, ',', one.len) != NULL || one.len == 0 ||
+            out->len + one.len + 1 > VAL_MAX)
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, pid, (uint64_t)el.offset,
+                                "'%s' entry %u is empty, holds a comma or is too long", kn,
+                                n + 1);
+        if (out->len > 0)
+            out->text[out->len++] = ',';
+        memcpy(out->text + out->len, one.text, one.len);
+        out->len += one.len;
+        out->text[out->len] = '\0';
+    }
+    if (out->len == 0) { /* [] clears the list */
+        memcpy(out->text, "none", 5);
+        out->len = 4;
+    }
+    return GPUFIT_OK;
 }
 
 /* Reads the next token and requires a key or the object's end. */
@@ -544,9 +587,12 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
                 return st;
             continue;
         }
-        if (gpufit__param_find_name(kk.text, kk.len) == NULL)
+        const gpufit__param_entry *pe = gpufit__param_find_name(kk.text, kk.len);
+        if (pe == NULL)
             return unknown_key(&kk, "", err);
-        if ((st = scalar_text(&v, "", &kk, &s, err)) != GPUFIT_OK)
+        st = pe->type == GPUFIT_TYPE_LIST ? list_text(&p, &v, &kk, &s, err)
+                                          : scalar_text(&v, "", &kk, &s, err);
+        if (st != GPUFIT_OK)
             return st;
         st = gpufit__apply_kv(&c.m, &c.j, kk.text, kk.len, s.text, s.len, (uint64_t)v.offset, err);
         if (st != GPUFIT_OK) {

@@ -1,5 +1,6 @@
 /* Spec strings: "model=llama-3-8b task=pretrain tp=8" — space- or comma-separated key=value
- * pairs; a value may be double-quoted to hold spaces. Errors carry the byte offset. */
+ * pairs; a value may be double-quoted to hold spaces; list values are comma-separated
+ * ("tensor_split=3,1"). Errors carry the byte offset. */
 #include "internal.h"
 
 #include <string.h>
@@ -44,8 +45,20 @@ static int next_token(const char *s, size_t n, size_t *pos, spec_token *t, gpufi
             return gpufit__fail(err, GPUFIT_E_PARSE, 0, i, "expected a separator after quote");
     } else {
         t->val = i;
-        while (i < n && !is_sep(s[i]))
-            i++;
+        for (;;) {
+            while (i < n && !is_sep(s[i]))
+                i++;
+            if (i >= n || s[i] != ',')
+                break;
+            /* "tensor_split=3,1 pp=2": a comma followed by a run without '=' continues the
+             * value (a list); "tp=2,pp=4" still separates pairs */
+            size_t k = i + 1;
+            while (k < n && !is_sep(s[k]) && s[k] != '=')
+                k++;
+            if (k == i + 1 || (k < n && s[k] == '='))
+                break;
+            i = k;
+        }
         t->vlen = i - t->val;
     }
     if (t->vlen == 0)
