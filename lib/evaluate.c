@@ -276,6 +276,10 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
     m[GPUFIT_MEM_RUNTIME_CONTEXT] = p->ctx_bytes;
     /* NCCL: ~0.6 GiB per communicator the layout creates (memory-model.md §8.4) */
     uint64_t comms = (p->dp > 1) + (p->tp > 1) + (p->pp > 1) + (p->cp > 1) + (p->ep > 1);
+    /* vLLM/SGLang TP groups hold two: the engine's own PyNccl communicator and torch's
+     * device group, created by the logits all-gather (vllm distributed/parallel_state.py) */
+    if ((p->framework == GPUFIT_FW_VLLM || p->framework == GPUFIT_FW_SGLANG) && p->tp > 1)
+        comms++;
     m[GPUFIT_MEM_COMM_BUFFERS] = comms * (GIB * 6 / 10);
     return GPUFIT_OK;
 }

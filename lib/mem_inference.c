@@ -98,7 +98,7 @@ int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
     if (gpufit__mul(T, width * 16, &g1) || gpufit__mul(T, s->nq * 8, &g2) ||
         gpufit__mul(g2, p->ctx > p->prompt ? p->ctx : p->prompt, &g2) ||
         gpufit__add(g1, g2, &g1) || gpufit__mul(g1, 4, &g1) ||
-        gpufit__mul(p->max_num_seqs * 32, s->V, &g2))
+        gpufit__mul(p->max_num_seqs * 48, s->V, &g2))
         return 1;
     uint64_t f = (s->f + tp - 1) / tp;
     uint64_t q = (s->mla ? s->nq * (s->d_n + s->d_r) : s->nq * s->dh) / tp;
@@ -113,12 +113,17 @@ int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
     uint64_t logits = 0;
     uint64_t act = layers_of(sl) > 0 ? per_layer : 0;
     if (sl->output && server) {
-        /* vLLM's profile also warms the sampler up on max_num_seqs rows of full-vocabulary fp32
-         * logits (gathered over TP): logits 4 + sorted values 4 + int64 sort indices 8 +
-         * softmax 4 + cumulative sum 4 + masks 1 = ~25 bytes per logit (top-k/top-p path,
-         * vllm sampler; derived). It runs after the forward pass, so the profiled activation
-         * peak is the larger of the two (vllm gpu_worker determine_available_memory). */
-        uint64_t sampler = p->max_num_seqs * s->V * 25;
+        /* vLLM V1's profile then warms the sampler up on R = min(max_num_seqs, T) rows of
+         * full-vocabulary logits (gpu_model_runner _dummy_sampler_run). The PyTorch-native
+         * top-k/top-p path peaks inside torch.sort: gathered logits 2 (4 if fp32) + fp32 copy
+         * 4 + sorted values 4 + int64 indices 8 + the sort's int64 reverse index 8 + CUB's
+         * spare key/value buffers 12 = 38 bytes per logit (vllm v1/sample/ops/
+         * topk_topp_sampler.py; pytorch SortStable.cu; cub DispatchSegmentedRadixSort), while
+         * the step's hidden states (T x h) and the R sampled rows with their random copy stay
+         * alive. The forward's transients are freed by then, so the profiled peak is the
+         * larger of the two (vllm gpu_worker determine_available_memory). */
+        uint64_t R = p->max_num_seqs < T ? p->max_num_seqs : T;
+        uint64_t sampler = R * s->V * (a >= 4 ? 40 : 38) + (T + 2 * R) * s->h * a;
         act = act > sampler ? act : sampler;
     } else if (sl->output) {
         /* HF generate keeps the last position only (logits_to_keep = 1): 16-bit logits and
