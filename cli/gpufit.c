@@ -124,8 +124,9 @@ static void bar(double frac, int width)
 /* Several roles: one column per role, then a bar of each role's device use. */
 static void print_roles_side_by_side(const gpufit_result *r, const gpufit_summary *s)
 {
-    gpufit_role_info ro[8];
-    uint32_t n = s->n_roles < 8 ? s->n_roles : 8;
+    enum { ROLES = GPUFIT_LIST_MAX + 1 }; /* a stage per split entry, and the host */
+    gpufit_role_info ro[ROLES];
+    uint32_t n = s->n_roles < ROLES ? s->n_roles : ROLES;
     for (uint32_t i = 0; i < n; i++) {
         ro[i] = (gpufit_role_info){.struct_size = sizeof ro[i]};
         gpufit_result_role(r, i, &ro[i]);
@@ -139,9 +140,21 @@ static void print_roles_side_by_side(const gpufit_result *r, const gpufit_summar
         snprintf(d, sizeof d, "%u dev, %u L", ro[i].n_devices, ro[i].layers);
         printf(" %12s", d);
     }
+    int mixed = 0; /* GPUs of different kinds (device_gpus): name each role's */
+    for (uint32_t i = 1; i < n; i++)
+        mixed |= strcmp(ro[i].name, "host") != 0 && strcmp(ro[i].gpu, ro[0].gpu) != 0;
+    if (mixed) {
+        printf("\n%-18s", "");
+        for (uint32_t i = 0; i < n; i++) {
+            const char *g = strcmp(ro[i].name, "host") == 0 ? "" : ro[i].gpu;
+            if (strncmp(g, "GeForce ", 8) == 0) /* keep the model number in the column */
+                g += 8;
+            printf(" %12.12s", g);
+        }
+    }
     putchar('\n');
     for (int32_t c = gpufit_component_next(0); c != 0; c = gpufit_component_next(c)) {
-        uint64_t b[8] = {0}, any = 0;
+        uint64_t b[ROLES] = {0}, any = 0;
         for (uint32_t i = 0; i < n; i++) {
             gpufit_result_bytes(r, i, c, &b[i]);
             any |= b[i];
@@ -169,8 +182,7 @@ static void print_roles_side_by_side(const gpufit_result *r, const gpufit_summar
         printf(" %12s", ro[i].fits > 0 ? "yes" : ro[i].fits == 0 ? "NO" : "-");
     printf("\n\n");
     for (uint32_t i = 0; i < n; i++) {
-        int host = strcmp(ro[i].name, "host") == 0;
-        uint64_t cap = host ? 0 : s->capacity_bytes;
+        uint64_t cap = ro[i].capacity_bytes; /* the host role: host_memory_bytes */
         uint64_t scale = cap > ro[i].device_used_bytes ? cap : ro[i].device_used_bytes;
         printf("  %-10s ", ro[i].name);
         bar(scale ? (double)ro[i].device_used_bytes / (double)scale : 0.0, 40);

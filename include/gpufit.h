@@ -655,7 +655,13 @@ typedef struct gpufit_role_info {
     int32_t fits;                  /**< 1 fits, 0 not, -1 unchecked (no GPU; host role
                                         without host_memory_bytes). */
     uint32_t layers;               /**< Transformer layers held by this role. */
-    const char *name;              /**< "all", "pp_first", "pp_middle", "pp_last", "host"; static. */
+    const char *name;              /**< "all", "pp_first", "pp_middle", "pp_last", "gpu0".. (one
+                                        per stage of a tensor_split/device_gpus split), "host";
+                                        static. */
+    uint64_t capacity_bytes;       /**< Memory of this role's GPU, bytes; 0 = unknown (host:
+                                        host_memory_bytes). */
+    const char *gpu;               /**< This role's GPU: a catalogue name, the job's GPU name,
+                                        or "" (none); owned by the result or static. */
 } gpufit_role_info;
 /** Fills @p out with role @p i of @p r. @since 0.1.0 */
 GPUFIT_API int32_t gpufit_result_role(const gpufit_result *r, uint32_t i, gpufit_role_info *out);

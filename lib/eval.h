@@ -5,7 +5,7 @@
 #include "internal.h"
 
 #define GPUFIT__NCOMP 12 /* components are 1..11; index 0 unused */
-#define GPUFIT__ROLES_MAX 5
+#define GPUFIT__ROLES_MAX (GPUFIT_LIST_MAX + 1) /* a role per stage of a split, + host */
 #define GPUFIT__NOTES_MAX 8
 
 /* Notes are codes, turned into static text only when read (no strings on the hot path). */
@@ -50,6 +50,8 @@ typedef struct gpufit__role {
     uint64_t alloc, reserved, used;
     int64_t headroom;
     uint64_t kv_cap_bytes, kv_cap_tokens;
+    uint64_t capacity;      /* bytes of this role's GPU; 0 = unknown */
+    const gpufit__gpu *gpu; /* its catalogue GPU (device_gpus), or NULL: the job's */
     int32_t fits;
 } gpufit__role;
 

@@ -280,6 +280,8 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
      * device group, created by the logits all-gather (vllm distributed/parallel_state.py) */
     if ((p->framework == GPUFIT_FW_VLLM || p->framework == GPUFIT_FW_SGLANG) && p->tp > 1)
         comms++;
+    if (p->framework == GPUFIT_FW_LLAMACPP) /* ggml copies activations between devices */
+        comms = 0;
     m[GPUFIT_MEM_COMM_BUFFERS] = comms * (GIB * 6 / 10);
     return GPUFIT_OK;
 }
@@ -290,6 +292,7 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
 {
     uint64_t *m = role->comp;
     uint64_t per_tok = role->kv_cap_tokens;
+    uint64_t cap = role->capacity; /* the role's own GPU (device_gpus), else the job's */
     role->kv_cap_tokens = 0;
     role->kv_cap_bytes = 0;
     uint64_t alloc = 0;
@@ -297,9 +300,9 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
                                     GPUFIT_MEM_OPTIMIZER_STATES, GPUFIT_MEM_MASTER_WEIGHTS,
                                     GPUFIT_MEM_ACTIVATIONS, GPUFIT_MEM_KV_CACHE,
                                     GPUFIT_MEM_LOGITS,      GPUFIT_MEM_WORKSPACE};
-    if (!p->training && p->util > 0.0 && p->capacity > 0) {
+    if (!p->training && p->util > 0.0 && cap > 0) {
         /* vLLM/SGLang: the KV pool takes util x total minus the profiled peak (§6.2) */
-        uint64_t budget, other = 0, visible = p->capacity;
+        uint64_t budget, other = 0, visible = cap;
         /* vLLM budgets from torch.cuda.mem_get_info()'s total, which leaves out the driver's
          * reservation when nvidia-smi reports the full marketed size (a whole number of GiB:
          * A100 80GB 81920 MiB -> ~79.2 GiB, RTX 3090 24576 MiB -> 23.58 GiB; H100's 81559 MiB
@@ -336,14 +339,14 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
     CK(gpufit__add(alloc, m[GPUFIT_MEM_FRAGMENTATION], &role->reserved));
     CK(gpufit__add(role->reserved, m[GPUFIT_MEM_RUNTIME_CONTEXT], &role->used));
     CK(gpufit__add(role->used, m[GPUFIT_MEM_COMM_BUFFERS], &role->used));
-    if (p->capacity > 0) {
-        role->headroom = (int64_t)(p->capacity > role->used ? p->capacity - role->used : 0) -
-                         (int64_t)(role->used > p->capacity ? role->used - p->capacity : 0);
+    if (cap > 0) {
+        role->headroom = (int64_t)(cap > role->used ? cap - role->used : 0) -
+                         (int64_t)(role->used > cap ? role->used - cap : 0);
         if (role->fits != 0)
-            role->fits = role->used <= p->capacity;
+            role->fits = role->used <= cap;
         if (!p->training && !(p->util > 0.0) && per_tok > 0) {
             uint64_t rest = role->used - m[GPUFIT_MEM_KV_CACHE];
-            role->kv_cap_bytes = p->capacity > rest ? p->capacity - rest : 0;
+            role->kv_cap_bytes = cap > rest ? cap - rest : 0;
             role->kv_cap_tokens = role->kv_cap_bytes / per_tok;
         }
     } else {
@@ -351,6 +354,53 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
         role->headroom = 0;
     }
     return GPUFIT_OK;
+}
+
+/* First layer il in [0, L + 1] with il / (L + 1) >= pt, in llama.cpp's float arithmetic. */
+static uint64_t split_point(float pt, uint64_t L)
+{
+    float act = (float)(L + 1);
+    double est = ceil((double)pt * (double)(L + 1));
+    uint64_t il = est <= 0.0 ? 0 : est >= (double)(L + 1) ? L + 1 : (uint64_t)est;
+    while (il > 0 && !(pt > (float)(il - 1) / act))
+        il--;
+    while (il <= L && pt > (float)il / act)
+        il++;
+    return il;
+}
+
+/* Layers of each stage under shares (tensor_split, else the devices' memory, else equal), as
+ * llama.cpp assigns them (src/llama-model.cpp load_tensors): cumulative shares normalised to
+ * split points; layer il, the output head counting as layer L, goes to the first device whose
+ * split point exceeds il / (L + 1). begin[k]..begin[k+1] are stage k's layers; *out_stage
+ * receives the stage of the output head. */
+static void split_layers(const struct gpufit_job *j, uint64_t L, uint64_t stages,
+                         uint64_t begin[GPUFIT_LIST_MAX + 1], uint64_t *out_stage)
+{
+    float pts[GPUFIT_LIST_MAX];
+    float sum = 0.0f;
+    for (uint64_t k = 0; k < stages; k++) {
+        const gpufit__gpu *g =
+            j->device_gpus.n > 0 ? gpufit__gpu_by_id((int64_t)j->device_gpus.v[k]) : NULL;
+        sum += j->tensor_split.n > 0 ? (float)j->tensor_split.v[k]
+               : g != NULL          ? (float)g->memory_bytes
+                                    : 1.0f;
+        pts[k] = sum;
+    }
+    for (uint64_t k = 0; k < stages; k++)
+        pts[k] /= sum;
+    begin[0] = 0;
+    *out_stage = stages - 1;
+    int found = 0;
+    for (uint64_t k = 0; k < stages; k++) {
+        /* the last device takes everything past the last split point (upper_bound's end) */
+        uint64_t b = k + 1 < stages ? split_point(pts[k], L) : L + 1;
+        if (b > L && !found) { /* the first device whose range reaches "layer" L */
+            *out_stage = k;
+            found = 1;
+        }
+        begin[k + 1] = b > L ? L : b < begin[k] ? begin[k] : b;
+    }
 }
 
 int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model *mdl,
@@ -450,6 +500,25 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
                             "(%llu x %llu)",
                             (long long)j->global_batch, (unsigned long long)p.b,
                             (unsigned long long)p.dp);
+    /* a split names one share / one GPU per pipeline stage */
+    const gpufit__list *lists[2] = {&j->tensor_split, &j->device_gpus};
+    for (int k = 0; k < 2; k++)
+        if (lists[k]->n > 0 && lists[k]->n != p.pp)
+            return gpufit__fail(err, GPUFIT_E_INCONSISTENT,
+                                k == 0 ? GPUFIT_JOB_TENSOR_SPLIT : GPUFIT_JOB_DEVICE_GPUS,
+                                UINT64_MAX,
+                                "%s has %u entries but pp = %llu: give one per pipeline stage",
+                                k == 0 ? "tensor_split" : "device_gpus", lists[k]->n,
+                                (unsigned long long)p.pp);
+    if ((j->tensor_split.n > 0 || j->device_gpus.n > 0) &&
+        (j->pp_first_layers > 0 || j->pp_last_layers > 0 || p.vpp > 1))
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT,
+                            j->tensor_split.n > 0 ? GPUFIT_JOB_TENSOR_SPLIT
+                                                  : GPUFIT_JOB_DEVICE_GPUS,
+                            UINT64_MAX,
+                            "%s splits the layers itself: leave pp_first_layers, "
+                            "pp_last_layers and vpp unset",
+                            j->tensor_split.n > 0 ? "tensor_split" : "device_gpus");
     uint64_t layout = p.dp * p.tp * p.pp * p.cp;
     if (j->gpus > 0 && (uint64_t)j->gpus != layout)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_GPUS, UINT64_MAX,
@@ -488,6 +557,8 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         role->name = "all";
         role->n_devices = 1;
         role->layers = (uint32_t)ngl;
+        role->capacity = p.capacity;
+        role->gpu = NULL;
         role->fits = 1;
         memset(rolehost, 0, sizeof rolehost);
         st = eval_role(&p, s, c, g, ng, &wc, &dev, role, rolehost, r, err);
@@ -532,6 +603,11 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
                                 (unsigned long long)(rest_stages > 0 ? rest : L));
         uint64_t base = rest_stages > 0 ? rest / rest_stages : 0;
         uint64_t rem = rest_stages > 0 ? rest % rest_stages : 0;
+        /* a split by shares or over different GPUs: every stage is a role of its own */
+        int split = j->tensor_split.n > 0 || j->device_gpus.n > 0;
+        uint64_t sb[GPUFIT_LIST_MAX + 1], out_stage = stages - 1;
+        if (split)
+            split_layers(j, L, stages, sb, &out_stage);
         uint64_t n_mb = 1;
         if (p.training) {
             uint64_t gbs = j->global_batch > 0 ? (uint64_t)j->global_batch : p.b * p.dp;
@@ -540,12 +616,19 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
                 n_mb = 1;
         }
         static const char *const names[3] = {"pp_first", "pp_middle", "pp_last"};
-        int n = stages == 1 ? 1 : stages == 2 ? 2 : 3;
+        static const char *const dev_names[GPUFIT_LIST_MAX] = {
+            "gpu0", "gpu1", "gpu2",  "gpu3",  "gpu4",  "gpu5",  "gpu6",  "gpu7",
+            "gpu8", "gpu9", "gpu10", "gpu11", "gpu12", "gpu13", "gpu14", "gpu15"};
+        int n = split ? (int)stages : stages == 1 ? 1 : stages == 2 ? 2 : 3;
         for (int k = 0; k < n; k++) {
-            /* roles: stage 0, stage 1 (the fullest middle stage), the last stage */
-            uint64_t stage = k == 0 ? 0 : k == 1 && stages > 2 ? 1 : stages - 1;
+            /* roles: stage 0, stage 1 (the fullest middle stage), the last stage; or each
+             * stage of a split */
+            uint64_t stage = split ? (uint64_t)k : k == 0 ? 0 : k == 1 && stages > 2 ? 1 : stages - 1;
             uint64_t begin, count;
-            if (stage == 0 && F > 0) {
+            if (split) {
+                begin = sb[stage];
+                count = sb[stage + 1] - sb[stage];
+            } else if (stage == 0 && F > 0) {
                 begin = 0;
                 count = F;
             } else if (stage == stages - 1 && Z > 0) {
@@ -559,7 +642,8 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
             gpufit__slice sl = {0};
             take_layers(s, begin, count, &sl);
             sl.embedding = stage == 0;
-            sl.output = stage == stages - 1;
+            sl.output = stage == (split && p.framework == GPUFIT_FW_LLAMACPP ? out_stage
+                                                                             : stages - 1);
             /* Micro-batches in flight on stage i (§4.3): 1F1B keeps min(p - i, m); GPipe all m;
              * the interleaved schedule keeps min(2(p - i - 1) + (v - 1)p + 1, m v) chunks of
              * L/(p v) layers (Megatron's warm-up count + 1), which is L (1 + (p-1)/(p v)) layer
@@ -577,10 +661,18 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
                 sl.inflight = stages - stage < n_mb ? stages - stage : n_mb;
             }
             gpufit__role *role = &r->roles[k];
-            role->name = stages == 1 ? "all" : names[k == 1 && stages == 2 ? 2 : k];
             uint64_t per_stage = p.dp * p.tp * p.cp;
-            role->n_devices = (uint32_t)(k == 1 && stages > 2 ? per_stage * (stages - 2)
-                                                              : per_stage);
+            if (split) {
+                role->name = dev_names[k];
+                role->n_devices = (uint32_t)per_stage;
+            } else {
+                role->name = stages == 1 ? "all" : names[k == 1 && stages == 2 ? 2 : k];
+                role->n_devices = (uint32_t)(k == 1 && stages > 2 ? per_stage * (stages - 2)
+                                                                  : per_stage);
+            }
+            role->gpu = j->device_gpus.n > 0 ? gpufit__gpu_by_id((int64_t)j->device_gpus.v[k])
+                                             : NULL;
+            role->capacity = role->gpu != NULL ? role->gpu->memory_bytes : p.capacity;
             role->layers = (uint32_t)count;
             role->fits = 1;
             memset(rolehost, 0, sizeof rolehost);
@@ -595,14 +687,20 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         }
         r->n_roles = (uint32_t)n;
     }
-    r->fits = p.capacity > 0 ? 1 : -1;
+    /* the worst role: the least headroom (the fullest device when capacities are equal or
+     * unknown) */
+    r->fits = r->roles[0].capacity > 0 ? 1 : -1;
     for (uint32_t i = 0; i < r->n_roles; i++) {
-        if (r->roles[i].used > r->roles[r->worst].used)
+        const gpufit__role *a = &r->roles[i], *w = &r->roles[r->worst];
+        if (a->capacity > 0 && w->capacity > 0 ? a->headroom < w->headroom : a->used > w->used)
             r->worst = i;
         if (r->roles[i].fits == 0)
             r->fits = 0;
+        if (a->capacity == 0)
+            r->fits = r->fits == 0 ? 0 : -1;
     }
     r->peak = r->roles[r->worst].used;
+    r->capacity = r->roles[r->worst].capacity;
     /* The host role: what one GPU process keeps in CPU RAM (offload, paged optimizer states,
      * layers left on the CPU, llama.cpp's token embedding), checked against host_memory_bytes. */
     uint64_t host = 0;
@@ -620,6 +718,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         hr->comp[0] = 0;
         hr->alloc = hr->reserved = hr->used = host;
         uint64_t cap = (uint64_t)j->host_memory_bytes;
+        hr->capacity = cap;
         hr->fits = cap > 0 ? host <= cap : -1;
         hr->headroom = cap > 0 ? (int64_t)cap - (int64_t)host : 0;
         if (hr->fits == 0) {

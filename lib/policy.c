@@ -213,6 +213,16 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     p->capacity = j->gpu_memory_bytes > 0 ? (uint64_t)j->gpu_memory_bytes
                   : p->gpu != NULL        ? p->gpu->memory_bytes
                                           : 0;
+    if (j->device_gpus.n > 0 && p->gpu == NULL && p->capacity == 0) {
+        /* GPUs per stage without a job GPU: the runtime defaults follow the smallest one */
+        for (uint32_t k = 0; k < j->device_gpus.n; k++) {
+            const gpufit__gpu *g = gpufit__gpu_by_id((int64_t)j->device_gpus.v[k]);
+            if (g != NULL && (p->gpu == NULL || g->memory_bytes < p->capacity)) {
+                p->gpu = g;
+                p->capacity = g->memory_bytes;
+            }
+        }
+    }
     int hopper = p->gpu != NULL && p->gpu->cc_major >= 9;
 
     /* CUDA context per process: memory-model.md §8.1 (lazy loading, ~0.3-0.5 GiB) */

@@ -67,6 +67,8 @@ int32_t gpufit_result_role(const gpufit_result *r, uint32_t i, gpufit_role_info 
     info.fits = ro->fits;
     info.layers = ro->layers;
     info.name = ro->name;
+    info.capacity_bytes = ro->capacity;
+    info.gpu = ro->gpu != NULL ? ro->gpu->name : r->gpu != NULL ? r->gpu->name : r->gpu_name;
     return gpufit__copy_out(out, &info, sizeof info, sizeof info);
 }
 

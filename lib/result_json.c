@@ -65,8 +65,10 @@ int32_t gpufit_result_to_json(const gpufit_result *r, char *buf, size_t cap, siz
         const gpufit__role *ro = &r->roles[i];
         put(&w, "%s\n    {\"name\": ", i ? "," : "");
         put_str(&w, ro->name);
-        put(&w, ", \"devices\": %u, \"layers\": %u,\n     \"components\": {", ro->n_devices,
-            ro->layers);
+        put(&w, ", \"devices\": %u, \"layers\": %u, \"gpu\": ", ro->n_devices, ro->layers);
+        put_str(&w, ro->gpu != NULL ? ro->gpu->name : r->gpu != NULL ? r->gpu->name : r->gpu_name);
+        put(&w, ", \"capacity_bytes\": %llu,\n     \"components\": {",
+            (unsigned long long)ro->capacity);
         for (int32_t c = gpufit_component_next(0); c != 0; c = gpufit_component_next(c))
             put(&w, "%s\"%s\": %llu", c > 1 ? ", " : "", gpufit_component_name(c),
                 (unsigned long long)ro->comp[c]);
