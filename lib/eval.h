@@ -32,6 +32,8 @@ typedef struct gpufit__plan {
     uint64_t batch, ctx, prompt;                 /* inference */
     double dropout;
     uint64_t dp, tp, pp, vpp, cp, ep, sp, zero, offload;
+    uint64_t etp; /* tensor parallelism inside each expert: tp (Megatron's default), or 1 when
+                   * a server spreads whole experts over its ranks (vLLM expert parallel) */
     uint64_t shard; /* ranks ZeRO/FSDP shard over: zero_shard_size, or dp */
     int64_t n_gpu_layers;
     uint64_t lora_rank;

@@ -464,11 +464,17 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_TP, UINT64_MAX,
                             "tp (%llu) must divide ffn_hidden_size (%llu) and moe_ffn_hidden_size",
                             (unsigned long long)p.tp, (unsigned long long)s->f);
-    if (p.ep > 1 && (p.dp * p.tp * p.cp) % p.ep != 0)
+    /* Training (Megatron-Core, expert tensor parallelism = tp): ep x tp ranks hold one copy of
+     * the experts, so ep divides dp x cp. Serving (vLLM expert parallel): whole experts over the
+     * dp x tp ranks. */
+    uint64_t ep_ranks = p.training ? p.dp * p.cp : p.dp * p.tp;
+    if (p.ep > 1 && ep_ranks % p.ep != 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
-                            "ep (%llu) must divide dp x tp x cp (%llu): experts are spread over "
-                            "the data- and tensor-parallel ranks",
-                            (unsigned long long)p.ep, (unsigned long long)(p.dp * p.tp * p.cp));
+                            p.training ? "ep (%llu) must divide dp x cp (%llu): each expert is "
+                                         "also split over the tp ranks"
+                                       : "ep (%llu) must divide dp x tp (%llu): whole experts "
+                                         "are spread over the serving ranks",
+                            (unsigned long long)p.ep, (unsigned long long)ep_ranks);
     if (p.ep > 1 && s->E == 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
                             "ep (%llu) needs a mixture-of-experts model (n_experts > 0)",

@@ -136,8 +136,11 @@ static void shard_dims(const gpufit__plan *p, const gpufit__shape *s, const gpuf
     } else {
         *rows = (g->rows + p->tp - 1) / p->tp;
     }
-    if (gpufit__is_expert(g->kind) && p->ep > 1)
+    if (gpufit__is_expert(g->kind) && p->ep > 1) {
         *copies = (g->copies + p->ep - 1) / p->ep;
+        if (p->etp != p->tp) /* whole experts per rank */
+            *rows = g->rows;
+    }
 }
 
 /* Bytes of one tensor of rows x cols in dtype dt, with the per-tensor extras of GPTQ (g_idx,
@@ -440,7 +443,7 @@ static int class_closed_form(const gpufit__plan *p, const gpufit__shape *s, int 
     uint64_t lin = a->lin_el / tp + a->kv_n * kv_rows * a->kv_cols;
     uint64_t lin_rows = a->lin_rows / tp + a->kv_n * kv_rows;
     uint64_t lin_cols = a->lin_cols + a->kv_n * a->kv_cols;
-    uint64_t exp = a->exp_el / (tp * ep), exp_rows = a->exp_rows / (tp * ep);
+    uint64_t exp = a->exp_el / (p->etp * ep), exp_rows = a->exp_rows / (p->etp * ep);
     uint64_t exp_cols = a->exp_cols / ep;
     uint64_t dense = a->other2d_el / tp + a->oned_el, bl, be, bd;
     if (agg_bytes(lin_dt, lin, lin_rows, lin_cols, &bl) ||

@@ -38,6 +38,21 @@ static double layout_cost(const struct gpufit_job *j, uint64_t gpn, int flash, u
     return c;
 }
 
+/* Cost of a serving layout (docs/planner.md): per-layer all-reduces, stage hand-offs, a replica
+ * spread over nodes, token all-to-all; little headroom. */
+static double serving_cost(const struct gpufit_job *j, uint64_t gpn, uint64_t capacity,
+                           uint64_t peak)
+{
+    double c = 0.02 * (double)(j->tp - 1) + 0.03 * (double)(j->pp - 1);
+    if ((uint64_t)(j->tp * j->pp) > gpn)
+        c += 0.10; /* one replica's stages talk across nodes */
+    if (j->ep > 1)
+        c += 0.01 * log2((double)j->ep);
+    if (peak > capacity / 20 * 19)
+        c += 0.5;
+    return c;
+}
+
 static void placement_text(const struct gpufit_job *j, uint64_t gpn, char *out, size_t cap)
 {
     /* rank = ((pp_rank * dp + dp_rank) * cp + cp_rank) * tp + tp_rank: TP innermost, so that
@@ -76,6 +91,68 @@ static void insert(struct gpufit_list *l, const gpufit__lay *e)
     l->n = n + 1;
 }
 
+/* Serving: every (tp, pp, ep) of one replica, the replicas (dp) filling the cluster; a layout
+ * fits when the fullest device holds the weights and the KV cache of `batch` sequences of
+ * `context_len` tokens (with a server budget, within gpu_memory_utilization). */
+static void plan_serving(struct gpufit_list *l, struct gpufit_result *r,
+                         const struct gpufit_model *mc, const gpufit__shape *s,
+                         const struct gpufit_job *j, uint64_t gpn, uint64_t total)
+{
+    struct gpufit_job c = *j;
+    c.gpus = 0;
+    c.pp_first_layers = c.pp_last_layers = 0;
+    c.tensor_split.n = c.device_gpus.n = 0;
+    c.vpp = c.cp = 1;
+    c.sp = 0;
+    c.zero = 0;
+    for (uint64_t tp = 1; tp <= gpn; tp *= 2) {
+        if (gpn % tp || s->nq % tp || s->f % tp || (s->E > 0 && s->f_moe % tp))
+            continue;
+        for (uint64_t pp = 1; pp <= s->n_layers && pp <= total / tp; pp++) {
+            if ((total / tp) % pp)
+                continue;
+            uint64_t dp = total / tp / pp;
+            /* MoE: experts tensor-parallel (ep = 1) or spread whole over a replica's TP ranks
+             * (ep = tp: vLLM --enable-expert-parallel) */
+            for (uint64_t ep = 1; ep <= tp; ep = ep == tp ? tp + 1 : tp) {
+                if (ep > 1 && (s->E == 0 || s->E % ep))
+                    continue;
+                c.tp = (int64_t)tp;
+                c.pp = (int64_t)pp;
+                c.dp = (int64_t)dp;
+                c.ep = (int64_t)ep;
+                l->evaluated++;
+                if (gpufit__evaluate_into(r, mc, &c, NULL) != GPUFIT_OK || r->fits != 1)
+                    continue;
+                gpufit__lay e;
+                memset(&e, 0, sizeof e);
+                e.info.cost = serving_cost(&c, gpn, r->capacity, r->peak);
+                e.info.peak_bytes = r->peak;
+                if (l->n == l->cap && !better(&e, &l->u.lay[l->n - 1]))
+                    continue;
+                e.info.tp = (uint32_t)tp;
+                e.info.pp = (uint32_t)pp;
+                e.info.vpp = e.info.cp = 1;
+                e.info.dp = (uint32_t)dp;
+                e.info.ep = (uint32_t)ep;
+                e.info.checkpointing = GPUFIT_CKPT_NONE;
+                e.info.headroom_bytes = (int64_t)r->capacity - (int64_t)r->peak;
+                snprintf(e.spec, sizeof e.spec, "tp=%llu pp=%llu dp=%llu ep=%llu",
+                         (unsigned long long)tp, (unsigned long long)pp, (unsigned long long)dp,
+                         (unsigned long long)ep);
+                snprintf(e.placement, sizeof e.placement,
+                         "%llu replica%s of %llu GPUs; within a replica rank r = pp_rank x %llu "
+                         "+ tp_rank, node = (replica x %llu + r) / %llu%s",
+                         (unsigned long long)dp, dp == 1 ? "" : "s", (unsigned long long)(tp * pp),
+                         (unsigned long long)tp, (unsigned long long)(tp * pp),
+                         (unsigned long long)gpn,
+                         tp * pp > gpn ? ": a replica spans nodes" : "");
+                insert(l, &e);
+            }
+        }
+    }
+}
+
 int32_t gpufit_plan(gpufit_list **out, const gpufit_model *m, const gpufit_job *j,
                     uint32_t gpus_per_node, uint32_t nodes, uint32_t max_results,
                     gpufit_error *err)
@@ -89,10 +166,6 @@ int32_t gpufit_plan(gpufit_list **out, const gpufit_model *m, const gpufit_job *
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_GPUS, UINT64_MAX,
                             "gpus_per_node in [1, 64], nodes in [1, 65536] and max_results in "
                             "[1, 10000] are required");
-    if (j->task == GPUFIT_TASK_INFERENCE)
-        return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, GPUFIT_JOB_TASK, UINT64_MAX,
-                            "the planner searches training layouts; for serving see "
-                            "gpufit_recommend()");
     struct gpufit_model mc = *m;
     if (mc.cache_state != 1)
         gpufit__model_refresh(&mc);
@@ -108,6 +181,13 @@ int32_t gpufit_plan(gpufit_list **out, const gpufit_model *m, const gpufit_job *
         return gpufit__fail(err, GPUFIT_E_NOMEM, 0, UINT64_MAX, "out of memory");
     }
     uint64_t gpn = gpus_per_node, total = (uint64_t)gpus_per_node * nodes;
+    if (j->task == GPUFIT_TASK_INFERENCE) {
+        plan_serving(l, r, &mc, &s, j, gpn, total);
+        free(r);
+        *out = l;
+        gpufit__ok(err);
+        return GPUFIT_OK;
+    }
     int64_t gbs = j->global_batch > 0 ? j->global_batch : DEFAULT_GLOBAL_BATCH;
     int flash = j->attention == GPUFIT_ATTN_FLASH || j->attention < 0;
     static const int64_t mbs_set[] = {1, 2, 4, 8};
@@ -128,8 +208,8 @@ int32_t gpufit_plan(gpufit_list **out, const gpufit_model *m, const gpufit_job *
                     continue;
                 uint64_t dp = total / tp / pp / cp;
                 for (uint64_t ep = 1; ep <= (s.E > 0 ? s.E : 1); ep *= 2) {
-                    if ((s.E > 0 && s.E % ep) || (dp * tp * cp) % ep)
-                        continue;
+                    if ((s.E > 0 && s.E % ep) || (dp * cp) % ep)
+                        continue; /* experts: ep x tp ranks hold one copy */
                     for (uint64_t vpp = 1; vpp <= 4; vpp *= 2) {
                         if (vpp > 1 && (pp == 1 || (s.n_layers / pp) % vpp))
                             continue;

@@ -200,6 +200,7 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     p->vpp = (uint64_t)j->vpp;
     p->cp = (uint64_t)j->cp;
     p->ep = (uint64_t)j->ep;
+    p->etp = !p->training && p->ep > 1 ? 1 : p->tp;
     p->sp = (uint64_t)j->sp;
     p->zero = (uint64_t)j->zero;
     p->offload = (uint64_t)j->offload;

@@ -27,7 +27,7 @@ Test(fastpath, closed_form_equals_the_group_walk)
         "task=lora lora_targets=attention tp=2",
         "task=lora lora_targets=all_linear",
         "task=qlora lora_targets=all_linear",
-        "task=pretrain tp=2 ep=2 precision=bf16 framework=megatron",
+        "task=pretrain tp=2 ep=2 dp=2 precision=bf16 framework=megatron",
         "task=pretrain tp=1 ep=4 dp=4 precision=bf16 framework=megatron",
     };
     gpufit_preset_info pi = {.struct_size = sizeof pi};
