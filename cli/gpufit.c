@@ -44,6 +44,9 @@ static const char *usage_text =
     "exit codes: 0 fits (or no GPU given), 1 does not fit, 2 bad input, 3 unreadable file,\n"
     "            4 internal error\n";
 
+static const char *const command_names = "estimate, recommend, plan, models, gpus, params, "
+                                         "version";
+
 static int usage(FILE *f, int code)
 {
     fputs(usage_text, f);
@@ -260,52 +263,72 @@ static int parse_long(const char *s, long *out)
     return 0;
 }
 
-/* Parses the options of a subcommand; returns -1 on success or an exit code. */
-static int parse_opts(int argc, char **argv, cli_opts *o)
+/* The options that take a value (as the next argument or after '='): the first four are
+ * strings, the rest positive counts. */
+static const char *const value_opts[] = {"--spec", "--model",         "--max",  "--only",
+                                         "--nodes", "--gpus-per-node", "--top", "--max-gpus"};
+enum { N_VALUE_OPTS = sizeof value_opts / sizeof value_opts[0], N_STRING_OPTS = 4 };
+
+/* Stores the value v of value_opts[k]; returns -1 or an exit code (the error printed). */
+static int set_opt(const char *cmd, cli_opts *o, int k, const char *v)
+{
+    const char **str[N_STRING_OPTS] = {&o->spec, &o->model, &o->max_param, &o->only};
+    long *num[N_VALUE_OPTS - N_STRING_OPTS] = {&o->nodes, &o->gpus_per_node, &o->top,
+                                               &o->max_gpus};
+    if (k < N_STRING_OPTS) {
+        *str[k] = v;
+    } else if (parse_long(v, num[k - N_STRING_OPTS])) {
+        fprintf(stderr, "gpufit %s: %s needs a positive integer, not '%s'\n", cmd, value_opts[k],
+                v);
+        return EXIT_BAD_INPUT;
+    }
+    return -1;
+}
+
+/* The index in value_opts of option a ("--name" or "--name=value"), or -1. */
+static int value_opt(const char *a)
+{
+    for (int k = 0; k < N_VALUE_OPTS; k++) {
+        size_t n = strlen(value_opts[k]);
+        if (strncmp(a, value_opts[k], n) == 0 && (a[n] == '\0' || a[n] == '='))
+            return k;
+    }
+    return -1;
+}
+
+/* Parses the options of subcommand cmd; returns -1 on success or an exit code. */
+static int parse_opts(const char *cmd, int argc, char **argv, cli_opts *o)
 {
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int k = value_opt(a);
         if (strcmp(a, "--json") == 0) {
             o->json = 1;
-        } else if (strncmp(a, "--spec=", 7) == 0) {
-            o->spec = a + 7;
-        } else if (strcmp(a, "--spec") == 0 && v != NULL) {
-            o->spec = v;
-            i++;
-        } else if (strncmp(a, "--model=", 8) == 0) {
-            o->model = a + 8;
-        } else if (strcmp(a, "--model") == 0 && v != NULL) {
-            o->model = v;
-            i++;
-        } else if (strcmp(a, "--max") == 0 && v != NULL) {
-            o->max_param = v;
-            i++;
-        } else if (strcmp(a, "--only") == 0 && v != NULL) {
-            o->only = v;
-            i++;
-        } else if ((strcmp(a, "--gpus-per-node") == 0 || strcmp(a, "--nodes") == 0 ||
-                    strcmp(a, "--top") == 0 || strcmp(a, "--max-gpus") == 0) &&
-                   v != NULL) {
-            long *dst = a[2] == 'g' ? &o->gpus_per_node : a[2] == 'n' ? &o->nodes
-                        : a[2] == 't' ? &o->top : &o->max_gpus;
-            if (parse_long(v, dst)) {
-                fprintf(stderr, "gpufit: %s needs a positive integer, not '%s'\n", a, v);
+        } else if (k >= 0) {
+            const char *eq = strchr(a, '=');
+            const char *v = eq != NULL ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
+            if (v == NULL) {
+                fprintf(stderr, "gpufit %s: %s needs a value (see gpufit --help)\n", cmd, a);
                 return EXIT_BAD_INPUT;
             }
-            i++;
+            int code = set_opt(cmd, o, k, v);
+            if (code >= 0)
+                return code;
         } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "gpufit: unknown option '%s'\n", a);
-            return usage(stderr, EXIT_BAD_INPUT);
+            fprintf(stderr, "gpufit %s: unknown option '%s' (see gpufit --help)\n", cmd, a);
+            return EXIT_BAD_INPUT;
         } else if (o->file == NULL) {
             o->file = a;
         } else {
-            return usage(stderr, EXIT_BAD_INPUT);
+            fprintf(stderr, "gpufit %s: unexpected argument '%s': one scenario file at most\n",
+                    cmd, a);
+            return EXIT_BAD_INPUT;
         }
     }
-    if (o->file == NULL && o->spec == NULL && o->model == NULL)
-        return usage(stderr, EXIT_BAD_INPUT);
-    return -1;
+    if (o->file != NULL || o->spec != NULL || o->model != NULL)
+        return -1;
+    fprintf(stderr, "gpufit %s: no scenario: give FILE.json, --spec or --model\n", cmd);
+    return usage(stderr, EXIT_BAD_INPUT);
 }
 
 /* ---- --model PATH: model files, of which only the headers are read --------------------- */
@@ -575,7 +598,7 @@ static int print_max(const gpufit_model *m, const gpufit_job *j, const char *nam
 static int cmd_estimate(int argc, char **argv)
 {
     cli_opts o = {0};
-    int code = parse_opts(argc, argv, &o);
+    int code = parse_opts("estimate", argc, argv, &o);
     if (code >= 0)
         return code;
     gpufit_error err = GPUFIT_ERROR_INIT;
@@ -636,7 +659,7 @@ static int cmd_recommend(int argc, char **argv)
 {
     cli_opts o = {0};
     o.max_gpus = 64;
-    int code = parse_opts(argc, argv, &o);
+    int code = parse_opts("recommend", argc, argv, &o);
     if (code >= 0)
         return code;
     gpufit_model *m = NULL;
@@ -707,7 +730,7 @@ static int cmd_plan(int argc, char **argv)
     o.gpus_per_node = 8;
     o.nodes = 1;
     o.top = 10;
-    int code = parse_opts(argc, argv, &o);
+    int code = parse_opts("plan", argc, argv, &o);
     if (code >= 0)
         return code;
     gpufit_model *m = NULL;
@@ -846,5 +869,7 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
         return usage(stdout, EXIT_FITS);
-    return usage(stderr, EXIT_BAD_INPUT);
+    fprintf(stderr, "gpufit: unknown %s '%s' (commands: %s; see gpufit --help)\n",
+            cmd[0] == '-' ? "option" : "command", cmd, command_names);
+    return EXIT_BAD_INPUT;
 }

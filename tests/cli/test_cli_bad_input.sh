@@ -172,12 +172,30 @@ expect_exit 2
 expect_exit 2 estimate
 expect_exit 2 estimate "$tmp/ok.json" "$tmp/ok.json"
 expect_exit 2 estimate --spec
-expect_exit 2 estimate --bogus
-err_has "--bogus"
+# an unknown subcommand is named, with the list of commands, in one line
 expect_exit 2 frobnicate
+err_has "gpufit: unknown command 'frobnicate' (commands: estimate, recommend, plan, models, gpus, params, version; see gpufit --help)"
+[ "$(grep -c . "$tmp/err")" -eq 1 ] || fail "unknown command: more than one line"
 expect_exit 2 ''
+err_has "unknown command ''"
 expect_exit 2 --frobnicate
-names_cmd() { run frobnicate; [ "$rc" -eq 2 ] && grep -q "frobnicate" "$tmp/err"; }
-known "an unknown subcommand is not named (only the usage is printed)" names_cmd
+err_has "gpufit: unknown option '--frobnicate' (commands: estimate,"
+# an unknown option names the subcommand and the option; a value missing names the option
+for c in estimate recommend plan; do
+    expect_exit 2 "$c" --bogus --spec model=llama-3-8b
+    err_has "gpufit $c: unknown option '--bogus' (see gpufit --help)"
+    expect_exit 2 "$c" --spec model=llama-3-8b --frob=1
+    err_has "gpufit $c: unknown option '--frob=1'"
+    expect_exit 2 "$c" --spec model=llama-3-8b --top
+    err_has "gpufit $c: --top needs a value"
+    expect_exit 2 "$c" --spec model=llama-3-8b --nodes=0
+    err_has "gpufit $c: --nodes needs a positive integer, not '0'"
+done
+expect_exit 2 estimate --spec
+err_has "gpufit estimate: --spec needs a value"
+expect_exit 2 estimate "$tmp/ok.json" "$tmp/extra.json"
+err_has "gpufit estimate: unexpected argument '$tmp/extra.json'"
+expect_exit 2 plan
+err_has "gpufit plan: no scenario"
 
 echo "test_cli_bad_input: OK ($checks runs)"
