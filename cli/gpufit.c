@@ -12,6 +12,7 @@
 #include "gpufit.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,42 +59,51 @@ static double gib(uint64_t b)
     return (double)b / 1073741824.0;
 }
 
-/* Reads a whole (small) file into a malloc'd buffer. */
-static char *read_file(const char *path, size_t *len)
+/* Says why path could not be read (errno); returns EXIT_IO. */
+static int cannot_read(const char *path)
+{
+    fprintf(stderr, "gpufit: cannot read '%s': %s\n", path, strerror(errno));
+    return EXIT_IO;
+}
+
+/* Reads a whole file of at most MAX_FILE_BYTES into *out (malloc'd; kind names such files in
+ * the message when it is larger). Returns -1 or an exit code, the error printed. */
+static int read_file(const char *path, const char *kind, char **out, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf != NULL) {
-        if (n == cap) {
-            if (cap >= MAX_FILE_BYTES) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            char *nb = realloc(buf, cap * 2);
+        return cannot_read(path);
+    size_t cap = 0, n = 0, got = 1;
+    char *buf = NULL;
+    int code = -1;
+    while (code < 0 && got > 0 && n <= MAX_FILE_BYTES) {
+        if (n == cap) { /* reading one byte past the limit tells a larger file */
+            size_t nc = cap == 0 ? 4096 : cap < MAX_FILE_BYTES / 2 ? cap * 2 : MAX_FILE_BYTES + 1;
+            char *nb = realloc(buf, nc);
             if (nb == NULL) {
-                free(buf);
-                buf = NULL;
+                fprintf(stderr, "gpufit: out of memory reading '%s'\n", path);
+                code = EXIT_INTERNAL;
                 break;
             }
             buf = nb;
-            cap *= 2;
+            cap = nc;
         }
-        size_t got = fread(buf + n, 1, cap - n, f);
+        got = fread(buf + n, 1, cap - n, f);
         n += got;
-        if (got == 0)
-            break;
+        if (got == 0 && ferror(f))
+            code = cannot_read(path);
     }
-    if (buf != NULL && ferror(f)) {
-        free(buf);
-        buf = NULL;
+    if (code < 0 && n > MAX_FILE_BYTES) {
+        fprintf(stderr, "gpufit: '%s' is larger than the %u MiB limit for %s\n", path,
+                MAX_FILE_BYTES >> 20, kind);
+        code = EXIT_IO;
     }
     fclose(f);
+    if (code >= 0)
+        free(buf);
+    *out = code < 0 ? buf : NULL;
     *len = n;
-    return buf;
+    return code;
 }
 
 static void print_error(const char *what, const gpufit_error *err, const char *text)
@@ -361,10 +371,8 @@ static int read_header(const char *path, header_reader fn, void *ctx)
 {
     gpufit_error err = GPUFIT_ERROR_INIT;
     FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        fprintf(stderr, "gpufit: cannot read %s\n", path);
-        return EXIT_IO;
-    }
+    if (f == NULL)
+        return cannot_read(path);
     unsigned char *buf = NULL;
     size_t have = 0, want = HEADER_CHUNK;
     int code = EXIT_BAD_INPUT;
@@ -378,8 +386,7 @@ static int read_header(const char *path, header_reader fn, void *ctx)
             buf = nb;
             have += fread(buf + have, 1, want - have, f);
             if (ferror(f)) {
-                fprintf(stderr, "gpufit: cannot read %s\n", path);
-                code = EXIT_IO;
+                code = cannot_read(path);
                 break;
             }
         }
@@ -421,11 +428,10 @@ static int load_hf_config(const char *path, gpufit_model **out)
 {
     gpufit_error err = GPUFIT_ERROR_INIT;
     size_t len = 0;
-    char *text = read_file(path, &len);
-    if (text == NULL) {
-        fprintf(stderr, "gpufit: cannot read %s\n", path);
-        return EXIT_IO;
-    }
+    char *text = NULL;
+    int code = read_file(path, "config.json files", &text, &len);
+    if (code >= 0)
+        return code;
     int32_t st = gpufit_model_from_hf_config(out, text, len, &err);
     free(text);
     if (st != GPUFIT_OK) {
@@ -440,7 +446,14 @@ static int load_hf_config(const char *path, gpufit_model **out)
 static int load_model_dir(const char *dir, gpufit_model **out)
 {
     char path[4096];
+    struct stat sb;
     snprintf(path, sizeof path, "%s/config.json", dir);
+    if (stat(path, &sb) != 0 && errno == ENOENT) {
+        fprintf(stderr, "gpufit: '%s' has no config.json (--model takes a Hugging Face model "
+                        "directory, its config.json or a .gguf file)\n",
+                dir);
+        return EXIT_IO;
+    }
     int code = load_hf_config(path, out);
     if (code >= 0)
         return code;
@@ -483,10 +496,8 @@ static int load_model_path(const char *path, gpufit_model **out, int *gguf)
     struct stat sb;
     *out = NULL;
     *gguf = 0;
-    if (stat(path, &sb) != 0) {
-        fprintf(stderr, "gpufit: cannot read %s\n", path);
-        return EXIT_IO;
-    }
+    if (stat(path, &sb) != 0)
+        return cannot_read(path);
     if (S_ISDIR(sb.st_mode))
         return load_model_dir(path, out);
     if (ends_with(path, ".json"))
@@ -513,11 +524,10 @@ static int load_scenario(const cli_opts *o, gpufit_model **m, gpufit_job **j)
     }
     if (o->file != NULL) {
         size_t len = 0;
-        char *text = read_file(o->file, &len);
-        if (text == NULL) {
-            fprintf(stderr, "gpufit: cannot read %s\n", o->file);
-            return EXIT_IO;
-        }
+        char *text = NULL;
+        int code = read_file(o->file, "scenario files", &text, &len);
+        if (code >= 0)
+            return code;
         int32_t st = gpufit_apply_json(*m, *j, text, len, &err);
         free(text);
         if (st != GPUFIT_OK) {

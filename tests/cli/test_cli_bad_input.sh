@@ -148,24 +148,37 @@ expect_exit 2 estimate "$tmp/bad.json"; err_has "tp"
 # the report of a valid file is unaffected by --json
 expect_exit 0 estimate "$tmp/ok.json" --json
 
-# --- unreadable files: exit 3, the path named ---------------------------------------------
-expect_exit 3 estimate "$tmp/does-not-exist.json"; err_has "$tmp/does-not-exist.json"
+# --- unreadable files: exit 3, the path named and the reason said (errno text) -------------
+expect_exit 3 estimate "$tmp/does-not-exist.json"
+err_has "gpufit: cannot read '$tmp/does-not-exist.json': No such file or directory"
 mkdir "$tmp/dir.json"
-expect_exit 3 estimate "$tmp/dir.json"; err_has "$tmp/dir.json"
+expect_exit 3 estimate "$tmp/dir.json"
+err_has "gpufit: cannot read '$tmp/dir.json': Is a directory"
 if [ "$(id -u)" -ne 0 ]; then # root reads anything
     printf '{}' >"$tmp/noperm.json"; chmod 000 "$tmp/noperm.json"
-    expect_exit 3 estimate "$tmp/noperm.json"; err_has "$tmp/noperm.json"
+    expect_exit 3 estimate "$tmp/noperm.json"
+    err_has "gpufit: cannot read '$tmp/noperm.json': Permission denied"
 fi
-# the reason is said (errno text)
-reason() { run estimate "$tmp/does-not-exist.json"; grep -qi 'no such file' "$tmp/err"; }
-known "'cannot read FILE' does not say why (strerror)" reason
-# a file over the 16 MiB limit is refused with the limit named (not as unreadable)
-head -c $((16 * 1024 * 1024 + 1)) /dev/zero | tr '\0' ' ' >"$tmp/big.json"
-run estimate "$tmp/big.json"
-[ "$rc" -eq 2 ] || [ "$rc" -eq 3 ] || fail "a 16 MiB + 1 file exited $rc"
-grep -qF "$tmp/big.json" "$tmp/err" || fail "a 16 MiB + 1 file: the path is not named"
-too_big() { run estimate "$tmp/big.json"; [ "$rc" -eq 2 ] && grep -qi 'MiB\|too large\|larger' "$tmp/err"; }
-known "a file over 16 MiB is reported as 'cannot read' (exit 3) without naming the limit" too_big
+# a file over the 16 MiB limit is refused with the limit named; one of exactly 16 MiB is read
+{ cat "$tmp/ok.json"; head -c $((16 * 1024 * 1024 - $(wc -c <"$tmp/ok.json"))) /dev/zero \
+    | tr '\0' ' '; } >"$tmp/big.json"
+expect_exit 0 estimate "$tmp/big.json"
+printf ' ' >>"$tmp/big.json"
+expect_exit 3 estimate "$tmp/big.json"
+err_has "gpufit: '$tmp/big.json' is larger than the 16 MiB limit for scenario files"
+# --model: the same for model paths, and a directory without config.json says so
+expect_exit 3 estimate --model "$tmp/no-such-model.gguf"
+err_has "gpufit: cannot read '$tmp/no-such-model.gguf': No such file or directory"
+mkdir "$tmp/model"
+expect_exit 3 estimate --model "$tmp/model"
+err_has "gpufit: '$tmp/model' has no config.json (--model takes a Hugging Face model directory"
+mkdir "$tmp/model/config.json"
+expect_exit 3 estimate --model "$tmp/model"
+err_has "gpufit: cannot read '$tmp/model/config.json': Is a directory"
+rmdir "$tmp/model/config.json"; mv "$tmp/big.json" "$tmp/model/config.json"
+expect_exit 3 estimate --model "$tmp/model"
+err_has "gpufit: '$tmp/model/config.json' is larger than the 16 MiB limit for config.json files"
+rm -rf "$tmp/model"
 
 # --- usage errors: exit 2 ------------------------------------------------------------------
 expect_exit 2
