@@ -106,6 +106,26 @@ static int read_file(const char *path, const char *kind, char **out, size_t *len
     return code;
 }
 
+/* Whether an error message already says "at byte OFF" (the parsers' messages do). */
+static int says_offset(const char *msg, uint64_t off)
+{
+    char at[40];
+    int n = snprintf(at, sizeof at, "at byte %llu", (unsigned long long)off);
+    for (const char *p = strstr(msg, at); p != NULL; p = strstr(p + 1, at))
+        if (p[n] < '0' || p[n] > '9')
+            return 1;
+    return 0;
+}
+
+/* An error in a file: its path, the message and, unless the message says it, the offset. */
+static void print_file_error(const char *path, const gpufit_error *err)
+{
+    fprintf(stderr, "gpufit: %s: %s (%s)", path, err->message, gpufit_status_str(err->status));
+    if (err->offset != UINT64_MAX && !says_offset(err->message, err->offset))
+        fprintf(stderr, " at byte %llu", (unsigned long long)err->offset);
+    fputc('\n', stderr);
+}
+
 static void print_error(const char *what, const gpufit_error *err, const char *text)
 {
     fprintf(stderr, "gpufit: %s: %s (%s)\n", what, err->message,
@@ -117,7 +137,7 @@ static void print_error(const char *what, const gpufit_error *err, const char *t
             printable &= (unsigned char)text[k] >= 0x20 && text[k] != 0x7f;
         if (err->offset <= len && len < 200 && printable) {
             fprintf(stderr, "  %s\n  %*s^\n", text, (int)err->offset, "");
-        } else {
+        } else if (!says_offset(err->message, err->offset)) {
             fprintf(stderr, "  at byte offset %llu\n", (unsigned long long)err->offset);
         }
     }
@@ -403,8 +423,7 @@ static int read_header(const char *path, header_reader fn, void *ctx)
                                 "has %zu\n",
                         path, (unsigned long long)need, have);
             else
-                fprintf(stderr, "gpufit: %s: %s (%s)\n", path, err.message,
-                        gpufit_status_str(err.status));
+                print_file_error(path, &err);
             code = st == GPUFIT_E_INTERNAL ? EXIT_INTERNAL : EXIT_BAD_INPUT;
             break;
         }
@@ -435,7 +454,7 @@ static int load_hf_config(const char *path, gpufit_model **out)
     int32_t st = gpufit_model_from_hf_config(out, text, len, &err);
     free(text);
     if (st != GPUFIT_OK) {
-        fprintf(stderr, "gpufit: %s: %s (%s)\n", path, err.message, gpufit_status_str(st));
+        print_file_error(path, &err);
         return st == GPUFIT_E_INTERNAL ? EXIT_INTERNAL : EXIT_BAD_INPUT;
     }
     return -1;
@@ -531,8 +550,7 @@ static int load_scenario(const cli_opts *o, gpufit_model **m, gpufit_job **j)
         int32_t st = gpufit_apply_json(*m, *j, text, len, &err);
         free(text);
         if (st != GPUFIT_OK) {
-            fprintf(stderr, "gpufit: %s: %s (%s) at byte %llu\n", o->file, err.message,
-                    gpufit_status_str(err.status), (unsigned long long)err.offset);
+            print_file_error(o->file, &err);
             return EXIT_BAD_INPUT;
         }
     }

@@ -29,6 +29,11 @@ expect_exit() { # expect_exit CODE ARGS...
 err_has() { # err_has TEXT: stderr contains TEXT (fixed string)
     grep -qF -- "$1" "$tmp/err" || fail "stderr lacks '$1': $(head -c 400 "$tmp/err")"
 }
+offset_once() { # offset_once N: stderr says "at byte N" or "at byte offset N" exactly once
+    local k
+    k=$(grep -oE "at byte (offset )?$1([^0-9]|\$)" "$tmp/err" | wc -l)
+    [ "$k" -eq 1 ] || fail "offset $1 said $k times: $(head -c 400 "$tmp/err")"
+}
 # caret_at N: the spec is echoed with a caret under byte N
 caret_at() {
     local line col
@@ -93,9 +98,9 @@ err_has "64 bits"
 # a spec too long (or multi-line) for a caret gives the byte offset
 long="model=llama-3-8b$(printf ' tp=1%.0s' $(seq 1 60)) frob=1"
 expect_exit 2 estimate --spec "$long"
-err_has "frob"; err_has "at byte offset $(( ${#long} - 6 ))"
+err_has "frob"; offset_once $(( ${#long} - 6 ))
 expect_exit 2 estimate --spec "$(printf 'model=llama-3-8b\ntp=banana')"
-err_has "tp"; err_has "at byte offset 17"
+err_has "tp"; offset_once 17
 # the spec applies on top of a file, and its errors still point into the spec
 printf '{"model": "llama-3-8b", "task": "inference"}' >"$tmp/ok.json"
 spec_bad "tp=2 pp=x" 5 "pp"
@@ -104,18 +109,18 @@ err_has "pp"; caret_at 5
 # control characters from the input never reach the terminal raw: a parse error at their byte
 expect_exit 2 estimate --spec "$(printf 'model=llama-3-8b task="x\033[2Jy\nz"')"
 ! grep -q $'\033' "$tmp/err" || fail "a raw ESC from the spec reached stderr"
-err_has "control character"; err_has "at byte offset 24"
+err_has "control character"; offset_once 24
 [ "$(grep -c . "$tmp/err")" -le 3 ] || fail "control characters: more than three lines"
 expect_exit 2 estimate --spec "$(printf 'model=llama-3-8b gpu="a\rb"')"
 err_has "control character"
 
-# --- JSON files: exit 2, the file, the key and the byte offset -----------------------------
+# --- JSON files: exit 2, the file, the key and the byte offset (said once) -----------------
 json_bad() { # json_bad 'DOC' OFFSET WORD...
     printf '%s' "$1" >"$tmp/bad.json"
     local off=$2; shift 2
     expect_exit 2 estimate "$tmp/bad.json"
     err_has "$tmp/bad.json"
-    err_has "at byte $off"
+    offset_once "$off"
     for w in "$@"; do err_has "$w"; done
 }
 json_bad '{"model": "llama-3-8b", "task": "inference", "context_len": 4096' 64 "end of input"
@@ -137,11 +142,24 @@ json_bad '' 0
 json_bad '   ' 3
 json_bad "{\"x\": $(printf '%0.s[' $(seq 1 100))" 69 "deeper than 64"
 printf '\xff\xfe{\x00}\x00' >"$tmp/bad.json"  # UTF-16 with a byte order mark
-expect_exit 2 estimate "$tmp/bad.json"; err_has "at byte 0"
+expect_exit 2 estimate "$tmp/bad.json"; offset_once 0
 printf '{"task": "inference"}\x00garbage' >"$tmp/bad.json"
-expect_exit 2 estimate "$tmp/bad.json"; err_has "at byte 21"
+expect_exit 2 estimate "$tmp/bad.json"; offset_once 21
 head -c 4096 /dev/urandom >"$tmp/bad.json" 2>/dev/null || printf '\x01\x02\x03' >"$tmp/bad.json"
 expect_exit 2 estimate "$tmp/bad.json"
+# the parser's own message says the offset: the command does not repeat it
+printf '{"model": "llama-3-8b", "tp": 2,}' >"$tmp/bad.json"
+expect_exit 2 estimate "$tmp/bad.json"
+err_has "gpufit: $tmp/bad.json: JSON: trailing comma before '}': expected a key string at byte 32 (parse error)"
+[ "$(grep -c . "$tmp/err")" -eq 1 ] || fail "JSON error: more than one line"
+grep -q "(parse error)\$" "$tmp/err" || fail "JSON error: text after the status: $(cat "$tmp/err")"
+# the same for a --model config.json, which gets the offset when its message lacks it
+printf '{"model_type": "llama",' >"$tmp/config.json"
+expect_exit 2 estimate --model "$tmp/config.json"
+err_has "$tmp/config.json: JSON: unexpected end of input"; offset_once 23
+printf '{"model_type": "llama", "hidden_size": "x"}' >"$tmp/config.json"
+expect_exit 2 estimate --model "$tmp/config.json"
+err_has "hidden_size"; offset_once 39
 # a valid file whose scenario is inconsistent: exit 2, the key named
 printf '{"model": "llama-3-8b", "tp": 3}' >"$tmp/bad.json"
 expect_exit 2 estimate "$tmp/bad.json"; err_has "tp"
