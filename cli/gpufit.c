@@ -295,7 +295,7 @@ static int parse_long(const char *s, long *out)
 
 /* The options that take a value (as the next argument or after '='): the first four are
  * strings, the rest positive counts. */
-static const char *const value_opts[] = {"--spec", "--model",         "--max",  "--only",
+static const char *const value_opts[] = {"--spec",  "--model",         "--max", "--only",
                                          "--nodes", "--gpus-per-node", "--top", "--max-gpus"};
 enum { N_VALUE_OPTS = sizeof value_opts / sizeof value_opts[0], N_STRING_OPTS = 4 };
 
@@ -303,8 +303,7 @@ enum { N_VALUE_OPTS = sizeof value_opts / sizeof value_opts[0], N_STRING_OPTS = 
 static int set_opt(const char *cmd, cli_opts *o, int k, const char *v)
 {
     const char **str[N_STRING_OPTS] = {&o->spec, &o->model, &o->max_param, &o->only};
-    long *num[N_VALUE_OPTS - N_STRING_OPTS] = {&o->nodes, &o->gpus_per_node, &o->top,
-                                               &o->max_gpus};
+    long *num[N_VALUE_OPTS - N_STRING_OPTS] = {&o->nodes, &o->gpus_per_node, &o->top, &o->max_gpus};
     if (k < N_STRING_OPTS) {
         *str[k] = v;
     } else if (parse_long(v, num[k - N_STRING_OPTS])) {
@@ -682,134 +681,171 @@ static void json_str(const char *s)
     putchar('"');
 }
 
-/* gpufit recommend: which catalogue GPUs (and how many) fit the job, best first. */
-static int cmd_recommend(int argc, char **argv)
+/* Prints item i of a list: a JSON object, or a text line. */
+typedef void (*item_printer)(const gpufit_list *l, uint32_t i, int json);
+
+/* Prints the items of a list, as the elements of a JSON array closed with "]}" (the caller
+ * opened it) or as text lines; returns how many. */
+static uint32_t print_items(const gpufit_list *l, int json, item_printer item)
 {
-    cli_opts o = {0};
-    o.max_gpus = 64;
-    int code = parse_opts("recommend", argc, argv, &o);
+    uint32_t n = gpufit_list_count(l);
+    for (uint32_t i = 0; i < n; i++) {
+        if (json)
+            printf("%s\n  ", i ? "," : "");
+        item(l, i, json);
+    }
+    if (json)
+        printf("%s]}\n", n ? "\n" : "");
+    return n;
+}
+
+/* Builds the list of a subcommand; returns -1 or an exit code (the error printed). */
+typedef int (*list_maker)(gpufit_list **l, const gpufit_model *m, const gpufit_job *j,
+                          const cli_opts *o);
+/* Prints the list of a subcommand (items through print_items). */
+typedef void (*list_printer)(const gpufit_list *l, const cli_opts *o);
+
+/* recommend and plan: the scenario, its list, printed; exit 0 when the list has an item. */
+static int run_list_cmd(const char *cmd, int argc, char **argv, cli_opts *o, list_maker make,
+                        list_printer print)
+{
+    int code = parse_opts(cmd, argc, argv, o);
     if (code >= 0)
         return code;
     gpufit_model *m = NULL;
     gpufit_job *j = NULL;
     gpufit_list *l = NULL;
-    int32_t ids[64];
-    uint32_t n_ids = 0;
-    code = load_scenario(&o, &m, &j);
-    if (code >= 0)
-        goto out;
-    for (const char *p = o.only; p != NULL && *p != '\0' && n_ids < 64;) {
-        char name[64];
-        size_t n = strcspn(p, ",");
-        gpufit_gpu_info g = {.struct_size = sizeof g};
-        snprintf(name, sizeof name, "%.*s", (int)(n < 63 ? n : 63), p);
-        if (gpufit_gpu_by_name(name, &g) != GPUFIT_OK) {
-            fprintf(stderr, "gpufit: --only: '%s' is not in the catalogue (gpufit gpus)\n", name);
-            code = EXIT_BAD_INPUT;
-            goto out;
-        }
-        ids[n_ids++] = g.id;
-        p += n + (p[n] == ',');
+    code = load_scenario(o, &m, &j);
+    if (code < 0)
+        code = make(&l, m, j, o);
+    if (code < 0) {
+        print(l, o);
+        code = gpufit_list_count(l) > 0 ? EXIT_FITS : EXIT_OOM;
     }
-    gpufit_error err = GPUFIT_ERROR_INIT;
-    if (gpufit_recommend(&l, m, j, ids, n_ids, (uint32_t)o.max_gpus, &err) != GPUFIT_OK) {
-        print_error("recommend", &err, NULL);
-        code = EXIT_BAD_INPUT;
-        goto out;
-    }
-    uint32_t n = gpufit_list_count(l);
-    if (o.json)
-        printf("{\"recommendations\": [");
-    for (uint32_t i = 0; i < n; i++) {
-        gpufit_recommendation x = {.struct_size = sizeof x};
-        gpufit_list_recommendation(l, i, &x);
-        if (o.json) {
-            printf("%s\n  {\"gpu\": ", i ? "," : "");
-            json_str(x.gpu_name);
-            printf(", \"count\": %u, \"peak_bytes\": %llu, \"headroom_bytes\": %lld, "
-                   "\"price_usd\": %.0f, \"tflops\": %.1f, \"nvlink\": %s, \"reason\": ",
-                   x.count, (unsigned long long)x.peak_bytes, (long long)x.headroom_bytes,
-                   x.price_usd, x.tflops, x.has_nvlink ? "true" : "false");
-            json_str(x.reason);
-            putchar('}');
-        } else {
-            printf("%2u. %s", i + 1, x.reason);
-            if (x.price_usd > 0)
-                printf(", about $%.0f, %.1f TFLOPS per $1000", x.price_usd, x.tflops_per_kusd);
-            putchar('\n');
-        }
-    }
-    if (o.json)
-        printf("%s]}\n", n ? "\n" : "");
-    else if (n == 0)
-        printf("no catalogue GPU fits this job with up to %ld GPUs\n", o.max_gpus);
-    code = n > 0 ? EXIT_FITS : EXIT_OOM;
-out:
     gpufit_list_free(l);
     gpufit_job_free(j);
     gpufit_model_free(m);
     return code;
 }
 
+/* gpufit recommend: which catalogue GPUs (and how many) fit the job, best first. */
+static int make_recommendations(gpufit_list **l, const gpufit_model *m, const gpufit_job *j,
+                                const cli_opts *o)
+{
+    int32_t ids[64];
+    uint32_t n_ids = 0;
+    for (const char *p = o->only; p != NULL && *p != '\0' && n_ids < 64;) {
+        char name[64];
+        size_t n = strcspn(p, ",");
+        gpufit_gpu_info g = {.struct_size = sizeof g};
+        snprintf(name, sizeof name, "%.*s", (int)(n < 63 ? n : 63), p);
+        if (gpufit_gpu_by_name(name, &g) != GPUFIT_OK) {
+            fprintf(stderr, "gpufit: --only: '%s' is not in the catalogue (gpufit gpus)\n", name);
+            return EXIT_BAD_INPUT;
+        }
+        ids[n_ids++] = g.id;
+        p += n + (p[n] == ',');
+    }
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    if (gpufit_recommend(l, m, j, ids, n_ids, (uint32_t)o->max_gpus, &err) != GPUFIT_OK) {
+        print_error("recommend", &err, NULL);
+        return EXIT_BAD_INPUT;
+    }
+    return -1;
+}
+
+static void print_recommendation(const gpufit_list *l, uint32_t i, int json)
+{
+    gpufit_recommendation x = {.struct_size = sizeof x};
+    gpufit_list_recommendation(l, i, &x);
+    if (json) {
+        printf("{\"gpu\": ");
+        json_str(x.gpu_name);
+        printf(", \"count\": %u, \"peak_bytes\": %llu, \"headroom_bytes\": %lld, "
+               "\"price_usd\": %.0f, \"tflops\": %.1f, \"nvlink\": %s, \"reason\": ",
+               x.count, (unsigned long long)x.peak_bytes, (long long)x.headroom_bytes,
+               x.price_usd, x.tflops, x.has_nvlink ? "true" : "false");
+        json_str(x.reason);
+        putchar('}');
+        return;
+    }
+    printf("%2u. %s", i + 1, x.reason);
+    if (x.price_usd > 0)
+        printf(", about $%.0f, %.1f TFLOPS per $1000", x.price_usd, x.tflops_per_kusd);
+    putchar('\n');
+}
+
+static void print_recommendations(const gpufit_list *l, const cli_opts *o)
+{
+    if (o->json)
+        printf("{\"recommendations\": [");
+    if (print_items(l, o->json, print_recommendation) == 0 && !o->json)
+        printf("no catalogue GPU fits this job with up to %ld GPUs\n", o->max_gpus);
+}
+
+static int cmd_recommend(int argc, char **argv)
+{
+    cli_opts o = {0};
+    o.max_gpus = 64;
+    return run_list_cmd("recommend", argc, argv, &o, make_recommendations,
+                        print_recommendations);
+}
+
 /* gpufit plan: the cheapest layouts that fit a cluster. */
+static int make_plan(gpufit_list **l, const gpufit_model *m, const gpufit_job *j,
+                     const cli_opts *o)
+{
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    if (gpufit_plan(l, m, j, (uint32_t)o->gpus_per_node, (uint32_t)o->nodes, (uint32_t)o->top,
+                    &err) != GPUFIT_OK) {
+        print_error("plan", &err, NULL);
+        return EXIT_BAD_INPUT;
+    }
+    return -1;
+}
+
+static void print_layout(const gpufit_list *l, uint32_t i, int json)
+{
+    gpufit_layout y = {.struct_size = sizeof y};
+    gpufit_list_layout(l, i, &y);
+    if (json) {
+        printf("{\"spec\": ");
+        json_str(y.spec);
+        printf(", \"cost\": %.3f, \"peak_bytes\": %llu, \"headroom_bytes\": %lld}", y.cost,
+               (unsigned long long)y.peak_bytes, (long long)y.headroom_bytes);
+        return;
+    }
+    printf("%3u. cost %.3f  %7.2f GiB  %s\n", i + 1, y.cost, gib(y.peak_bytes), y.spec);
+}
+
+static void print_layouts(const gpufit_list *l, const cli_opts *o)
+{
+    unsigned long long evaluated = (unsigned long long)gpufit_list_evaluated(l);
+    if (o->json)
+        printf("{\"evaluated\": %llu, \"layouts\": [", evaluated);
+    else
+        printf("%llu layouts evaluated on %ld x %ld GPUs; %u cheapest that fit (cost: "
+               "docs/planner.md):\n",
+               evaluated, o->nodes, o->gpus_per_node, gpufit_list_count(l));
+    uint32_t n = print_items(l, o->json, print_layout);
+    gpufit_layout y = {.struct_size = sizeof y};
+    if (o->json)
+        return;
+    if (n == 0) {
+        printf("no layout fits\n");
+        return;
+    }
+    gpufit_list_layout(l, 0, &y);
+    printf("\nplacement of layout 1: %s\n", y.placement);
+}
+
 static int cmd_plan(int argc, char **argv)
 {
     cli_opts o = {0};
     o.gpus_per_node = 8;
     o.nodes = 1;
     o.top = 10;
-    int code = parse_opts("plan", argc, argv, &o);
-    if (code >= 0)
-        return code;
-    gpufit_model *m = NULL;
-    gpufit_job *j = NULL;
-    gpufit_list *l = NULL;
-    code = load_scenario(&o, &m, &j);
-    if (code >= 0)
-        goto out;
-    gpufit_error err = GPUFIT_ERROR_INIT;
-    if (gpufit_plan(&l, m, j, (uint32_t)o.gpus_per_node, (uint32_t)o.nodes, (uint32_t)o.top,
-                    &err) != GPUFIT_OK) {
-        print_error("plan", &err, NULL);
-        code = EXIT_BAD_INPUT;
-        goto out;
-    }
-    uint32_t n = gpufit_list_count(l);
-    if (o.json)
-        printf("{\"evaluated\": %llu, \"layouts\": [",
-               (unsigned long long)gpufit_list_evaluated(l));
-    else
-        printf("%llu layouts evaluated on %ld x %ld GPUs; %u cheapest that fit (cost: "
-               "docs/planner.md):\n",
-               (unsigned long long)gpufit_list_evaluated(l), o.nodes, o.gpus_per_node, n);
-    for (uint32_t i = 0; i < n; i++) {
-        gpufit_layout y = {.struct_size = sizeof y};
-        gpufit_list_layout(l, i, &y);
-        if (o.json)
-        {
-            printf("%s\n  {\"spec\": ", i ? "," : "");
-            json_str(y.spec);
-            printf(", \"cost\": %.3f, \"peak_bytes\": %llu, \"headroom_bytes\": %lld}", y.cost,
-                   (unsigned long long)y.peak_bytes, (long long)y.headroom_bytes);
-        }
-        else
-            printf("%3u. cost %.3f  %7.2f GiB  %s\n", i + 1, y.cost, gib(y.peak_bytes), y.spec);
-    }
-    if (o.json) {
-        printf("%s]}\n", n ? "\n" : "");
-    } else if (n > 0) {
-        gpufit_layout y = {.struct_size = sizeof y};
-        gpufit_list_layout(l, 0, &y);
-        printf("\nplacement of layout 1: %s\n", y.placement);
-    } else {
-        printf("no layout fits\n");
-    }
-    code = n > 0 ? EXIT_FITS : EXIT_OOM;
-out:
-    gpufit_list_free(l);
-    gpufit_job_free(j);
-    gpufit_model_free(m);
-    return code;
+    return run_list_cmd("plan", argc, argv, &o, make_plan, print_layouts);
 }
 
 static int cmd_models(void)
