@@ -12,6 +12,7 @@
 #include "gpufit.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,9 @@ static const char *usage_text =
     "exit codes: 0 fits (or no GPU given), 1 does not fit, 2 bad input, 3 unreadable file,\n"
     "            4 internal error\n";
 
+static const char *const command_names = "estimate, recommend, plan, models, gpus, params, "
+                                         "version";
+
 static int usage(FILE *f, int code)
 {
     fputs(usage_text, f);
@@ -55,42 +59,71 @@ static double gib(uint64_t b)
     return (double)b / 1073741824.0;
 }
 
-/* Reads a whole (small) file into a malloc'd buffer. */
-static char *read_file(const char *path, size_t *len)
+/* Says why path could not be read (errno); returns EXIT_IO. */
+static int cannot_read(const char *path)
+{
+    fprintf(stderr, "gpufit: cannot read '%s': %s\n", path, strerror(errno));
+    return EXIT_IO;
+}
+
+/* Reads a whole file of at most MAX_FILE_BYTES into *out (malloc'd; kind names such files in
+ * the message when it is larger). Returns -1 or an exit code, the error printed. */
+static int read_file(const char *path, const char *kind, char **out, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf != NULL) {
-        if (n == cap) {
-            if (cap >= MAX_FILE_BYTES) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            char *nb = realloc(buf, cap * 2);
+        return cannot_read(path);
+    size_t cap = 0, n = 0, got = 1;
+    char *buf = NULL;
+    int code = -1;
+    while (code < 0 && got > 0 && n <= MAX_FILE_BYTES) {
+        if (n == cap) { /* reading one byte past the limit tells a larger file */
+            size_t nc = cap == 0 ? 4096 : cap < MAX_FILE_BYTES / 2 ? cap * 2 : MAX_FILE_BYTES + 1;
+            char *nb = realloc(buf, nc);
             if (nb == NULL) {
-                free(buf);
-                buf = NULL;
+                fprintf(stderr, "gpufit: out of memory reading '%s'\n", path);
+                code = EXIT_INTERNAL;
                 break;
             }
             buf = nb;
-            cap *= 2;
+            cap = nc;
         }
-        size_t got = fread(buf + n, 1, cap - n, f);
+        got = fread(buf + n, 1, cap - n, f);
         n += got;
-        if (got == 0)
-            break;
+        if (got == 0 && ferror(f))
+            code = cannot_read(path);
     }
-    if (buf != NULL && ferror(f)) {
-        free(buf);
-        buf = NULL;
+    if (code < 0 && n > MAX_FILE_BYTES) {
+        fprintf(stderr, "gpufit: '%s' is larger than the %u MiB limit for %s\n", path,
+                MAX_FILE_BYTES >> 20, kind);
+        code = EXIT_IO;
     }
     fclose(f);
+    if (code >= 0)
+        free(buf);
+    *out = code < 0 ? buf : NULL;
     *len = n;
-    return buf;
+    return code;
+}
+
+/* Whether an error message already says "at byte OFF" (the parsers' messages do). */
+static int says_offset(const char *msg, uint64_t off)
+{
+    char at[40];
+    int n = snprintf(at, sizeof at, "at byte %llu", (unsigned long long)off);
+    for (const char *p = strstr(msg, at); p != NULL; p = strstr(p + 1, at))
+        if (p[n] < '0' || p[n] > '9')
+            return 1;
+    return 0;
+}
+
+/* An error in a file: its path, the message and, unless the message says it, the offset. */
+static void print_file_error(const char *path, const gpufit_error *err)
+{
+    fprintf(stderr, "gpufit: %s: %s (%s)", path, err->message, gpufit_status_str(err->status));
+    if (err->offset != UINT64_MAX && !says_offset(err->message, err->offset))
+        fprintf(stderr, " at byte %llu", (unsigned long long)err->offset);
+    fputc('\n', stderr);
 }
 
 static void print_error(const char *what, const gpufit_error *err, const char *text)
@@ -104,7 +137,7 @@ static void print_error(const char *what, const gpufit_error *err, const char *t
             printable &= (unsigned char)text[k] >= 0x20 && text[k] != 0x7f;
         if (err->offset <= len && len < 200 && printable) {
             fprintf(stderr, "  %s\n  %*s^\n", text, (int)err->offset, "");
-        } else {
+        } else if (!says_offset(err->message, err->offset)) {
             fprintf(stderr, "  at byte offset %llu\n", (unsigned long long)err->offset);
         }
     }
@@ -272,52 +305,71 @@ static int parse_long(const char *s, long *out)
     return 0;
 }
 
-/* Parses the options of a subcommand; returns -1 on success or an exit code. */
-static int parse_opts(int argc, char **argv, cli_opts *o)
+/* The options that take a value (as the next argument or after '='): the first four are
+ * strings, the rest positive counts. */
+static const char *const value_opts[] = {"--spec",  "--model",         "--max", "--only",
+                                         "--nodes", "--gpus-per-node", "--top", "--max-gpus"};
+enum { N_VALUE_OPTS = sizeof value_opts / sizeof value_opts[0], N_STRING_OPTS = 4 };
+
+/* Stores the value v of value_opts[k]; returns -1 or an exit code (the error printed). */
+static int set_opt(const char *cmd, cli_opts *o, int k, const char *v)
+{
+    const char **str[N_STRING_OPTS] = {&o->spec, &o->model, &o->max_param, &o->only};
+    long *num[N_VALUE_OPTS - N_STRING_OPTS] = {&o->nodes, &o->gpus_per_node, &o->top, &o->max_gpus};
+    if (k < N_STRING_OPTS) {
+        *str[k] = v;
+    } else if (parse_long(v, num[k - N_STRING_OPTS])) {
+        fprintf(stderr, "gpufit %s: %s needs a positive integer, not '%s'\n", cmd, value_opts[k],
+                v);
+        return EXIT_BAD_INPUT;
+    }
+    return -1;
+}
+
+/* The index in value_opts of option a ("--name" or "--name=value"), or -1. */
+static int value_opt(const char *a)
+{
+    for (int k = 0; k < N_VALUE_OPTS; k++) {
+        size_t n = strlen(value_opts[k]);
+        if (strncmp(a, value_opts[k], n) == 0 && (a[n] == '\0' || a[n] == '='))
+            return k;
+    }
+    return -1;
+}
+
+/* Parses the options of subcommand cmd; returns -1 on success or an exit code. */
+static int parse_opts(const char *cmd, int argc, char **argv, cli_opts *o)
 {
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int k = value_opt(a);
         if (strcmp(a, "--json") == 0) {
             o->json = 1;
-        } else if (strncmp(a, "--spec=", 7) == 0) {
-            o->spec = a + 7;
-        } else if (strcmp(a, "--spec") == 0 && v != NULL) {
-            o->spec = v;
-            i++;
-        } else if (strncmp(a, "--model=", 8) == 0) {
-            o->model = a + 8;
-        } else if (strcmp(a, "--model") == 0 && v != NULL) {
-            o->model = v;
-            i++;
-        } else if (strcmp(a, "--max") == 0 && v != NULL) {
-            o->max_param = v;
-            i++;
-        } else if (strcmp(a, "--only") == 0 && v != NULL) {
-            o->only = v;
-            i++;
-        } else if ((strcmp(a, "--gpus-per-node") == 0 || strcmp(a, "--nodes") == 0 ||
-                    strcmp(a, "--top") == 0 || strcmp(a, "--max-gpus") == 0) &&
-                   v != NULL) {
-            long *dst = a[2] == 'g' ? &o->gpus_per_node : a[2] == 'n' ? &o->nodes
-                        : a[2] == 't' ? &o->top : &o->max_gpus;
-            if (parse_long(v, dst)) {
-                fprintf(stderr, "gpufit: %s needs a positive integer, not '%s'\n", a, v);
+        } else if (k >= 0) {
+            const char *eq = strchr(a, '=');
+            const char *v = eq != NULL ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
+            if (v == NULL) {
+                fprintf(stderr, "gpufit %s: %s needs a value (see gpufit --help)\n", cmd, a);
                 return EXIT_BAD_INPUT;
             }
-            i++;
+            int code = set_opt(cmd, o, k, v);
+            if (code >= 0)
+                return code;
         } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "gpufit: unknown option '%s'\n", a);
-            return usage(stderr, EXIT_BAD_INPUT);
+            fprintf(stderr, "gpufit %s: unknown option '%s' (see gpufit --help)\n", cmd, a);
+            return EXIT_BAD_INPUT;
         } else if (o->file == NULL) {
             o->file = a;
         } else {
-            return usage(stderr, EXIT_BAD_INPUT);
+            fprintf(stderr, "gpufit %s: unexpected argument '%s': one scenario file at most\n",
+                    cmd, a);
+            return EXIT_BAD_INPUT;
         }
     }
-    if (o->file == NULL && o->spec == NULL && o->model == NULL)
-        return usage(stderr, EXIT_BAD_INPUT);
-    return -1;
+    if (o->file != NULL || o->spec != NULL || o->model != NULL)
+        return -1;
+    fprintf(stderr, "gpufit %s: no scenario: give FILE.json, --spec or --model\n", cmd);
+    return usage(stderr, EXIT_BAD_INPUT);
 }
 
 /* ---- --model PATH: model files, of which only the headers are read --------------------- */
@@ -350,10 +402,8 @@ static int read_header(const char *path, header_reader fn, void *ctx)
 {
     gpufit_error err = GPUFIT_ERROR_INIT;
     FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        fprintf(stderr, "gpufit: cannot read %s\n", path);
-        return EXIT_IO;
-    }
+    if (f == NULL)
+        return cannot_read(path);
     unsigned char *buf = NULL;
     size_t have = 0, want = HEADER_CHUNK;
     int code = EXIT_BAD_INPUT;
@@ -367,8 +417,7 @@ static int read_header(const char *path, header_reader fn, void *ctx)
             buf = nb;
             have += fread(buf + have, 1, want - have, f);
             if (ferror(f)) {
-                fprintf(stderr, "gpufit: cannot read %s\n", path);
-                code = EXIT_IO;
+                code = cannot_read(path);
                 break;
             }
         }
@@ -385,8 +434,7 @@ static int read_header(const char *path, header_reader fn, void *ctx)
                                 "has %zu\n",
                         path, (unsigned long long)need, have);
             else
-                fprintf(stderr, "gpufit: %s: %s (%s)\n", path, err.message,
-                        gpufit_status_str(err.status));
+                print_file_error(path, &err);
             code = st == GPUFIT_E_INTERNAL ? EXIT_INTERNAL : EXIT_BAD_INPUT;
             break;
         }
@@ -410,15 +458,14 @@ static int load_hf_config(const char *path, gpufit_model **out)
 {
     gpufit_error err = GPUFIT_ERROR_INIT;
     size_t len = 0;
-    char *text = read_file(path, &len);
-    if (text == NULL) {
-        fprintf(stderr, "gpufit: cannot read %s\n", path);
-        return EXIT_IO;
-    }
+    char *text = NULL;
+    int code = read_file(path, "config.json files", &text, &len);
+    if (code >= 0)
+        return code;
     int32_t st = gpufit_model_from_hf_config(out, text, len, &err);
     free(text);
     if (st != GPUFIT_OK) {
-        fprintf(stderr, "gpufit: %s: %s (%s)\n", path, err.message, gpufit_status_str(st));
+        print_file_error(path, &err);
         return st == GPUFIT_E_INTERNAL ? EXIT_INTERNAL : EXIT_BAD_INPUT;
     }
     return -1;
@@ -429,7 +476,14 @@ static int load_hf_config(const char *path, gpufit_model **out)
 static int load_model_dir(const char *dir, gpufit_model **out)
 {
     char path[4096];
+    struct stat sb;
     snprintf(path, sizeof path, "%s/config.json", dir);
+    if (stat(path, &sb) != 0 && errno == ENOENT) {
+        fprintf(stderr, "gpufit: '%s' has no config.json (--model takes a Hugging Face model "
+                        "directory, its config.json or a .gguf file)\n",
+                dir);
+        return EXIT_IO;
+    }
     int code = load_hf_config(path, out);
     if (code >= 0)
         return code;
@@ -472,10 +526,8 @@ static int load_model_path(const char *path, gpufit_model **out, int *gguf)
     struct stat sb;
     *out = NULL;
     *gguf = 0;
-    if (stat(path, &sb) != 0) {
-        fprintf(stderr, "gpufit: cannot read %s\n", path);
-        return EXIT_IO;
-    }
+    if (stat(path, &sb) != 0)
+        return cannot_read(path);
     if (S_ISDIR(sb.st_mode))
         return load_model_dir(path, out);
     if (ends_with(path, ".json"))
@@ -502,16 +554,14 @@ static int load_scenario(const cli_opts *o, gpufit_model **m, gpufit_job **j)
     }
     if (o->file != NULL) {
         size_t len = 0;
-        char *text = read_file(o->file, &len);
-        if (text == NULL) {
-            fprintf(stderr, "gpufit: cannot read %s\n", o->file);
-            return EXIT_IO;
-        }
+        char *text = NULL;
+        int code = read_file(o->file, "scenario files", &text, &len);
+        if (code >= 0)
+            return code;
         int32_t st = gpufit_apply_json(*m, *j, text, len, &err);
         free(text);
         if (st != GPUFIT_OK) {
-            fprintf(stderr, "gpufit: %s: %s (%s) at byte %llu\n", o->file, err.message,
-                    gpufit_status_str(err.status), (unsigned long long)err.offset);
+            print_file_error(o->file, &err);
             return EXIT_BAD_INPUT;
         }
     }
@@ -587,7 +637,7 @@ static int print_max(const gpufit_model *m, const gpufit_job *j, const char *nam
 static int cmd_estimate(int argc, char **argv)
 {
     cli_opts o = {0};
-    int code = parse_opts(argc, argv, &o);
+    int code = parse_opts("estimate", argc, argv, &o);
     if (code >= 0)
         return code;
     gpufit_error err = GPUFIT_ERROR_INIT;
@@ -643,134 +693,171 @@ static void json_str(const char *s)
     putchar('"');
 }
 
-/* gpufit recommend: which catalogue GPUs (and how many) fit the job, best first. */
-static int cmd_recommend(int argc, char **argv)
+/* Prints item i of a list: a JSON object, or a text line. */
+typedef void (*item_printer)(const gpufit_list *l, uint32_t i, int json);
+
+/* Prints the items of a list, as the elements of a JSON array closed with "]}" (the caller
+ * opened it) or as text lines; returns how many. */
+static uint32_t print_items(const gpufit_list *l, int json, item_printer item)
 {
-    cli_opts o = {0};
-    o.max_gpus = 64;
-    int code = parse_opts(argc, argv, &o);
+    uint32_t n = gpufit_list_count(l);
+    for (uint32_t i = 0; i < n; i++) {
+        if (json)
+            printf("%s\n  ", i ? "," : "");
+        item(l, i, json);
+    }
+    if (json)
+        printf("%s]}\n", n ? "\n" : "");
+    return n;
+}
+
+/* Builds the list of a subcommand; returns -1 or an exit code (the error printed). */
+typedef int (*list_maker)(gpufit_list **l, const gpufit_model *m, const gpufit_job *j,
+                          const cli_opts *o);
+/* Prints the list of a subcommand (items through print_items). */
+typedef void (*list_printer)(const gpufit_list *l, const cli_opts *o);
+
+/* recommend and plan: the scenario, its list, printed; exit 0 when the list has an item. */
+static int run_list_cmd(const char *cmd, int argc, char **argv, cli_opts *o, list_maker make,
+                        list_printer print)
+{
+    int code = parse_opts(cmd, argc, argv, o);
     if (code >= 0)
         return code;
     gpufit_model *m = NULL;
     gpufit_job *j = NULL;
     gpufit_list *l = NULL;
-    int32_t ids[64];
-    uint32_t n_ids = 0;
-    code = load_scenario(&o, &m, &j);
-    if (code >= 0)
-        goto out;
-    for (const char *p = o.only; p != NULL && *p != '\0' && n_ids < 64;) {
-        char name[64];
-        size_t n = strcspn(p, ",");
-        gpufit_gpu_info g = {.struct_size = sizeof g};
-        snprintf(name, sizeof name, "%.*s", (int)(n < 63 ? n : 63), p);
-        if (gpufit_gpu_by_name(name, &g) != GPUFIT_OK) {
-            fprintf(stderr, "gpufit: --only: '%s' is not in the catalogue (gpufit gpus)\n", name);
-            code = EXIT_BAD_INPUT;
-            goto out;
-        }
-        ids[n_ids++] = g.id;
-        p += n + (p[n] == ',');
+    code = load_scenario(o, &m, &j);
+    if (code < 0)
+        code = make(&l, m, j, o);
+    if (code < 0) {
+        print(l, o);
+        code = gpufit_list_count(l) > 0 ? EXIT_FITS : EXIT_OOM;
     }
-    gpufit_error err = GPUFIT_ERROR_INIT;
-    if (gpufit_recommend(&l, m, j, ids, n_ids, (uint32_t)o.max_gpus, &err) != GPUFIT_OK) {
-        print_error("recommend", &err, NULL);
-        code = EXIT_BAD_INPUT;
-        goto out;
-    }
-    uint32_t n = gpufit_list_count(l);
-    if (o.json)
-        printf("{\"recommendations\": [");
-    for (uint32_t i = 0; i < n; i++) {
-        gpufit_recommendation x = {.struct_size = sizeof x};
-        gpufit_list_recommendation(l, i, &x);
-        if (o.json) {
-            printf("%s\n  {\"gpu\": ", i ? "," : "");
-            json_str(x.gpu_name);
-            printf(", \"count\": %u, \"peak_bytes\": %llu, \"headroom_bytes\": %lld, "
-                   "\"price_usd\": %.0f, \"tflops\": %.1f, \"nvlink\": %s, \"reason\": ",
-                   x.count, (unsigned long long)x.peak_bytes, (long long)x.headroom_bytes,
-                   x.price_usd, x.tflops, x.has_nvlink ? "true" : "false");
-            json_str(x.reason);
-            putchar('}');
-        } else {
-            printf("%2u. %s", i + 1, x.reason);
-            if (x.price_usd > 0)
-                printf(", about $%.0f, %.1f TFLOPS per $1000", x.price_usd, x.tflops_per_kusd);
-            putchar('\n');
-        }
-    }
-    if (o.json)
-        printf("%s]}\n", n ? "\n" : "");
-    else if (n == 0)
-        printf("no catalogue GPU fits this job with up to %ld GPUs\n", o.max_gpus);
-    code = n > 0 ? EXIT_FITS : EXIT_OOM;
-out:
     gpufit_list_free(l);
     gpufit_job_free(j);
     gpufit_model_free(m);
     return code;
 }
 
+/* gpufit recommend: which catalogue GPUs (and how many) fit the job, best first. */
+static int make_recommendations(gpufit_list **l, const gpufit_model *m, const gpufit_job *j,
+                                const cli_opts *o)
+{
+    int32_t ids[64];
+    uint32_t n_ids = 0;
+    for (const char *p = o->only; p != NULL && *p != '\0' && n_ids < 64;) {
+        char name[64];
+        size_t n = strcspn(p, ",");
+        gpufit_gpu_info g = {.struct_size = sizeof g};
+        snprintf(name, sizeof name, "%.*s", (int)(n < 63 ? n : 63), p);
+        if (gpufit_gpu_by_name(name, &g) != GPUFIT_OK) {
+            fprintf(stderr, "gpufit: --only: '%s' is not in the catalogue (gpufit gpus)\n", name);
+            return EXIT_BAD_INPUT;
+        }
+        ids[n_ids++] = g.id;
+        p += n + (p[n] == ',');
+    }
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    if (gpufit_recommend(l, m, j, ids, n_ids, (uint32_t)o->max_gpus, &err) != GPUFIT_OK) {
+        print_error("recommend", &err, NULL);
+        return EXIT_BAD_INPUT;
+    }
+    return -1;
+}
+
+static void print_recommendation(const gpufit_list *l, uint32_t i, int json)
+{
+    gpufit_recommendation x = {.struct_size = sizeof x};
+    gpufit_list_recommendation(l, i, &x);
+    if (json) {
+        printf("{\"gpu\": ");
+        json_str(x.gpu_name);
+        printf(", \"count\": %u, \"peak_bytes\": %llu, \"headroom_bytes\": %lld, "
+               "\"price_usd\": %.0f, \"tflops\": %.1f, \"nvlink\": %s, \"reason\": ",
+               x.count, (unsigned long long)x.peak_bytes, (long long)x.headroom_bytes,
+               x.price_usd, x.tflops, x.has_nvlink ? "true" : "false");
+        json_str(x.reason);
+        putchar('}');
+        return;
+    }
+    printf("%2u. %s", i + 1, x.reason);
+    if (x.price_usd > 0)
+        printf(", about $%.0f, %.1f TFLOPS per $1000", x.price_usd, x.tflops_per_kusd);
+    putchar('\n');
+}
+
+static void print_recommendations(const gpufit_list *l, const cli_opts *o)
+{
+    if (o->json)
+        printf("{\"recommendations\": [");
+    if (print_items(l, o->json, print_recommendation) == 0 && !o->json)
+        printf("no catalogue GPU fits this job with up to %ld GPUs\n", o->max_gpus);
+}
+
+static int cmd_recommend(int argc, char **argv)
+{
+    cli_opts o = {0};
+    o.max_gpus = 64;
+    return run_list_cmd("recommend", argc, argv, &o, make_recommendations,
+                        print_recommendations);
+}
+
 /* gpufit plan: the cheapest layouts that fit a cluster. */
+static int make_plan(gpufit_list **l, const gpufit_model *m, const gpufit_job *j,
+                     const cli_opts *o)
+{
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    if (gpufit_plan(l, m, j, (uint32_t)o->gpus_per_node, (uint32_t)o->nodes, (uint32_t)o->top,
+                    &err) != GPUFIT_OK) {
+        print_error("plan", &err, NULL);
+        return EXIT_BAD_INPUT;
+    }
+    return -1;
+}
+
+static void print_layout(const gpufit_list *l, uint32_t i, int json)
+{
+    gpufit_layout y = {.struct_size = sizeof y};
+    gpufit_list_layout(l, i, &y);
+    if (json) {
+        printf("{\"spec\": ");
+        json_str(y.spec);
+        printf(", \"cost\": %.3f, \"peak_bytes\": %llu, \"headroom_bytes\": %lld}", y.cost,
+               (unsigned long long)y.peak_bytes, (long long)y.headroom_bytes);
+        return;
+    }
+    printf("%3u. cost %.3f  %7.2f GiB  %s\n", i + 1, y.cost, gib(y.peak_bytes), y.spec);
+}
+
+static void print_layouts(const gpufit_list *l, const cli_opts *o)
+{
+    unsigned long long evaluated = (unsigned long long)gpufit_list_evaluated(l);
+    if (o->json)
+        printf("{\"evaluated\": %llu, \"layouts\": [", evaluated);
+    else
+        printf("%llu layouts evaluated on %ld x %ld GPUs; %u cheapest that fit (cost: "
+               "docs/planner.md):\n",
+               evaluated, o->nodes, o->gpus_per_node, gpufit_list_count(l));
+    uint32_t n = print_items(l, o->json, print_layout);
+    gpufit_layout y = {.struct_size = sizeof y};
+    if (o->json)
+        return;
+    if (n == 0) {
+        printf("no layout fits\n");
+        return;
+    }
+    gpufit_list_layout(l, 0, &y);
+    printf("\nplacement of layout 1: %s\n", y.placement);
+}
+
 static int cmd_plan(int argc, char **argv)
 {
     cli_opts o = {0};
     o.gpus_per_node = 8;
     o.nodes = 1;
     o.top = 10;
-    int code = parse_opts(argc, argv, &o);
-    if (code >= 0)
-        return code;
-    gpufit_model *m = NULL;
-    gpufit_job *j = NULL;
-    gpufit_list *l = NULL;
-    code = load_scenario(&o, &m, &j);
-    if (code >= 0)
-        goto out;
-    gpufit_error err = GPUFIT_ERROR_INIT;
-    if (gpufit_plan(&l, m, j, (uint32_t)o.gpus_per_node, (uint32_t)o.nodes, (uint32_t)o.top,
-                    &err) != GPUFIT_OK) {
-        print_error("plan", &err, NULL);
-        code = EXIT_BAD_INPUT;
-        goto out;
-    }
-    uint32_t n = gpufit_list_count(l);
-    if (o.json)
-        printf("{\"evaluated\": %llu, \"layouts\": [",
-               (unsigned long long)gpufit_list_evaluated(l));
-    else
-        printf("%llu layouts evaluated on %ld x %ld GPUs; %u cheapest that fit (cost: "
-               "docs/planner.md):\n",
-               (unsigned long long)gpufit_list_evaluated(l), o.nodes, o.gpus_per_node, n);
-    for (uint32_t i = 0; i < n; i++) {
-        gpufit_layout y = {.struct_size = sizeof y};
-        gpufit_list_layout(l, i, &y);
-        if (o.json)
-        {
-            printf("%s\n  {\"spec\": ", i ? "," : "");
-            json_str(y.spec);
-            printf(", \"cost\": %.3f, \"peak_bytes\": %llu, \"headroom_bytes\": %lld}", y.cost,
-                   (unsigned long long)y.peak_bytes, (long long)y.headroom_bytes);
-        }
-        else
-            printf("%3u. cost %.3f  %7.2f GiB  %s\n", i + 1, y.cost, gib(y.peak_bytes), y.spec);
-    }
-    if (o.json) {
-        printf("%s]}\n", n ? "\n" : "");
-    } else if (n > 0) {
-        gpufit_layout y = {.struct_size = sizeof y};
-        gpufit_list_layout(l, 0, &y);
-        printf("\nplacement of layout 1: %s\n", y.placement);
-    } else {
-        printf("no layout fits\n");
-    }
-    code = n > 0 ? EXIT_FITS : EXIT_OOM;
-out:
-    gpufit_list_free(l);
-    gpufit_job_free(j);
-    gpufit_model_free(m);
-    return code;
+    return run_list_cmd("plan", argc, argv, &o, make_plan, print_layouts);
 }
 
 static int cmd_models(void)
@@ -861,5 +948,7 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
         return usage(stdout, EXIT_FITS);
-    return usage(stderr, EXIT_BAD_INPUT);
+    fprintf(stderr, "gpufit: unknown %s '%s' (commands: %s; see gpufit --help)\n",
+            cmd[0] == '-' ? "option" : "command", cmd, command_names);
+    return EXIT_BAD_INPUT;
 }

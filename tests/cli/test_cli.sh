@@ -64,6 +64,30 @@ python3 -c "import json; r=json.load(open('$tmp/out')); assert r['model']['n_par
 expect_exit 0 estimate --model tests/fuzz/corpus/gguf/llama_q4_k_m.gguf --spec "task=inference gpu=rtx-4090 context_len=512"
 expect_exit 3 estimate --model "$tmp/no-such-dir" --spec "task=inference"
 
+# recommend and plan: text lines and one JSON document, empty lists included
+expect_exit 0 recommend --spec "model=llama-3-8b task=inference" --only rtx-4090,h100
+grep -q "^ 1\. " "$tmp/out" || fail "recommend: no numbered line"
+list_json() { # list_json KEY ARGS...: `gpufit ARGS --json` is {"KEY": [...]}, items iff exit 0
+    local key=$1; shift
+    set +e; "$G" "$@" --json >"$tmp/l.json"; local st=$?; set -e
+    [ "$st" -le 1 ] || fail "gpufit $* --json exited $st"
+    python3 - "$tmp/l.json" "$key" "$st" <<'PY' || fail "gpufit $* --json"
+import json, sys
+items = json.load(open(sys.argv[1]))[sys.argv[2]]
+assert (len(items) > 0) == (sys.argv[3] == "0"), (len(items), sys.argv[3])
+PY
+}
+list_json recommendations recommend --spec "model=llama-3-8b" --only rtx-4090,h100
+list_json recommendations recommend --spec "model=llama-3-70b task=pretrain" --max-gpus 1
+list_json layouts plan --spec "model=llama-3-8b task=pretrain gpu=h100" --top 3
+list_json layouts plan --spec "model=llama-3-70b task=pretrain" --gpus-per-node 1
+expect_exit 0 plan --spec "model=llama-3-8b task=pretrain gpu=h100" --top 3
+grep -q "^placement of layout 1: " "$tmp/out" || fail "plan: no placement line"
+expect_exit 1 plan --spec "model=llama-3-70b task=pretrain" --gpus-per-node 1
+grep -q "^no layout fits$" "$tmp/out" || fail "plan: no 'no layout fits'"
+expect_exit 1 recommend --spec "model=llama-3-70b task=pretrain" --max-gpus 1
+grep -q "^no catalogue GPU fits this job with up to 1 GPUs$" "$tmp/out" || fail "recommend: empty"
+
 # listings
 # (into files first: grep -q closing the pipe early would fail the writer under pipefail)
 "$G" models >"$tmp/models"; grep -q "deepseek-r1" "$tmp/models" || fail "models lacks deepseek-r1"

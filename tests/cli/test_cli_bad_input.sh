@@ -29,6 +29,11 @@ expect_exit() { # expect_exit CODE ARGS...
 err_has() { # err_has TEXT: stderr contains TEXT (fixed string)
     grep -qF -- "$1" "$tmp/err" || fail "stderr lacks '$1': $(head -c 400 "$tmp/err")"
 }
+offset_once() { # offset_once N: stderr says "at byte N" or "at byte offset N" exactly once
+    local k
+    k=$(grep -oE "at byte (offset )?$1([^0-9]|\$)" "$tmp/err" | wc -l)
+    [ "$k" -eq 1 ] || fail "offset $1 said $k times: $(head -c 400 "$tmp/err")"
+}
 # caret_at N: the spec is echoed with a caret under byte N
 caret_at() {
     local line col
@@ -93,9 +98,9 @@ err_has "64 bits"
 # a spec too long (or multi-line) for a caret gives the byte offset
 long="model=llama-3-8b$(printf ' tp=1%.0s' $(seq 1 60)) frob=1"
 expect_exit 2 estimate --spec "$long"
-err_has "frob"; err_has "at byte offset $(( ${#long} - 6 ))"
+err_has "frob"; offset_once $(( ${#long} - 6 ))
 expect_exit 2 estimate --spec "$(printf 'model=llama-3-8b\ntp=banana')"
-err_has "tp"; err_has "at byte offset 17"
+err_has "tp"; offset_once 17
 # the spec applies on top of a file, and its errors still point into the spec
 printf '{"model": "llama-3-8b", "task": "inference"}' >"$tmp/ok.json"
 spec_bad "tp=2 pp=x" 5 "pp"
@@ -104,18 +109,18 @@ err_has "pp"; caret_at 5
 # control characters from the input never reach the terminal raw: a parse error at their byte
 expect_exit 2 estimate --spec "$(printf 'model=llama-3-8b task="x\033[2Jy\nz"')"
 ! grep -q $'\033' "$tmp/err" || fail "a raw ESC from the spec reached stderr"
-err_has "control character"; err_has "at byte offset 24"
+err_has "control character"; offset_once 24
 [ "$(grep -c . "$tmp/err")" -le 3 ] || fail "control characters: more than three lines"
 expect_exit 2 estimate --spec "$(printf 'model=llama-3-8b gpu="a\rb"')"
 err_has "control character"
 
-# --- JSON files: exit 2, the file, the key and the byte offset -----------------------------
+# --- JSON files: exit 2, the file, the key and the byte offset (said once) -----------------
 json_bad() { # json_bad 'DOC' OFFSET WORD...
     printf '%s' "$1" >"$tmp/bad.json"
     local off=$2; shift 2
     expect_exit 2 estimate "$tmp/bad.json"
     err_has "$tmp/bad.json"
-    err_has "at byte $off"
+    offset_once "$off"
     for w in "$@"; do err_has "$w"; done
 }
 json_bad '{"model": "llama-3-8b", "task": "inference", "context_len": 4096' 64 "end of input"
@@ -137,47 +142,91 @@ json_bad '' 0
 json_bad '   ' 3
 json_bad "{\"x\": $(printf '%0.s[' $(seq 1 100))" 69 "deeper than 64"
 printf '\xff\xfe{\x00}\x00' >"$tmp/bad.json"  # UTF-16 with a byte order mark
-expect_exit 2 estimate "$tmp/bad.json"; err_has "at byte 0"
+expect_exit 2 estimate "$tmp/bad.json"; offset_once 0
 printf '{"task": "inference"}\x00garbage' >"$tmp/bad.json"
-expect_exit 2 estimate "$tmp/bad.json"; err_has "at byte 21"
+expect_exit 2 estimate "$tmp/bad.json"; offset_once 21
 head -c 4096 /dev/urandom >"$tmp/bad.json" 2>/dev/null || printf '\x01\x02\x03' >"$tmp/bad.json"
 expect_exit 2 estimate "$tmp/bad.json"
+# the parser's own message says the offset: the command does not repeat it
+printf '{"model": "llama-3-8b", "tp": 2,}' >"$tmp/bad.json"
+expect_exit 2 estimate "$tmp/bad.json"
+err_has "gpufit: $tmp/bad.json: JSON: trailing comma before '}': expected a key string at byte 32 (parse error)"
+[ "$(grep -c . "$tmp/err")" -eq 1 ] || fail "JSON error: more than one line"
+grep -q "(parse error)\$" "$tmp/err" || fail "JSON error: text after the status: $(cat "$tmp/err")"
+# the same for a --model config.json, which gets the offset when its message lacks it
+printf '{"model_type": "llama",' >"$tmp/config.json"
+expect_exit 2 estimate --model "$tmp/config.json"
+err_has "$tmp/config.json: JSON: unexpected end of input"; offset_once 23
+printf '{"model_type": "llama", "hidden_size": "x"}' >"$tmp/config.json"
+expect_exit 2 estimate --model "$tmp/config.json"
+err_has "hidden_size"; offset_once 39
 # a valid file whose scenario is inconsistent: exit 2, the key named
 printf '{"model": "llama-3-8b", "tp": 3}' >"$tmp/bad.json"
 expect_exit 2 estimate "$tmp/bad.json"; err_has "tp"
 # the report of a valid file is unaffected by --json
 expect_exit 0 estimate "$tmp/ok.json" --json
 
-# --- unreadable files: exit 3, the path named ---------------------------------------------
-expect_exit 3 estimate "$tmp/does-not-exist.json"; err_has "$tmp/does-not-exist.json"
+# --- unreadable files: exit 3, the path named and the reason said (errno text) -------------
+expect_exit 3 estimate "$tmp/does-not-exist.json"
+err_has "gpufit: cannot read '$tmp/does-not-exist.json': No such file or directory"
 mkdir "$tmp/dir.json"
-expect_exit 3 estimate "$tmp/dir.json"; err_has "$tmp/dir.json"
+expect_exit 3 estimate "$tmp/dir.json"
+err_has "gpufit: cannot read '$tmp/dir.json': Is a directory"
 if [ "$(id -u)" -ne 0 ]; then # root reads anything
     printf '{}' >"$tmp/noperm.json"; chmod 000 "$tmp/noperm.json"
-    expect_exit 3 estimate "$tmp/noperm.json"; err_has "$tmp/noperm.json"
+    expect_exit 3 estimate "$tmp/noperm.json"
+    err_has "gpufit: cannot read '$tmp/noperm.json': Permission denied"
 fi
-# the reason is said (errno text)
-reason() { run estimate "$tmp/does-not-exist.json"; grep -qi 'no such file' "$tmp/err"; }
-known "'cannot read FILE' does not say why (strerror)" reason
-# a file over the 16 MiB limit is refused with the limit named (not as unreadable)
-head -c $((16 * 1024 * 1024 + 1)) /dev/zero | tr '\0' ' ' >"$tmp/big.json"
-run estimate "$tmp/big.json"
-[ "$rc" -eq 2 ] || [ "$rc" -eq 3 ] || fail "a 16 MiB + 1 file exited $rc"
-grep -qF "$tmp/big.json" "$tmp/err" || fail "a 16 MiB + 1 file: the path is not named"
-too_big() { run estimate "$tmp/big.json"; [ "$rc" -eq 2 ] && grep -qi 'MiB\|too large\|larger' "$tmp/err"; }
-known "a file over 16 MiB is reported as 'cannot read' (exit 3) without naming the limit" too_big
+# a file over the 16 MiB limit is refused with the limit named; one of exactly 16 MiB is read
+{ cat "$tmp/ok.json"; head -c $((16 * 1024 * 1024 - $(wc -c <"$tmp/ok.json"))) /dev/zero \
+    | tr '\0' ' '; } >"$tmp/big.json"
+expect_exit 0 estimate "$tmp/big.json"
+printf ' ' >>"$tmp/big.json"
+expect_exit 3 estimate "$tmp/big.json"
+err_has "gpufit: '$tmp/big.json' is larger than the 16 MiB limit for scenario files"
+# --model: the same for model paths, and a directory without config.json says so
+expect_exit 3 estimate --model "$tmp/no-such-model.gguf"
+err_has "gpufit: cannot read '$tmp/no-such-model.gguf': No such file or directory"
+mkdir "$tmp/model"
+expect_exit 3 estimate --model "$tmp/model"
+err_has "gpufit: '$tmp/model' has no config.json (--model takes a Hugging Face model directory"
+mkdir "$tmp/model/config.json"
+expect_exit 3 estimate --model "$tmp/model"
+err_has "gpufit: cannot read '$tmp/model/config.json': Is a directory"
+rmdir "$tmp/model/config.json"; mv "$tmp/big.json" "$tmp/model/config.json"
+expect_exit 3 estimate --model "$tmp/model"
+err_has "gpufit: '$tmp/model/config.json' is larger than the 16 MiB limit for config.json files"
+rm -rf "$tmp/model"
 
 # --- usage errors: exit 2 ------------------------------------------------------------------
 expect_exit 2
 expect_exit 2 estimate
 expect_exit 2 estimate "$tmp/ok.json" "$tmp/ok.json"
 expect_exit 2 estimate --spec
-expect_exit 2 estimate --bogus
-err_has "--bogus"
+# an unknown subcommand is named, with the list of commands, in one line
 expect_exit 2 frobnicate
+err_has "gpufit: unknown command 'frobnicate' (commands: estimate, recommend, plan, models, gpus, params, version; see gpufit --help)"
+[ "$(grep -c . "$tmp/err")" -eq 1 ] || fail "unknown command: more than one line"
 expect_exit 2 ''
+err_has "unknown command ''"
 expect_exit 2 --frobnicate
-names_cmd() { run frobnicate; [ "$rc" -eq 2 ] && grep -q "frobnicate" "$tmp/err"; }
-known "an unknown subcommand is not named (only the usage is printed)" names_cmd
+err_has "gpufit: unknown option '--frobnicate' (commands: estimate,"
+# an unknown option names the subcommand and the option; a value missing names the option
+for c in estimate recommend plan; do
+    expect_exit 2 "$c" --bogus --spec model=llama-3-8b
+    err_has "gpufit $c: unknown option '--bogus' (see gpufit --help)"
+    expect_exit 2 "$c" --spec model=llama-3-8b --frob=1
+    err_has "gpufit $c: unknown option '--frob=1'"
+    expect_exit 2 "$c" --spec model=llama-3-8b --top
+    err_has "gpufit $c: --top needs a value"
+    expect_exit 2 "$c" --spec model=llama-3-8b --nodes=0
+    err_has "gpufit $c: --nodes needs a positive integer, not '0'"
+done
+expect_exit 2 estimate --spec
+err_has "gpufit estimate: --spec needs a value"
+expect_exit 2 estimate "$tmp/ok.json" "$tmp/extra.json"
+err_has "gpufit estimate: unexpected argument '$tmp/extra.json'"
+expect_exit 2 plan
+err_has "gpufit plan: no scenario"
 
 echo "test_cli_bad_input: OK ($checks runs)"
