@@ -823,11 +823,16 @@ static void print_layout(const gpufit_list *l, uint32_t i, int json)
     if (json) {
         printf("{\"spec\": ");
         json_str(y.spec);
-        printf(", \"cost\": %.3f, \"peak_bytes\": %llu, \"headroom_bytes\": %lld}", y.cost,
-               (unsigned long long)y.peak_bytes, (long long)y.headroom_bytes);
+        printf(", \"cost\": %.3f, \"peak_bytes\": %llu, \"headroom_bytes\": %lld, "
+               "\"kv_capacity_tokens\": %llu}",
+               y.cost, (unsigned long long)y.peak_bytes, (long long)y.headroom_bytes,
+               (unsigned long long)y.kv_capacity_tokens);
         return;
     }
-    printf("%3u. cost %.3f  %7.2f GiB  %s\n", i + 1, y.cost, gib(y.peak_bytes), y.spec);
+    printf("%3u. cost %.3f  %7.2f GiB  %s", i + 1, y.cost, gib(y.peak_bytes), y.spec);
+    if (y.kv_capacity_tokens > 0) /* serving: the room left for more sequences */
+        printf("  (KV room %llu tokens per replica)", (unsigned long long)y.kv_capacity_tokens);
+    putchar('\n');
 }
 
 static void print_layouts(const gpufit_list *l, const cli_opts *o)

@@ -787,6 +787,8 @@ typedef struct gpufit_layout {
     double cost;            /**< Documented cost (docs/planner.md); lower is better. */
     const char *spec;       /**< The layout as a spec string; owned by the list. */
     const char *placement;  /**< Rank placement and CUDA_VISIBLE_DEVICES; owned by the list. */
+    uint64_t kv_capacity_tokens; /**< Serving: KV-cache tokens that fit per replica (the room
+                                      to serve); 0 for training. */
 } gpufit_layout;
 
 /**

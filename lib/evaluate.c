@@ -536,8 +536,12 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     if (p.gpu != NULL && !p.gpu->supports_bf16 &&
         (p.c_dt == GPUFIT_DTYPE_BF16 || p.w_dt == GPUFIT_DTYPE_BF16))
         add_note(r, GPUFIT__NOTE_BF16_UNSUPPORTED);
+    /* FP8 weights alone run on older GPUs in llama.cpp and vLLM/SGLang (weight-only FP8 with
+     * Marlin kernels on Ampere); FP8 compute needs the hardware */
     if (p.gpu != NULL && !p.gpu->supports_fp8 &&
-        (p.c_dt == GPUFIT_DTYPE_FP8 || (p.w_dt == GPUFIT_DTYPE_FP8 && p.framework != GPUFIT_FW_LLAMACPP)))
+        (p.c_dt == GPUFIT_DTYPE_FP8 ||
+         (p.w_dt == GPUFIT_DTYPE_FP8 && p.framework != GPUFIT_FW_LLAMACPP &&
+          p.framework != GPUFIT_FW_VLLM && p.framework != GPUFIT_FW_SGLANG)))
         add_note(r, GPUFIT__NOTE_FP8_UNSUPPORTED);
     if (p.framework == GPUFIT_FW_LLAMACPP && p.attention != GPUFIT_ATTN_FLASH &&
         p.kv_dt > GPUFIT_DTYPE_FP8 && !p.training)

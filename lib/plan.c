@@ -137,6 +137,12 @@ static void plan_serving(struct gpufit_list *l, struct gpufit_result *r,
                 e.info.ep = (uint32_t)ep;
                 e.info.checkpointing = GPUFIT_CKPT_NONE;
                 e.info.headroom_bytes = (int64_t)r->capacity - (int64_t)r->peak;
+                /* every stage keeps its layers' KV: the replica holds the fewest tokens */
+                e.info.kv_capacity_tokens = UINT64_MAX;
+                for (uint32_t k = 0; k < r->n_roles; k++)
+                    if (strcmp(r->roles[k].name, "host") != 0 &&
+                        r->roles[k].kv_cap_tokens < e.info.kv_capacity_tokens)
+                        e.info.kv_capacity_tokens = r->roles[k].kv_cap_tokens;
                 snprintf(e.spec, sizeof e.spec, "tp=%llu pp=%llu dp=%llu ep=%llu",
                          (unsigned long long)tp, (unsigned long long)pp, (unsigned long long)dp,
                          (unsigned long long)ep);
