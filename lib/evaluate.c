@@ -37,12 +37,20 @@ static void take_layers(const gpufit__shape *s, uint64_t begin, uint64_t count,
     }
 }
 
+/* v x f rounded half away from zero (llround). Below 2^52 the truncation t and x - t are
+ * exact, so t + (x - t >= 0.5) is llround(x) without the libm call; larger x are integers
+ * already and keep llround's result. */
 static int mul_frac(uint64_t v, double f, uint64_t *out)
 {
     double x = (double)v * f;
     if (!(x >= 0.0) || x >= 1.8e19)
         return 1;
-    *out = (uint64_t)llround(x);
+    if (x < 4503599627370496.0) {
+        uint64_t t = (uint64_t)x;
+        *out = t + (x - (double)t >= 0.5);
+    } else {
+        *out = (uint64_t)llround(x);
+    }
     return 0;
 }
 
@@ -150,8 +158,8 @@ static uint64_t shard_of(uint64_t bytes, uint64_t n)
 /* Memory of one role. */
 static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gpufit__counts *c,
                          const gpufit__tgroup *g, size_t ng, const wcache *wc,
-                         const gpufit__slice *sl, gpufit__role *role, uint64_t *hc,
-                         struct gpufit_result *r, gpufit_error *err)
+                         const gpufit__act_terms *at, const gpufit__slice *sl, gpufit__role *role,
+                         uint64_t *hc, struct gpufit_result *r, gpufit_error *err)
 {
     uint64_t *m = role->comp;
     uint64_t w_dev = 0, w_host = 0, trainable = 0, opt = 0;
@@ -245,7 +253,8 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
             CK(gpufit__mul(trainable, e, &cache));
             CK(gpufit__add(m[GPUFIT_MEM_WEIGHTS], cache, &m[GPUFIT_MEM_WEIGHTS]));
         }
-        CK(gpufit__train_activations(p, s, sl, &m[GPUFIT_MEM_ACTIVATIONS], &m[GPUFIT_MEM_LOGITS]));
+        CK(gpufit__train_activations(p, s, at, sl, &m[GPUFIT_MEM_ACTIVATIONS],
+                                     &m[GPUFIT_MEM_LOGITS]));
         if (p->task == GPUFIT_TASK_QLORA) {
             /* QLoRA pages optimizer states (bitsandbytes paged optimizers, Dettmers et al. 2023
              * §3): unified memory evicts them to the host while activations are live, so only
@@ -478,7 +487,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         role->layers = (uint32_t)ngl;
         role->fits = 1;
         memset(rolehost, 0, sizeof rolehost);
-        st = eval_role(&p, s, c, g, ng, &wc, &dev, role, rolehost, r, err);
+        st = eval_role(&p, s, c, g, ng, &wc, NULL, &dev, role, rolehost, r, err);
         if (st == GPUFIT_OK)
             st = finish_role(&p, role, err, r);
         if (st != GPUFIT_OK)
@@ -510,7 +519,9 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         uint64_t base = rest_stages > 0 ? rest / rest_stages : 0;
         uint64_t rem = rest_stages > 0 ? rest % rest_stages : 0;
         uint64_t n_mb = 1;
+        gpufit__act_terms at; /* training: one layer's activations, the same on every stage */
         if (p.training) {
+            CK(gpufit__train_layer_terms(&p, s, &at));
             uint64_t gbs = j->global_batch > 0 ? (uint64_t)j->global_batch : p.b * p.dp;
             n_mb = gbs / (p.b * p.dp);
             if (n_mb == 0)
@@ -561,7 +572,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
             role->layers = (uint32_t)count;
             role->fits = 1;
             memset(rolehost, 0, sizeof rolehost);
-            st = eval_role(&p, s, c, g, ng, &wc, &sl, role, rolehost, r, err);
+            st = eval_role(&p, s, c, g, ng, &wc, &at, &sl, role, rolehost, r, err);
             if (st == GPUFIT_OK)
                 st = finish_role(&p, role, err, r);
             if (st != GPUFIT_OK)
