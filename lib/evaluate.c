@@ -68,9 +68,8 @@ static int mul_frac(uint64_t v, double f, uint64_t *out)
 typedef struct wcache {
     int valid;
     const struct gpufit_model *gguf; /* a model read from a GGUF file: its exact bytes */
-    uint64_t w[GPUFIT__W_COUNT], t[GPUFIT__W_COUNT], o[GPUFIT__W_COUNT]; /* one layer */
-    uint64_t we[GPUFIT__W_COUNT], te[GPUFIT__W_COUNT], oe[GPUFIT__W_COUNT]; /* its experts */
-    uint64_t w_g[4], h_g[4], t_g[4], o_g[4]; /* globals: index = embedding + 2 * output */
+    gpufit__ubytes u;                /* one layer of each class (and its experts), globals */
+    uint64_t w_g[4], t_g[4], o_g[4]; /* globals by slice: index = embedding + 2 * output */
 } wcache;
 
 static int walk(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
@@ -88,28 +87,23 @@ static int walk(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgr
 static int wcache_build(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
                         size_t ng, const gpufit__class_agg *agg, int uniform, wcache *wc)
 {
-    memset(wc, 0, sizeof *wc);
+    wc->valid = 0;
     if (!uniform)
         return 0;
-    gpufit__ubytes u;
-    if (gpufit__uniform_bytes(p, s, g, ng, agg, &u))
+    const gpufit__ubytes *u = &wc->u;
+    if (gpufit__uniform_bytes(p, s, g, ng, agg, &wc->u))
         return 1;
-    memcpy(wc->w, u.w, sizeof wc->w);
-    memcpy(wc->t, u.t, sizeof wc->t);
-    memcpy(wc->o, u.o, sizeof wc->o);
-    memcpy(wc->we, u.we, sizeof wc->we);
-    memcpy(wc->te, u.te, sizeof wc->te);
-    memcpy(wc->oe, u.oe, sizeof wc->oe);
-    /* globals by slice: 1 embedding only, 2 output only (+ the tied copy), 3 both */
-    wc->w_g[1] = u.w_glob[0];
-    wc->t_g[1] = u.t_glob[0];
-    wc->o_g[1] = u.o_glob[0];
-    if (gpufit__add(u.w_glob[1], u.w_glob[2], &wc->w_g[2]) ||
-        gpufit__add(u.t_glob[1], u.t_glob[2], &wc->t_g[2]) ||
-        gpufit__add(u.o_glob[1], u.o_glob[2], &wc->o_g[2]) ||
-        gpufit__add(u.w_glob[0], u.w_glob[1], &wc->w_g[3]) ||
-        gpufit__add(u.t_glob[0], u.t_glob[1], &wc->t_g[3]) ||
-        gpufit__add(u.o_glob[0], u.o_glob[1], &wc->o_g[3]))
+    /* globals by slice: 0 none, 1 embedding only, 2 output only (+ the tied copy), 3 both */
+    wc->w_g[0] = wc->t_g[0] = wc->o_g[0] = 0;
+    wc->w_g[1] = u->w_glob[0];
+    wc->t_g[1] = u->t_glob[0];
+    wc->o_g[1] = u->o_glob[0];
+    if (gpufit__add(u->w_glob[1], u->w_glob[2], &wc->w_g[2]) ||
+        gpufit__add(u->t_glob[1], u->t_glob[2], &wc->t_g[2]) ||
+        gpufit__add(u->o_glob[1], u->o_glob[2], &wc->o_g[2]) ||
+        gpufit__add(u->w_glob[0], u->w_glob[1], &wc->w_g[3]) ||
+        gpufit__add(u->t_glob[0], u->t_glob[1], &wc->t_g[3]) ||
+        gpufit__add(u->o_glob[0], u->o_glob[1], &wc->o_g[3]))
         return 1;
     wc->valid = 1;
     return 0;
@@ -131,20 +125,20 @@ static int slice_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpuf
     if (!wc->valid)
         return walk(p, s, g, ng, wc->gguf, sl, w, h, t, o);
     int k = (sl->embedding ? 1 : 0) + (sl->output ? 2 : 0);
-    *w = wc->w_g[k];
-    *h = wc->h_g[k];
+    const gpufit__ubytes *u = &wc->u;
+    *w = wc->w_g[k]; /* nothing in host memory: that is only llama.cpp's (not uniform) */
     *t = wc->t_g[k];
     *o = wc->o_g[k];
     for (int c = GPUFIT__W_DENSE; c < GPUFIT__W_COUNT; c++) {
         uint64_t n = sl->layers[c], x;
         if (n == 0)
             continue;
-        if (gpufit__mul(n, wc->w[c], &x) || gpufit__add(*w, x, w) ||
-            gpufit__mul(n, wc->t[c], &x) || gpufit__add(*t, x, t) ||
-            gpufit__mul(n, wc->o[c], &x) || gpufit__add(*o, x, o) ||
-            gpufit__mul(n, wc->we[c], &x) || gpufit__add(e->w, x, &e->w) ||
-            gpufit__mul(n, wc->te[c], &x) || gpufit__add(e->t, x, &e->t) ||
-            gpufit__mul(n, wc->oe[c], &x) || gpufit__add(e->o, x, &e->o))
+        if (gpufit__mul(n, u->w[c], &x) || gpufit__add(*w, x, w) ||
+            gpufit__mul(n, u->t[c], &x) || gpufit__add(*t, x, t) ||
+            gpufit__mul(n, u->o[c], &x) || gpufit__add(*o, x, o) ||
+            gpufit__mul(n, u->we[c], &x) || gpufit__add(e->w, x, &e->w) ||
+            gpufit__mul(n, u->te[c], &x) || gpufit__add(e->t, x, &e->t) ||
+            gpufit__mul(n, u->oe[c], &x) || gpufit__add(e->o, x, &e->o))
             return 1;
     }
     return 0;

@@ -229,7 +229,8 @@ typedef struct gpufit__shape {
 int32_t gpufit__model_resolve(const struct gpufit_model *m, gpufit__shape *s, gpufit_error *err);
 
 #define GPUFIT__TGROUPS_MAX 64
-/* Fills out[] with the model's tensor groups; returns the number of groups (<= MAX). */
+/* Fills out[] with the model's tensor groups, the global ones first; returns the number of
+ * groups (<= MAX). */
 size_t gpufit__model_tensors(const gpufit__shape *s, gpufit__tgroup *out);
 
 typedef struct gpufit__counts {

@@ -471,16 +471,19 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
 {
     memset(u, 0, sizeof *u);
     int64_t dense_dt = dense_dtype(p);
-    int closed[GPUFIT__W_COUNT] = {0};
+    int closed[GPUFIT__W_COUNT] = {0}, all_closed = agg != NULL;
     for (int w = GPUFIT__W_DENSE; agg != NULL && w < GPUFIT__W_COUNT; w++) {
         if (s->layers[w] == 0)
             continue;
         closed[w] = class_closed_form(p, s, w, &agg[w], dense_dt, u);
         if (closed[w] < 0)
             return 1;
+        all_closed &= closed[w];
     }
     for (size_t i = 0; i < ng; i++) {
         uint64_t rows, copies, one, w, t = 0, o = 0;
+        if (g[i].where != GPUFIT__W_GLOBAL && all_closed)
+            break; /* every layer class is summed, and the global groups come first */
         if (closed[g[i].where] > 0)
             continue; /* that class is already summed */
         shard_dims(p, s, &g[i], &rows, &copies);
