@@ -38,6 +38,7 @@ typedef struct gpufit__plan {
     uint64_t capacity; /* bytes; 0 = unknown */
     const gpufit__gpu *gpu;
     uint64_t ctx_bytes, ws_bytes; /* runtime context, workspaces */
+    uint64_t comm_bytes;          /* NCCL buffers */
     double frag;                  /* allocator slack fraction */
     double util;                  /* server budget fraction; 0 = none */
     uint64_t max_num_seqs;        /* server: sequences the sampler is profiled with */

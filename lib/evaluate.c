@@ -22,18 +22,18 @@ static void add_note(struct gpufit_result *r, int note)
 static void take_layers(const gpufit__shape *s, uint64_t begin, uint64_t count,
                         gpufit__slice *sl)
 {
-    uint64_t at = 0;
+    uint64_t at = 0, end = begin + count;
     for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++) {
-        uint64_t n = s->layers[w];
-        uint64_t lo = begin > at ? begin - at : 0;
-        uint64_t hi = begin + count > at ? begin + count - at : 0;
-        if (lo > n)
-            lo = n;
-        if (hi > n)
-            hi = n;
-        sl->layers[w] = hi > lo ? hi - lo : 0;
+        uint64_t n = s->layers[w], lo = 0, hi = 0; /* a class the model lacks: nothing */
+        if (n > 0) {
+            lo = begin > at ? begin - at : 0;
+            hi = end > at ? end - at : 0;
+            lo = lo < n ? lo : n;
+            hi = hi < n ? hi : n;
+            at += n;
+        }
+        sl->layers[w] = hi - lo;
         sl->layer_begin[w] = lo;
-        at += n;
     }
 }
 
@@ -277,9 +277,7 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
     }
     CK(gpufit__add(m[GPUFIT_MEM_WORKSPACE], p->ws_bytes, &m[GPUFIT_MEM_WORKSPACE]));
     m[GPUFIT_MEM_RUNTIME_CONTEXT] = p->ctx_bytes;
-    /* NCCL: ~0.6 GiB per communicator the layout creates (memory-model.md §8.4) */
-    uint64_t comms = (p->dp > 1) + (p->tp > 1) + (p->pp > 1) + (p->cp > 1) + (p->ep > 1);
-    m[GPUFIT_MEM_COMM_BUFFERS] = comms * (GIB * 6 / 10);
+    m[GPUFIT_MEM_COMM_BUFFERS] = p->comm_bytes;
     return GPUFIT_OK;
 }
 
@@ -292,6 +290,7 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
     role->kv_cap_tokens = 0;
     role->kv_cap_bytes = 0;
     uint64_t alloc = 0;
+    int ovf = 0;
     static const int allocated[] = {GPUFIT_MEM_WEIGHTS,     GPUFIT_MEM_GRADIENTS,
                                     GPUFIT_MEM_OPTIMIZER_STATES, GPUFIT_MEM_MASTER_WEIGHTS,
                                     GPUFIT_MEM_ACTIVATIONS, GPUFIT_MEM_KV_CACHE,
@@ -323,7 +322,8 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
         }
     }
     for (size_t i = 0; i < sizeof allocated / sizeof allocated[0]; i++)
-        CK(gpufit__add(alloc, m[allocated[i]], &alloc));
+        ovf |= gpufit__add(alloc, m[allocated[i]], &alloc);
+    CK(ovf);
     /* Caching-allocator slack comes from tensors freed and re-allocated in other sizes
      * (memory-model.md §8.3): activations, logits and a growing KV cache; weights and
      * optimizer states are allocated once and keep exact-size segments. */
@@ -538,7 +538,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
                 begin = F + idx * base + (idx < rem ? idx : rem);
                 count = base + (idx < rem);
             }
-            gpufit__slice sl = {0};
+            gpufit__slice sl; /* every field is set here */
             take_layers(s, begin, count, &sl);
             sl.embedding = stage == 0;
             sl.output = stage == stages - 1;
