@@ -118,8 +118,8 @@ static int64_t gguf_type(int64_t ft, const gpufit__shape *s, int kind, uint64_t 
 
 /* Shards of a tensor group on one device: 2-D tensors split over TP (experts over TP x EP);
  * K/V heads are replicated when TP exceeds them; 1-D tensors are replicated. */
-static void shard_dims(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
-                       uint64_t *rows, uint64_t *copies)
+static inline void shard_dims(const gpufit__plan *p, const gpufit__shape *s,
+                              const gpufit__tgroup *g, uint64_t *rows, uint64_t *copies)
 {
     *rows = g->rows;
     *copies = g->copies;
@@ -142,7 +142,7 @@ static void shard_dims(const gpufit__plan *p, const gpufit__shape *s, const gpuf
 
 /* Bytes of one tensor of rows x cols in dtype dt, with the per-tensor extras of GPTQ (g_idx,
  * int32 per input feature) and LLM.int8 (fp32 scale per row). */
-static int tensor_bytes(int64_t dt, uint64_t rows, uint64_t cols, uint64_t *out)
+static inline int tensor_bytes(int64_t dt, uint64_t rows, uint64_t cols, uint64_t *out)
 {
     uint64_t n, b;
     if (gpufit__mul(rows, cols, &n))
