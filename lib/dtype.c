@@ -5,7 +5,7 @@
 
 /* Indexed by gpufit_dtype. Mixed GGUF file types carry the block of their base type; the
  * per-tensor recipe lives in mem_weights.c. */
-static const gpufit__dtype_info dtypes[] = {
+const gpufit__dtype_info gpufit__dtypes[GPUFIT__DTYPE_COUNT] = {
     [GPUFIT_DTYPE_NONE] = {"none", 0, 1},
     [GPUFIT_DTYPE_FP32] = {"fp32", 4, 1},
     [GPUFIT_DTYPE_TF32] = {"tf32", 4, 1},
@@ -51,7 +51,6 @@ static const gpufit__dtype_info dtypes[] = {
     [GPUFIT_DTYPE_TQ2_0] = {"tq2_0", 66, 256},
     [GPUFIT_DTYPE_F16_GGUF] = {"f16", 2, 1},
 };
-#define N_DTYPES (sizeof dtypes / sizeof dtypes[0])
 
 /* Value names of the dtype parameters: canonical names first, then aliases. */
 const gpufit__enum_value gpufit__dtype_names[] = {
@@ -111,19 +110,3 @@ const gpufit__enum_value gpufit__dtype_names[] = {
     {"gptq", GPUFIT_DTYPE_GPTQ4},
     {"awq", GPUFIT_DTYPE_AWQ4},
     {NULL, 0}};
-
-const gpufit__dtype_info *gpufit__dtype(int64_t dt)
-{
-    if (dt < 0 || (uint64_t)dt >= N_DTYPES || dtypes[dt].name == NULL)
-        return NULL;
-    return &dtypes[dt];
-}
-
-int gpufit__dtype_bytes(int64_t dt, uint64_t n, uint64_t *out)
-{
-    const gpufit__dtype_info *d = gpufit__dtype(dt);
-    if (d == NULL)
-        return 1;
-    uint64_t blocks = n / d->block_elems + (n % d->block_elems != 0);
-    return gpufit__mul(blocks, d->block_bytes, out);
-}

@@ -40,6 +40,7 @@ typedef struct gpufit__plan {
     uint64_t capacity; /* bytes; 0 = unknown */
     const gpufit__gpu *gpu;
     uint64_t ctx_bytes, ws_bytes; /* runtime context, workspaces */
+    uint64_t comm_bytes;          /* NCCL buffers */
     double frag;                  /* allocator slack fraction */
     double util;                  /* server budget fraction; 0 = none */
     uint64_t max_num_seqs;        /* server: sequences the sampler is profiled with */
@@ -137,9 +138,19 @@ typedef struct gpufit__ubytes {
 int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
                           size_t ng, const gpufit__class_agg *agg, gpufit__ubytes *u);
 
-/* Training activations and logits of a slice (mem_activations.c). */
+/* What one layer of each class keeps for one micro-batch (after checkpointing) and its
+ * backward transient: the same on every pipeline stage, so derived once per evaluation. */
+typedef struct gpufit__act_terms {
+    uint64_t tok; /* tokens of one micro-batch on one device */
+    uint64_t keep[GPUFIT__W_COUNT], transient[GPUFIT__W_COUNT];
+} gpufit__act_terms;
+/* Fills at for training (mem_activations.c); 1 if a byte count could exceed 64 bits. */
+int gpufit__train_layer_terms(const gpufit__plan *p, const gpufit__shape *s,
+                              gpufit__act_terms *at);
+/* Training activations and logits of a slice, from the layer terms (mem_activations.c). */
 int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
-                              const gpufit__slice *sl, uint64_t *act_out, uint64_t *logits_out);
+                              const gpufit__act_terms *at, const gpufit__slice *sl,
+                              uint64_t *act_out, uint64_t *logits_out);
 
 /* Inference KV bytes per token for the layers of a slice, and the prefill transient and
  * logits (mem_inference.c). */

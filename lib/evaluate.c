@@ -22,27 +22,35 @@ static void add_note(struct gpufit_result *r, int note)
 static void take_layers(const gpufit__shape *s, uint64_t begin, uint64_t count,
                         gpufit__slice *sl)
 {
-    uint64_t at = 0;
+    uint64_t at = 0, end = begin + count;
     for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++) {
-        uint64_t n = s->layers[w];
-        uint64_t lo = begin > at ? begin - at : 0;
-        uint64_t hi = begin + count > at ? begin + count - at : 0;
-        if (lo > n)
-            lo = n;
-        if (hi > n)
-            hi = n;
-        sl->layers[w] = hi > lo ? hi - lo : 0;
+        uint64_t n = s->layers[w], lo = 0, hi = 0; /* a class the model lacks: nothing */
+        if (n > 0) {
+            lo = begin > at ? begin - at : 0;
+            hi = end > at ? end - at : 0;
+            lo = lo < n ? lo : n;
+            hi = hi < n ? hi : n;
+            at += n;
+        }
+        sl->layers[w] = hi - lo;
         sl->layer_begin[w] = lo;
-        at += n;
     }
 }
 
+/* v x f rounded half away from zero (llround). Below 2^52 the truncation t and x - t are
+ * exact, so t + (x - t >= 0.5) is llround(x) without the libm call; larger x are integers
+ * already and keep llround's result. */
 static int mul_frac(uint64_t v, double f, uint64_t *out)
 {
     double x = (double)v * f;
     if (!(x >= 0.0) || x >= 1.8e19)
         return 1;
-    *out = (uint64_t)llround(x);
+    if (x < 4503599627370496.0) {
+        uint64_t t = (uint64_t)x;
+        *out = t + (x - (double)t >= 0.5);
+    } else {
+        *out = (uint64_t)llround(x);
+    }
     return 0;
 }
 
@@ -60,9 +68,8 @@ static int mul_frac(uint64_t v, double f, uint64_t *out)
 typedef struct wcache {
     int valid;
     const struct gpufit_model *gguf; /* a model read from a GGUF file: its exact bytes */
-    uint64_t w[GPUFIT__W_COUNT], t[GPUFIT__W_COUNT], o[GPUFIT__W_COUNT]; /* one layer */
-    uint64_t we[GPUFIT__W_COUNT], te[GPUFIT__W_COUNT], oe[GPUFIT__W_COUNT]; /* its experts */
-    uint64_t w_g[4], h_g[4], t_g[4], o_g[4]; /* globals: index = embedding + 2 * output */
+    gpufit__ubytes u;                /* one layer of each class (and its experts), globals */
+    uint64_t w_g[4], t_g[4], o_g[4]; /* globals by slice: index = embedding + 2 * output */
 } wcache;
 
 static int walk(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
@@ -80,28 +87,23 @@ static int walk(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgr
 static int wcache_build(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
                         size_t ng, const gpufit__class_agg *agg, int uniform, wcache *wc)
 {
-    memset(wc, 0, sizeof *wc);
+    wc->valid = 0;
     if (!uniform)
         return 0;
-    gpufit__ubytes u;
-    if (gpufit__uniform_bytes(p, s, g, ng, agg, &u))
+    const gpufit__ubytes *u = &wc->u;
+    if (gpufit__uniform_bytes(p, s, g, ng, agg, &wc->u))
         return 1;
-    memcpy(wc->w, u.w, sizeof wc->w);
-    memcpy(wc->t, u.t, sizeof wc->t);
-    memcpy(wc->o, u.o, sizeof wc->o);
-    memcpy(wc->we, u.we, sizeof wc->we);
-    memcpy(wc->te, u.te, sizeof wc->te);
-    memcpy(wc->oe, u.oe, sizeof wc->oe);
-    /* globals by slice: 1 embedding only, 2 output only (+ the tied copy), 3 both */
-    wc->w_g[1] = u.w_glob[0];
-    wc->t_g[1] = u.t_glob[0];
-    wc->o_g[1] = u.o_glob[0];
-    if (gpufit__add(u.w_glob[1], u.w_glob[2], &wc->w_g[2]) ||
-        gpufit__add(u.t_glob[1], u.t_glob[2], &wc->t_g[2]) ||
-        gpufit__add(u.o_glob[1], u.o_glob[2], &wc->o_g[2]) ||
-        gpufit__add(u.w_glob[0], u.w_glob[1], &wc->w_g[3]) ||
-        gpufit__add(u.t_glob[0], u.t_glob[1], &wc->t_g[3]) ||
-        gpufit__add(u.o_glob[0], u.o_glob[1], &wc->o_g[3]))
+    /* globals by slice: 0 none, 1 embedding only, 2 output only (+ the tied copy), 3 both */
+    wc->w_g[0] = wc->t_g[0] = wc->o_g[0] = 0;
+    wc->w_g[1] = u->w_glob[0];
+    wc->t_g[1] = u->t_glob[0];
+    wc->o_g[1] = u->o_glob[0];
+    if (gpufit__add(u->w_glob[1], u->w_glob[2], &wc->w_g[2]) ||
+        gpufit__add(u->t_glob[1], u->t_glob[2], &wc->t_g[2]) ||
+        gpufit__add(u->o_glob[1], u->o_glob[2], &wc->o_g[2]) ||
+        gpufit__add(u->w_glob[0], u->w_glob[1], &wc->w_g[3]) ||
+        gpufit__add(u->t_glob[0], u->t_glob[1], &wc->t_g[3]) ||
+        gpufit__add(u->o_glob[0], u->o_glob[1], &wc->o_g[3]))
         return 1;
     wc->valid = 1;
     return 0;
@@ -123,20 +125,20 @@ static int slice_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpuf
     if (!wc->valid)
         return walk(p, s, g, ng, wc->gguf, sl, w, h, t, o);
     int k = (sl->embedding ? 1 : 0) + (sl->output ? 2 : 0);
-    *w = wc->w_g[k];
-    *h = wc->h_g[k];
+    const gpufit__ubytes *u = &wc->u;
+    *w = wc->w_g[k]; /* nothing in host memory: that is only llama.cpp's (not uniform) */
     *t = wc->t_g[k];
     *o = wc->o_g[k];
     for (int c = GPUFIT__W_DENSE; c < GPUFIT__W_COUNT; c++) {
         uint64_t n = sl->layers[c], x;
         if (n == 0)
             continue;
-        if (gpufit__mul(n, wc->w[c], &x) || gpufit__add(*w, x, w) ||
-            gpufit__mul(n, wc->t[c], &x) || gpufit__add(*t, x, t) ||
-            gpufit__mul(n, wc->o[c], &x) || gpufit__add(*o, x, o) ||
-            gpufit__mul(n, wc->we[c], &x) || gpufit__add(e->w, x, &e->w) ||
-            gpufit__mul(n, wc->te[c], &x) || gpufit__add(e->t, x, &e->t) ||
-            gpufit__mul(n, wc->oe[c], &x) || gpufit__add(e->o, x, &e->o))
+        if (gpufit__mul(n, u->w[c], &x) || gpufit__add(*w, x, w) ||
+            gpufit__mul(n, u->t[c], &x) || gpufit__add(*t, x, t) ||
+            gpufit__mul(n, u->o[c], &x) || gpufit__add(*o, x, o) ||
+            gpufit__mul(n, u->we[c], &x) || gpufit__add(e->w, x, &e->w) ||
+            gpufit__mul(n, u->te[c], &x) || gpufit__add(e->t, x, &e->t) ||
+            gpufit__mul(n, u->oe[c], &x) || gpufit__add(e->o, x, &e->o))
             return 1;
     }
     return 0;
@@ -150,8 +152,8 @@ static uint64_t shard_of(uint64_t bytes, uint64_t n)
 /* Memory of one role. */
 static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gpufit__counts *c,
                          const gpufit__tgroup *g, size_t ng, const wcache *wc,
-                         const gpufit__slice *sl, gpufit__role *role, uint64_t *hc,
-                         struct gpufit_result *r, gpufit_error *err)
+                         const gpufit__act_terms *at, const gpufit__slice *sl, gpufit__role *role,
+                         uint64_t *hc, struct gpufit_result *r, gpufit_error *err)
 {
     uint64_t *m = role->comp;
     uint64_t w_dev = 0, w_host = 0, trainable = 0, opt = 0;
@@ -245,7 +247,8 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
             CK(gpufit__mul(trainable, e, &cache));
             CK(gpufit__add(m[GPUFIT_MEM_WEIGHTS], cache, &m[GPUFIT_MEM_WEIGHTS]));
         }
-        CK(gpufit__train_activations(p, s, sl, &m[GPUFIT_MEM_ACTIVATIONS], &m[GPUFIT_MEM_LOGITS]));
+        CK(gpufit__train_activations(p, s, at, sl, &m[GPUFIT_MEM_ACTIVATIONS],
+                                     &m[GPUFIT_MEM_LOGITS]));
         if (p->task == GPUFIT_TASK_QLORA) {
             /* QLoRA pages optimizer states (bitsandbytes paged optimizers, Dettmers et al. 2023
              * §3): unified memory evicts them to the host while activations are live, so only
@@ -274,15 +277,7 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
     }
     CK(gpufit__add(m[GPUFIT_MEM_WORKSPACE], p->ws_bytes, &m[GPUFIT_MEM_WORKSPACE]));
     m[GPUFIT_MEM_RUNTIME_CONTEXT] = p->ctx_bytes;
-    /* NCCL: ~0.6 GiB per communicator the layout creates (memory-model.md §8.4) */
-    uint64_t comms = (p->dp > 1) + (p->tp > 1) + (p->pp > 1) + (p->cp > 1) + (p->ep > 1);
-    /* vLLM/SGLang TP groups hold two: the engine's own PyNccl communicator and torch's
-     * device group, created by the logits all-gather (vllm distributed/parallel_state.py) */
-    if ((p->framework == GPUFIT_FW_VLLM || p->framework == GPUFIT_FW_SGLANG) && p->tp > 1)
-        comms++;
-    if (p->framework == GPUFIT_FW_LLAMACPP) /* ggml copies activations between devices */
-        comms = 0;
-    m[GPUFIT_MEM_COMM_BUFFERS] = comms * (GIB * 6 / 10);
+    m[GPUFIT_MEM_COMM_BUFFERS] = p->comm_bytes;
     return GPUFIT_OK;
 }
 
@@ -296,6 +291,7 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
     role->kv_cap_tokens = 0;
     role->kv_cap_bytes = 0;
     uint64_t alloc = 0;
+    int ovf = 0;
     static const int allocated[] = {GPUFIT_MEM_WEIGHTS,     GPUFIT_MEM_GRADIENTS,
                                     GPUFIT_MEM_OPTIMIZER_STATES, GPUFIT_MEM_MASTER_WEIGHTS,
                                     GPUFIT_MEM_ACTIVATIONS, GPUFIT_MEM_KV_CACHE,
@@ -327,7 +323,8 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
         }
     }
     for (size_t i = 0; i < sizeof allocated / sizeof allocated[0]; i++)
-        CK(gpufit__add(alloc, m[allocated[i]], &alloc));
+        ovf |= gpufit__add(alloc, m[allocated[i]], &alloc);
+    CK(ovf);
     /* Caching-allocator slack comes from tensors freed and re-allocated in other sizes
      * (memory-model.md §8.3): activations, logits and a growing KV cache; weights and
      * optimizer states are allocated once and keep exact-size segments. */
@@ -571,7 +568,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         role->gpu = NULL;
         role->fits = 1;
         memset(rolehost, 0, sizeof rolehost);
-        st = eval_role(&p, s, c, g, ng, &wc, &dev, role, rolehost, r, err);
+        st = eval_role(&p, s, c, g, ng, &wc, NULL, &dev, role, rolehost, r, err);
         if (st == GPUFIT_OK)
             st = finish_role(&p, role, err, r);
         if (st != GPUFIT_OK)
@@ -619,7 +616,9 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         if (split)
             split_layers(j, L, stages, sb, &out_stage);
         uint64_t n_mb = 1;
+        gpufit__act_terms at; /* training: one layer's activations, the same on every stage */
         if (p.training) {
+            CK(gpufit__train_layer_terms(&p, s, &at));
             uint64_t gbs = j->global_batch > 0 ? (uint64_t)j->global_batch : p.b * p.dp;
             n_mb = gbs / (p.b * p.dp);
             if (n_mb == 0)
@@ -649,7 +648,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
                 begin = F + idx * base + (idx < rem ? idx : rem);
                 count = base + (idx < rem);
             }
-            gpufit__slice sl = {0};
+            gpufit__slice sl; /* every field is set here */
             take_layers(s, begin, count, &sl);
             sl.embedding = stage == 0;
             sl.output = stage == (split && p.framework == GPUFIT_FW_LLAMACPP ? out_stage
@@ -686,7 +685,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
             role->layers = (uint32_t)count;
             role->fits = 1;
             memset(rolehost, 0, sizeof rolehost);
-            st = eval_role(&p, s, c, g, ng, &wc, &sl, role, rolehost, r, err);
+            st = eval_role(&p, s, c, g, ng, &wc, &at, &sl, role, rolehost, r, err);
             if (st == GPUFIT_OK)
                 st = finish_role(&p, role, err, r);
             if (st != GPUFIT_OK)

@@ -236,7 +236,8 @@ typedef struct gpufit__shape {
 int32_t gpufit__model_resolve(const struct gpufit_model *m, gpufit__shape *s, gpufit_error *err);
 
 #define GPUFIT__TGROUPS_MAX 64
-/* Fills out[] with the model's tensor groups; returns the number of groups (<= MAX). */
+/* Fills out[] with the model's tensor groups, the global ones first; returns the number of
+ * groups (<= MAX). */
 size_t gpufit__model_tensors(const gpufit__shape *s, gpufit__tgroup *out);
 
 typedef struct gpufit__counts {
@@ -321,9 +322,27 @@ typedef struct gpufit__dtype_info {
     uint32_t block_bytes; /* bytes per block */
     uint32_t block_elems; /* elements per block */
 } gpufit__dtype_info;
-const gpufit__dtype_info *gpufit__dtype(int64_t dt); /* NULL if unknown */
+#define GPUFIT__DTYPE_COUNT (GPUFIT_DTYPE_F16_GGUF + 1)
+/* Indexed by gpufit_dtype; unused values have a NULL name. Inline lookups below: evaluation
+ * asks for them a few dozen times. */
+extern const gpufit__dtype_info gpufit__dtypes[GPUFIT__DTYPE_COUNT];
+static inline const gpufit__dtype_info *gpufit__dtype(int64_t dt) /* NULL if unknown */
+{
+    if (dt < 0 || dt >= GPUFIT__DTYPE_COUNT || gpufit__dtypes[dt].name == NULL)
+        return NULL;
+    return &gpufit__dtypes[dt];
+}
 /* Bytes of n elements stored as dt (blocks rounded up per tensor of n elements). */
-int gpufit__dtype_bytes(int64_t dt, uint64_t n, uint64_t *out);
+static inline int gpufit__dtype_bytes(int64_t dt, uint64_t n, uint64_t *out)
+{
+    const gpufit__dtype_info *d = gpufit__dtype(dt);
+    if (d == NULL)
+        return 1;
+    if (d->block_elems == 1) /* plain element types */
+        return gpufit__mul(n, d->block_bytes, out);
+    uint64_t blocks = n / d->block_elems + (n % d->block_elems != 0);
+    return gpufit__mul(blocks, d->block_bytes, out);
+}
 extern const gpufit__enum_value gpufit__dtype_names[];
 
 /* ---------------------------------------------------------------------------------------

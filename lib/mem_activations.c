@@ -115,10 +115,43 @@ static void layer(const gpufit__plan *p, const gpufit__shape *s, int where, laye
     t->input = p->resid_b * tok * s->h / (p->sp ? p->tp : 1);
 }
 
-int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
-                              const gpufit__slice *sl, uint64_t *act_out, uint64_t *logits_out)
+int gpufit__train_layer_terms(const gpufit__plan *p, const gpufit__shape *s,
+                              gpufit__act_terms *at)
 {
-    uint64_t tok = p->s / p->cp * p->b;
+    uint64_t tok = p->s / p->cp * p->b, x, transient;
+    *at = (gpufit__act_terms){.tok = tok};
+    if (s->arch == GPUFIT_ARCH_GENERIC)
+        return 0;
+    /* Overflow guard: every per-layer term is at most 64 bytes per token per width element
+     * (h, q, the widest MLP, k MLP fan-out, E) plus 16 bytes per score; with that bound checked,
+     * the unchecked sums of one layer below cannot wrap, and the totals are checked. */
+    uint64_t width = s->h + s->q + 2 * s->c + s->f + s->k * (s->f_moe + s->h) +
+                     s->n_shared * s->f_sh + s->E + s->r_q + s->r_kv;
+    if (gpufit__mul(width, 64, &x) || gpufit__mul(x, tok, &x) ||
+        gpufit__mul(s->nq * 16, p->s / p->cp, &transient) || gpufit__mul(transient, tok, &transient) ||
+        gpufit__add(x, transient, &x) || gpufit__mul(x, 4, &x))
+        return 1;
+    for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++) {
+        if (s->layers[w] == 0)
+            continue;
+        layer_terms t;
+        layer(p, s, w, &t);
+        at->keep[w] = p->ckpt == GPUFIT_CKPT_FULL        ? t.input
+                      : p->ckpt == GPUFIT_CKPT_SELECTIVE ? t.total - t.s2
+                                                         : t.total;
+        /* backward: full recompute re-materialises one layer (§4.7); otherwise the gradients
+         * of the largest saved tensor and of two residual-stream tensors are live. */
+        at->transient[w] = p->ckpt == GPUFIT_CKPT_FULL ? t.total + 2 * t.input
+                                                       : t.largest + 2 * t.input;
+    }
+    return 0;
+}
+
+int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
+                              const gpufit__act_terms *at, const gpufit__slice *sl,
+                              uint64_t *act_out, uint64_t *logits_out)
+{
+    uint64_t tok = at->tok;
     uint64_t stored = 0, transient = 0, x;
     if (s->arch == GPUFIT_ARCH_GENERIC) {
         double per_tok = s->act_bytes_per_token;
@@ -129,31 +162,12 @@ int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
         *logits_out = 0;
         return 0;
     }
-    /* Overflow guard: every per-layer term is at most 64 bytes per token per width element
-     * (h, q, the widest MLP, k MLP fan-out, E) plus 16 bytes per score; with that bound checked,
-     * the unchecked sums of one layer below cannot wrap, and the totals are checked. */
-    uint64_t width = s->h + s->q + 2 * s->c + s->f + s->k * (s->f_moe + s->h) +
-                     s->n_shared * s->f_sh + s->E + s->r_q + s->r_kv;
-    if (gpufit__mul(width, 64, &x) || gpufit__mul(x, tok, &x) ||
-        gpufit__mul(s->nq * 16, p->s / p->cp, &transient) || gpufit__mul(transient, tok, &transient) ||
-        gpufit__add(x, transient, &x) || gpufit__mul(x, 4, &x))
-        return 1;
-    transient = 0;
     for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++) {
         if (sl->layers[w] == 0)
             continue;
-        layer_terms t;
-        layer(p, s, w, &t);
-        uint64_t keep = p->ckpt == GPUFIT_CKPT_FULL        ? t.input
-                        : p->ckpt == GPUFIT_CKPT_SELECTIVE ? t.total - t.s2
-                                                           : t.total;
-        if (gpufit__mul(keep, sl->layers[w], &x) || gpufit__add(stored, x, &stored))
+        if (gpufit__mul(at->keep[w], sl->layers[w], &x) || gpufit__add(stored, x, &stored))
             return 1;
-        /* backward: full recompute re-materialises one layer (§4.7); otherwise the gradients
-         * of the largest saved tensor and of two residual-stream tensors are live. */
-        uint64_t tr = p->ckpt == GPUFIT_CKPT_FULL ? t.total + 2 * t.input
-                                                  : t.largest + 2 * t.input;
-        transient = max_u(transient, tr);
+        transient = max_u(transient, at->transient[w]);
     }
     if (gpufit__mul(stored, sl->inflight, &stored))
         return 1;

@@ -118,8 +118,8 @@ static int64_t gguf_type(int64_t ft, const gpufit__shape *s, int kind, uint64_t 
 
 /* Shards of a tensor group on one device: 2-D tensors split over TP (experts over TP x EP);
  * K/V heads are replicated when TP exceeds them; 1-D tensors are replicated. */
-static void shard_dims(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
-                       uint64_t *rows, uint64_t *copies)
+static inline void shard_dims(const gpufit__plan *p, const gpufit__shape *s,
+                              const gpufit__tgroup *g, uint64_t *rows, uint64_t *copies)
 {
     *rows = g->rows;
     *copies = g->copies;
@@ -145,7 +145,7 @@ static void shard_dims(const gpufit__plan *p, const gpufit__shape *s, const gpuf
 
 /* Bytes of one tensor of rows x cols in dtype dt, with the per-tensor extras of GPTQ (g_idx,
  * int32 per input feature) and LLM.int8 (fp32 scale per row). */
-static int tensor_bytes(int64_t dt, uint64_t rows, uint64_t cols, uint64_t *out)
+static inline int tensor_bytes(int64_t dt, uint64_t rows, uint64_t cols, uint64_t *out)
 {
     uint64_t n, b;
     if (gpufit__mul(rows, cols, &n))
@@ -474,16 +474,19 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
 {
     memset(u, 0, sizeof *u);
     int64_t dense_dt = dense_dtype(p);
-    int closed[GPUFIT__W_COUNT] = {0};
+    int closed[GPUFIT__W_COUNT] = {0}, all_closed = agg != NULL;
     for (int w = GPUFIT__W_DENSE; agg != NULL && w < GPUFIT__W_COUNT; w++) {
         if (s->layers[w] == 0)
             continue;
         closed[w] = class_closed_form(p, s, w, &agg[w], dense_dt, u);
         if (closed[w] < 0)
             return 1;
+        all_closed &= closed[w];
     }
     for (size_t i = 0; i < ng; i++) {
         uint64_t rows, copies, one, w, t = 0, o = 0;
+        if (g[i].where != GPUFIT__W_GLOBAL && all_closed)
+            break; /* every layer class is summed, and the global groups come first */
         if (closed[g[i].where] > 0)
             continue; /* that class is already summed */
         shard_dims(p, s, &g[i], &rows, &copies);

@@ -175,7 +175,7 @@ size_t gpufit__model_tensors(const gpufit__shape *s, gpufit__tgroup *out)
         add(&w, GPUFIT__T_GENERIC, GPUFIT__W_GLOBAL, 1, 1, s->n_params_generic);
         return w.n;
     }
-    globals(&w, s);
+    globals(&w, s); /* first: gpufit__uniform_bytes stops after them when it can */
     if (s->layers[GPUFIT__W_DENSE] > 0)
         dense_layer(&w, s, GPUFIT__W_DENSE);
     if (s->layers[GPUFIT__W_MOE] > 0)

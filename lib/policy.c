@@ -239,6 +239,15 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
                   : fw == GPUFIT_FW_LLAMACPP ? 0
                   : fw == GPUFIT_FW_MEGATRON ? 3 * per_handle
                                              : (p->training ? 2 : 1) * per_handle;
+    /* NCCL: ~0.6 GiB per communicator the layout creates (memory-model.md §8.4) */
+    uint64_t comms = (p->dp > 1) + (p->tp > 1) + (p->pp > 1) + (p->cp > 1) + (p->ep > 1);
+    /* vLLM/SGLang TP groups hold two: the engine's own PyNccl communicator and torch's
+     * device group, created by the logits all-gather (vllm distributed/parallel_state.py) */
+    if (server && p->tp > 1)
+        comms++;
+    if (fw == GPUFIT_FW_LLAMACPP) /* ggml copies activations between devices itself */
+        comms = 0;
+    p->comm_bytes = comms * (GIB * 6 / 10);
     /* caching-allocator slack as a fraction of the dynamically allocated bytes (activations,
      * logits, growing KV cache): memory-model.md §8.3 puts reserved - allocated at 0-20 % of
      * all allocated bytes in steady training, i.e. more of the part that is freed and
