@@ -782,7 +782,9 @@ def _read_result(res, model, job):
             peak_reserved_bytes=ri.peak_reserved_bytes,
             device_used_bytes=ri.device_used_bytes, headroom_bytes=ri.headroom_bytes,
             fits=None if s.fits < 0 or ri.fits < 0 else bool(ri.fits),
-            kv_capacity_bytes=ri.kv_capacity_bytes, kv_capacity_tokens=ri.kv_capacity_tokens))
+            kv_capacity_bytes=ri.kv_capacity_bytes, kv_capacity_tokens=ri.kv_capacity_tokens,
+            gpu=_text(ri.gpu) or "" if ri.has_field("gpu") else "",
+            capacity_bytes=ri.capacity_bytes if ri.has_field("capacity_bytes") else 0))
     notes = []
     for i in range(s.n_notes):
         t = c_char_p()
@@ -1015,8 +1017,8 @@ def plan(scenario=None, *, gpus_per_node=8, nodes=1, max_results=10, file=None, 
 
     Returns a list of dicts: ``tp``, ``pp``, ``vpp``, ``dp``, ``cp``, ``ep``, ``zero``,
     ``micro_batch``, ``checkpointing`` (a name), ``peak_bytes``, ``headroom_bytes``, ``cost``,
-    ``spec`` (the layout as a spec string, ready for ``estimate(spec=...)``) and
-    ``placement``.
+    ``spec`` (the layout as a spec string, ready for ``estimate(spec=...)``), ``placement``
+    and ``kv_capacity_tokens`` (serving plans: the KV room per replica).
     """
     model, job = build(scenario, file, spec, params)
     return plan_handles(model, job, gpus_per_node, nodes, max_results)
@@ -1039,4 +1041,5 @@ def plan_handles(model, job, gpus_per_node=8, nodes=1, max_results=10):
 
     return _read_list(out, lib.gpufit_list_layout, _Layout, convert,
                       ("tp", "pp", "vpp", "dp", "cp", "ep", "zero", "micro_batch",
-                       "checkpointing", "peak_bytes", "headroom_bytes", "cost", "spec"))
+                       "checkpointing", "peak_bytes", "headroom_bytes", "cost", "spec",
+                       "kv_capacity_tokens"))

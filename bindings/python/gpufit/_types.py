@@ -186,6 +186,8 @@ class RoleInfo(SizedStruct):
         ("fits", c_int32),
         ("layers", c_uint32),
         ("name", c_char_p),
+        ("capacity_bytes", c_uint64),
+        ("gpu", c_char_p),
     ]
 
 
@@ -264,6 +266,7 @@ class Layout(SizedStruct):
         ("cost", c_double),
         ("spec", c_char_p),
         ("placement", c_char_p),
+        ("kv_capacity_tokens", c_uint64),
     ]
 
 

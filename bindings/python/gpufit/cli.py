@@ -210,15 +210,19 @@ def cmd_plan(args, out=sys.stdout):
         return _bad_input_code(e)
     if args.json:
         rows = [{"spec": y["spec"], "cost": round(y["cost"], 3), "peak_bytes": y["peak_bytes"],
-                 "headroom_bytes": y["headroom_bytes"]} for y in lays]
+                 "headroom_bytes": y["headroom_bytes"],
+                 "kv_capacity_tokens": y.get("kv_capacity_tokens", 0)} for y in lays]
         out.write(json.dumps({"evaluated": lays.evaluated, "layouts": rows}) + "\n")
     else:
         out.write("%d layouts evaluated on %d x %d GPUs; %d cheapest that fit (cost: "
                   "docs/planner.md):\n" % (lays.evaluated, args.nodes, args.gpus_per_node,
                                             len(lays)))
         for i, y in enumerate(lays):
-            out.write("%3d. cost %.3f  %7.2f GiB  %s\n" % (i + 1, y["cost"],
-                                                           y["peak_bytes"] / 2**30, y["spec"]))
+            out.write("%3d. cost %.3f  %7.2f GiB  %s" % (i + 1, y["cost"],
+                                                         y["peak_bytes"] / 2**30, y["spec"]))
+            if y.get("kv_capacity_tokens"):  # serving: the room left for more sequences
+                out.write("  (KV room %d tokens per replica)" % y["kv_capacity_tokens"])
+            out.write("\n")
         if lays:
             out.write("\nplacement of layout 1: %s\n" % lays[0]["placement"])
         else:

@@ -37,15 +37,18 @@ class Role:
         fits: True or False, or None when no GPU was given.
         kv_capacity_bytes, kv_capacity_tokens: inference: the KV cache that fits in what the
             budget leaves after everything else.
+        gpu: the name of this role's GPU ("" when none was given); with ``device_gpus`` each
+            stage has its own.
+        capacity_bytes: that GPU's memory (0 when unknown; the host role: host_memory_bytes).
     """
 
     __slots__ = ("name", "devices", "layers", "components", "peak_allocated_bytes",
                  "peak_reserved_bytes", "device_used_bytes", "headroom_bytes", "fits",
-                 "kv_capacity_bytes", "kv_capacity_tokens")
+                 "kv_capacity_bytes", "kv_capacity_tokens", "gpu", "capacity_bytes")
 
     def __init__(self, name, devices, layers, components, peak_allocated_bytes,
                  peak_reserved_bytes, device_used_bytes, headroom_bytes, fits,
-                 kv_capacity_bytes, kv_capacity_tokens):
+                 kv_capacity_bytes, kv_capacity_tokens, gpu="", capacity_bytes=0):
         self.name = name
         self.devices = devices
         self.layers = layers
@@ -57,11 +60,14 @@ class Role:
         self.fits = fits
         self.kv_capacity_bytes = kv_capacity_bytes
         self.kv_capacity_tokens = kv_capacity_tokens
+        self.gpu = gpu
+        self.capacity_bytes = capacity_bytes
 
     def to_dict(self):
         """The role as a dict with the keys of the JSON report."""
         return {
             "name": self.name, "devices": self.devices, "layers": self.layers,
+            "gpu": self.gpu, "capacity_bytes": self.capacity_bytes,
             "components": dict(self.components),
             "peak_allocated_bytes": self.peak_allocated_bytes,
             "peak_reserved_bytes": self.peak_reserved_bytes,

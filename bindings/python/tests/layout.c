@@ -110,6 +110,8 @@ int main(void)
     FIELD(gpufit_role_info, fits);
     FIELD(gpufit_role_info, layers);
     FIELD(gpufit_role_info, name);
+    FIELD(gpufit_role_info, capacity_bytes);
+    FIELD(gpufit_role_info, gpu);
 
     STRUCT(gpufit_mitigation_info);
     FIELD(gpufit_mitigation_info, struct_size);
@@ -153,5 +155,6 @@ int main(void)
     FIELD(gpufit_layout, cost);
     FIELD(gpufit_layout, spec);
     FIELD(gpufit_layout, placement);
+    FIELD(gpufit_layout, kv_capacity_tokens);
     return 0;
 }
