@@ -262,8 +262,7 @@ static int32_t expect_list(const gpufit_param_info *in, const double *v, uint32_
     for (uint32_t i = 0; i < n; i++) {
         if (!isfinite(v[i]) || v[i] < in->min_float || v[i] > in->max_float)
             return GPUFIT_E_INVALID_ARG;
-        if (in->id == GPUFIT_JOB_DEVICE_GPUS &&
-            (v[i] != floor(v[i]) || !is_gpu_id((int64_t)v[i])))
+        if (in->id == GPUFIT_JOB_DEVICE_GPUS && (v[i] != floor(v[i]) || !is_gpu_id((int64_t)v[i])))
             return GPUFIT_E_NOT_FOUND;
         sum += v[i];
     }
@@ -273,8 +272,8 @@ static int32_t expect_list(const gpufit_param_info *in, const double *v, uint32_
 }
 
 /* gpufit_job_set_list with a fuzzed list, and its oracle. */
-static void apply_list_record(gpufit_model *m, gpufit_job *j, const gpufit_param_info *in,
-                              const uint8_t *rec)
+static void
+apply_list_record(gpufit_model *m, gpufit_job *j, const gpufit_param_info *in, const uint8_t *rec)
 {
     uint32_t n = rec[2] % (GPUFIT_LIST_MAX + 2); /* 0..17 */
     double v[GPUFIT_LIST_MAX + 1];
@@ -286,8 +285,8 @@ static void apply_list_record(gpufit_model *m, gpufit_job *j, const gpufit_param
     gpufit_error err = GPUFIT_ERROR_INIT;
     int32_t st = gpufit_job_set_list(j, in->id, v, n, &err);
     if (st != want)
-        fprintf(stderr, "%s: set_list of %u entries: status %d, table says %d (%s)\n", in->name,
-                n, st, want, err.message);
+        fprintf(stderr, "%s: set_list of %u entries: status %d, table says %d (%s)\n", in->name, n,
+                st, want, err.message);
     FZ_CHECK(st == want);
     fz_check_error(st, &err);
     if (st != GPUFIT_OK) {

@@ -47,8 +47,8 @@ static int write_spec(const gpufit_model *m, const gpufit_job *j, char *buf, siz
                 continue;
             size_t at = 0;
             for (uint32_t i = 0; i < k; i++)
-                at += (size_t)snprintf(val + at, sizeof val - at, "%s%.17g", i > 0 ? "," : "",
-                                       v[i]);
+                at +=
+                    (size_t)snprintf(val + at, sizeof val - at, "%s%.17g", i > 0 ? "," : "", v[i]);
             FZ_CHECK(at < sizeof val);
         } else if (in.type == GPUFIT_TYPE_FLOAT) {
             double d = 0.0;

@@ -4,9 +4,9 @@
  * below-min, above-max, the int64 extremes, NaN and infinities, non-integral numbers, non-numbers,
  * unknown value names and negative numbers, through the typed setters, spec strings and JSON
  * scenarios; list parameters also through gpufit_job_set_list/get_list (too many entries, bad
- * elements, empty entries, NULL values, a buffer that is too small). Each rejection must carry the exact status, err.param = the parameter's id, a
- * message naming the parameter, the offset of the bad pair (spec) or value (JSON), and leave both
- * handles unchanged.
+ * elements, empty entries, NULL values, a buffer that is too small). Each rejection must carry the
+ * exact status, err.param = the parameter's id, a message naming the parameter, the offset of the
+ * bad pair (spec) or value (JSON), and leave both handles unchanged.
  *
  * battery[] below names every parameter once, with its evaluation-time checks (missing values,
  * inconsistent combinations) or the reason it has none. `battery.covers_every_parameter` fails
@@ -384,10 +384,8 @@ static void spec_rejected(const gpufit_param_info *in, const char *value, int32_
 
 /* {"task": "inference", "NAME": VALUE}: the offset is that of the value, plus `delta` (the
  * position of a bad element inside an array value). */
-static void json_rejected_at(const gpufit_param_info *in,
-                             const char *value,
-                             size_t delta,
-                             int32_t want)
+static void
+json_rejected_at(const gpufit_param_info *in, const char *value, size_t delta, int32_t want)
 {
     handles h = fresh();
     snap before;
@@ -484,8 +482,7 @@ Test(battery, defaults_are_settable)
         /* the flag tells callers which defaults mean "not set" */
         cr_assert_eq((in.flags & GPUFIT_PARAM_FLAG_UNSET_DEFAULT) != 0, listed,
                      "%s: GPUFIT_PARAM_FLAG_UNSET_DEFAULT", in.name);
-        cr_assert_eq(in.flags & ~GPUFIT_PARAM_FLAG_UNSET_DEFAULT, 0u, "%s: unknown flags",
-                     in.name);
+        cr_assert_eq(in.flags & ~GPUFIT_PARAM_FLAG_UNSET_DEFAULT, 0u, "%s: unknown flags", in.name);
         cr_assert(in.min_int <= in.max_int && in.min_float <= in.max_float, "%s", in.name);
         if (in.type == GPUFIT_TYPE_ENUM && p != GPUFIT_JOB_GPU)
             cr_assert(has_value(p, in.default_int), "%s: default is not a named value", in.name);
@@ -593,8 +590,8 @@ Test(typed, wrong_domain_unknown_ids_null_handles)
                             "set_list of a scalar");
             assert_rejected(gpufit_job_set_list(h.j, p, NULL, 0, &err), &err, want, p, in.name,
                             "set_list (clear) of a scalar");
-            assert_rejected(gpufit_job_get_list(h.j, p, lv, GPUFIT_LIST_MAX, &ln, &err), &err,
-                            want, p, in.name, "get_list of a scalar");
+            assert_rejected(gpufit_job_get_list(h.j, p, lv, GPUFIT_LIST_MAX, &ln, &err), &err, want,
+                            p, in.name, "get_list of a scalar");
             cr_assert_eq(ln, 77u, "%s: get_list of a scalar wrote n_out", in.name);
         } else {
             cr_assert_eq(in.domain, GPUFIT_DOMAIN_JOB, "%s", in.name);
@@ -633,10 +630,10 @@ Test(typed, wrong_domain_unknown_ids_null_handles)
         cr_assert_null(gpufit_param_value_name(p, 0));
         double lv[1] = {1.0};
         uint32_t ln = 0;
-        assert_rejected(gpufit_job_set_list(h.j, p, lv, 1, &err), &err, GPUFIT_E_UNKNOWN_PARAM,
-                        p, NULL, "set_list, unknown id");
-        assert_rejected(gpufit_job_get_list(h.j, p, lv, 1, &ln, &err), &err,
-                        GPUFIT_E_UNKNOWN_PARAM, p, NULL, "get_list, unknown id");
+        assert_rejected(gpufit_job_set_list(h.j, p, lv, 1, &err), &err, GPUFIT_E_UNKNOWN_PARAM, p,
+                        NULL, "set_list, unknown id");
+        assert_rejected(gpufit_job_get_list(h.j, p, lv, 1, &ln, &err), &err, GPUFIT_E_UNKNOWN_PARAM,
+                        p, NULL, "get_list, unknown id");
     }
     assert_unchanged(h, &before, "rejected calls of every kind");
     int32_t id = 0;
@@ -696,15 +693,14 @@ static void list_text_bad(const gpufit_param_info *in)
     int32_t not_num = gpus ? GPUFIT_E_NOT_FOUND : GPUFIT_E_INVALID_ARG;
     const char *ok = gpus ? "h100" : "3";
     char buf[512], v[600];
-    static const char *const words[] = {"banana", "nan",  "NaN", "inf", "-inf", "Infinity",
-                                        "0x10",   "1KiB", "--1", "1e",  ".",    "+",
-                                        "1..2",   "nul",  "true"};
+    static const char *const words[] = {"banana",   "nan",  "NaN",  "inf", "-inf",
+                                        "Infinity", "0x10", "1KiB", "--1", "1e",
+                                        ".",        "+",    "1..2", "nul", "true"};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
         text_rejected(in, words[i], not_num);
         snprintf(v, sizeof v, "%s,%s", ok, words[i]); /* the second entry */
         text_rejected(in, v, not_num);
-        snprintf(v, sizeof v, "[%s%s%s, \"%s\"]", gpus ? "\"" : "", ok, gpus ? "\"" : "",
-                 words[i]);
+        snprintf(v, sizeof v, "[%s%s%s, \"%s\"]", gpus ? "\"" : "", ok, gpus ? "\"" : "", words[i]);
         json_rejected(in, v, not_num);
     }
     /* empty entries: "3,,1" in a spec and in a JSON string; a trailing comma in a spec is a
@@ -758,8 +754,8 @@ static void list_text_bad(const gpufit_param_info *in)
     }
     /* JSON entries that are neither numbers nor strings, or empty, or hold a comma: the
      * offset is the entry's ("[3, " is 4 bytes, "[" 1) */
-    static const char *const bad_entries[] = {"null", "true", "false", "[1]", "{\"v\": 1}",
-                                              "\"\"", "\"3,1\""};
+    static const char *const bad_entries[] = {"null",       "true", "false",  "[1]",
+                                              "{\"v\": 1}", "\"\"", "\"3,1\""};
     for (size_t i = 0; i < sizeof bad_entries / sizeof bad_entries[0]; i++) {
         snprintf(v, sizeof v, "[%s%s%s, %s]", gpus ? "\"" : "", ok, gpus ? "\"" : "",
                  bad_entries[i]);
@@ -860,7 +856,8 @@ Test(text, every_parameter_bad_values)
 /* ---------------------------------------------------------------------------------------
  * List parameters through gpufit_job_set_list / gpufit_job_get_list
  * ------------------------------------------------------------------------------------- */
-static void set_list_rejected(int32_t p, const double *v, uint32_t n, int32_t want, const char *what)
+static void
+set_list_rejected(int32_t p, const double *v, uint32_t n, int32_t want, const char *what)
 {
     gpufit_param_info in = info_of(p);
     handles h = fresh();
@@ -922,8 +919,7 @@ Test(bad_lists, set_list_bad_values)
         }
         if (gpus) {
             /* in range, but not an id of the catalogue */
-            const double unknown[] = {gpu_ok + 0.5, 0.25, (double)unused_gpu_id(),
-                                      in.max_float};
+            const double unknown[] = {gpu_ok + 0.5, 0.25, (double)unused_gpu_id(), in.max_float};
             for (size_t b = 0; b < sizeof unknown / sizeof unknown[0]; b++) {
                 v[1] = unknown[b];
                 set_list_rejected(p, v, 2, GPUFIT_E_NOT_FOUND, "not a catalogue id");
@@ -955,8 +951,8 @@ Test(bad_lists, typed_calls_refuse_lists)
         gpufit_error err = GPUFIT_ERROR_INIT;
         int64_t iv = 12345;
         double dv = 12345.0;
-        assert_rejected(gpufit_job_set_int(h.j, in.id, 1, &err), &err, GPUFIT_E_INVALID_ARG,
-                        in.id, in.name, "set_int of a list");
+        assert_rejected(gpufit_job_set_int(h.j, in.id, 1, &err), &err, GPUFIT_E_INVALID_ARG, in.id,
+                        in.name, "set_int of a list");
         cr_assert(strstr(err.message, "gpufit_job_set_list") != NULL, "%s", err.message);
         assert_rejected(gpufit_job_set_float(h.j, in.id, 1.0, &err), &err, GPUFIT_E_INVALID_ARG,
                         in.id, in.name, "set_float of a list");
@@ -969,8 +965,8 @@ Test(bad_lists, typed_calls_refuse_lists)
         /* the model calls do not know a job parameter */
         assert_rejected(gpufit_model_set_int(h.m, in.id, 1, &err), &err, GPUFIT_E_UNKNOWN_PARAM,
                         in.id, in.name, "model_set_int of a job list");
-        assert_rejected(gpufit_model_get_float(h.m, in.id, &dv, &err), &err,
-                        GPUFIT_E_UNKNOWN_PARAM, in.id, in.name, "model_get_float of a job list");
+        assert_rejected(gpufit_model_get_float(h.m, in.id, &dv, &err), &err, GPUFIT_E_UNKNOWN_PARAM,
+                        in.id, in.name, "model_get_float of a job list");
         assert_unchanged(h, &before, "typed calls on a list");
         release(h);
     }
@@ -1002,8 +998,7 @@ Test(bad_lists, get_list_buffer_too_small)
                         GPUFIT_E_INVALID_ARG, in.id, NULL, "NULL values");
         /* the exact size is enough */
         double v[2] = {0.0, 0.0};
-        cr_assert_eq(gpufit_job_get_list(h.j, in.id, v, 2, &n, &err), GPUFIT_OK, "%s",
-                     err.message);
+        cr_assert_eq(gpufit_job_get_list(h.j, in.id, v, 2, &n, &err), GPUFIT_OK, "%s", err.message);
         cr_assert_eq(n, 2u);
         cr_assert_eq(err.status, GPUFIT_OK);
         /* an empty list: cap 0 and NULL values are fine */

@@ -48,8 +48,7 @@ static double gpu_id(const char *name)
 static void apply_spec_ok(gpufit_job *j, const char *spec)
 {
     gpufit_error err = GPUFIT_ERROR_INIT;
-    cr_assert_eq(gpufit_apply_spec(NULL, j, spec, &err), GPUFIT_OK, "'%s': %s", spec,
-                 err.message);
+    cr_assert_eq(gpufit_apply_spec(NULL, j, spec, &err), GPUFIT_OK, "'%s': %s", spec, err.message);
 }
 
 static void apply_json_ok(gpufit_job *j, const char *doc)
@@ -118,8 +117,8 @@ Test(lists, set_get_round_trip)
     gpufit_job *j = new_job();
     gpufit_error err = GPUFIT_ERROR_INIT;
     const double split[4] = {3.0, 1.0, 0.0, 0.25};
-    cr_assert_eq(gpufit_job_set_list(j, GPUFIT_JOB_TENSOR_SPLIT, split, 4, &err), GPUFIT_OK,
-                 "%s", err.message);
+    cr_assert_eq(gpufit_job_set_list(j, GPUFIT_JOB_TENSOR_SPLIT, split, 4, &err), GPUFIT_OK, "%s",
+                 err.message);
     cr_assert_eq(err.status, GPUFIT_OK);
     cr_assert_eq(err.message[0], '\0');
     assert_list(j, GPUFIT_JOB_TENSOR_SPLIT, split, 4);
