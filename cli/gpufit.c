@@ -901,6 +901,13 @@ static int cmd_params(void)
         if (in.type == GPUFIT_TYPE_FLOAT) {
             printf("float  default %g, range [%g, %g]", in.default_float, in.min_float,
                    in.max_float);
+        } else if (in.type == GPUFIT_TYPE_LIST && p == GPUFIT_JOB_DEVICE_GPUS) {
+            printf("list   up to %lld entries, each a name from 'gpufit gpus' or an id in "
+                   "[%.0f, %.0f]",
+                   (long long)in.max_int, in.min_float, in.max_float);
+        } else if (in.type == GPUFIT_TYPE_LIST) { /* max_int: entries; *_float: each entry */
+            printf("list   up to %lld entries, each in [%g, %g]", (long long)in.max_int,
+                   in.min_float, in.max_float);
         } else if (in.type == GPUFIT_TYPE_ENUM || in.type == GPUFIT_TYPE_BOOL) {
             const char *dn = gpufit_param_value_name(p, in.default_int);
             printf("%s default %s, values:", in.type == GPUFIT_TYPE_BOOL ? "bool " : "enum ",

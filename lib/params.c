@@ -740,8 +740,10 @@ static int32_t apply_list(const gpufit__param_entry *e, struct gpufit_job *j, co
             i++;
         const char *el = val + b;
         size_t len = i - b;
+        /* errors carry the value's offset: in JSON the text is joined from an array, so a
+         * position inside it is no byte of the document (a spec reports the pair anyway) */
         if (n == GPUFIT_LIST_MAX)
-            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset + b,
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
                                 "%s has more than %d entries", e->name, GPUFIT_LIST_MAX);
         const gpufit__gpu *g =
             e->id == GPUFIT_JOB_DEVICE_GPUS ? gpufit__gpu_find(el, len) : NULL;
@@ -751,7 +753,7 @@ static int32_t apply_list(const gpufit__param_entry *e, struct gpufit_job *j, co
         } else if (parse_number(el, len, &x, &unit) != 0 || unit != 1.0) {
             return gpufit__fail(err, e->id == GPUFIT_JOB_DEVICE_GPUS ? GPUFIT_E_NOT_FOUND
                                                                      : GPUFIT_E_INVALID_ARG,
-                                e->id, offset + b, "%s entry %u '%.*s' is not %s", e->name,
+                                e->id, offset, "%s entry %u '%.*s' is not %s", e->name,
                                 n + 1, (int)(len > 64 ? 64 : len), el,
                                 e->id == GPUFIT_JOB_DEVICE_GPUS
                                     ? "a catalogue GPU (see 'gpufit gpus')"

@@ -53,9 +53,12 @@ static int next_token(const char *s, size_t n, size_t *pos, spec_token *t, gpufi
             /* "tensor_split=3,1 pp=2": a comma followed by a run without '=' continues the
              * value (a list); "tp=2,pp=4" still separates pairs */
             size_t k = i + 1;
+            while (k < n && s[k] == ',')
+                k++; /* "3,,1": the empty entry stays in the value, for the list to name */
+            size_t run = k;
             while (k < n && !is_sep(s[k]) && s[k] != '=')
                 k++;
-            if (k == i + 1 || (k < n && s[k] == '='))
+            if (k == run || (k < n && s[k] == '='))
                 break;
             i = k;
         }

@@ -93,5 +93,9 @@ grep -q "^no catalogue GPU fits this job with up to 1 GPUs$" "$tmp/out" || fail 
 "$G" models >"$tmp/models"; grep -q "deepseek-r1" "$tmp/models" || fail "models lacks deepseek-r1"
 "$G" gpus >"$tmp/gpus"; grep -q "h100-sxm5" "$tmp/gpus" || fail "gpus lacks h100-sxm5"
 "$G" params >"$tmp/params"; grep -q "^tp " "$tmp/params" || fail "params lacks tp"
+grep -q "^tensor_split  *job   list   up to 16 entries, each in \[0, 1e+06\]" "$tmp/params" \
+    || fail "params: tensor_split is not shown as a list"
+grep -q "^device_gpus  *job   list   up to 16 entries, each a name from 'gpufit gpus'" \
+    "$tmp/params" || fail "params: device_gpus is not shown as a list"
 "$G" version >"$tmp/version"; grep -q "gpufit " "$tmp/version" || fail "version"
 echo "test_cli: OK"

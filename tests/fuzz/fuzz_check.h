@@ -23,7 +23,8 @@
 
 #define FZ_MAX_PARAMS 512
 
-/* Every parameter of both handles as raw bits, in table order; returns the count. */
+/* Every parameter of both handles as raw bits, in table order (a list: its count, then its
+ * elements); returns the count. */
 static size_t fz_snapshot(const gpufit_model *m, const gpufit_job *j, uint64_t *out)
 {
     size_t n = 0;
@@ -36,6 +37,17 @@ static size_t fz_snapshot(const gpufit_model *m, const gpufit_job *j, uint64_t *
         int model = info.domain == GPUFIT_DOMAIN_MODEL;
         if ((model && m == NULL) || (!model && j == NULL)) {
             out[n++] = 0;
+            continue;
+        }
+        if (info.type == GPUFIT_TYPE_LIST) { /* the count, then each element's bits */
+            double v[GPUFIT_LIST_MAX];
+            uint32_t k = UINT32_MAX;
+            FZ_CHECK(!model);
+            FZ_CHECK(gpufit_job_get_list(j, p, v, GPUFIT_LIST_MAX, &k, NULL) == GPUFIT_OK);
+            FZ_CHECK(k <= GPUFIT_LIST_MAX);
+            out[n++] = k;
+            for (uint32_t i = 0; i < k && n < FZ_MAX_PARAMS; i++)
+                memcpy(&out[n++], &v[i], sizeof v[i]);
             continue;
         }
         if (info.type == GPUFIT_TYPE_FLOAT) {

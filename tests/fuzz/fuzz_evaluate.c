@@ -13,14 +13,19 @@
  *     with the raw bits, 3 set_float with an interesting value (NaN, +-inf, bounds, fractions),
  *     4 set a named value (gpufit_param_value_at), 5 set_int with a small signed value,
  *     6 the setter of the other domain (must be GPUFIT_E_UNKNOWN_PARAM), 7 set_float with a
- *     small value scaled by a power of two.
+ *     small value scaled by a power of two. On a list parameter (GPUFIT_TYPE_LIST) operations
+ *     4 and 5 call gpufit_job_set_list instead: value byte 0 picks the count (0..17), the
+ *     other 7 bytes the elements (see list_value); every other operation must be refused.
  *
  * Checks:
  * - each setter answers exactly as the parameter table says: GPUFIT_OK if and only if the value
  *   is finite, integral where needed, within [min, max] and a named value of an enum (a GPU id
  *   in the catalogue); otherwise GPUFIT_E_INVALID_ARG (GPUFIT_E_NOT_FOUND for an unknown GPU
  *   id) with err.param = the id, a message naming the parameter, and the handle unchanged;
- *   an accepted value reads back;
+ *   an accepted value reads back; the int and float setters refuse every list, and
+ *   gpufit_job_set_list accepts a list if and only if it has at most GPUFIT_LIST_MAX finite
+ *   entries in [min_float, max_float] (device_gpus: catalogue ids; tensor_split: a sum
+ *   above 0), and it reads back bit for bit;
  * - gpufit_evaluate() is either OK or a precise error (never internal, never a crash), and an
  *   OK result satisfies every invariant of fuzz_check.h (components add up, levels nested,
  *   verdict, summary, valid JSON report);
@@ -59,6 +64,7 @@ typedef struct pinfo {
 static pinfo params[FZ_MAX_PARAMS];
 static size_t n_params;
 static uint32_t n_presets;
+static uint32_t n_gpus;
 
 static void init_tables(void)
 {
@@ -79,12 +85,31 @@ static void init_tables(void)
     pr.struct_size = sizeof pr;
     while (gpufit_preset_at(n_presets, &pr) == GPUFIT_OK)
         n_presets++;
+    gpufit_gpu_info g;
+    memset(&g, 0, sizeof g);
+    g.struct_size = sizeof g;
+    while (gpufit_gpu_at(n_gpus, &g) == GPUFIT_OK)
+        n_gpus++;
+}
+
+/* 1 when id is a catalogue GPU id. */
+static int is_gpu_id(int64_t id)
+{
+    gpufit_gpu_info g;
+    memset(&g, 0, sizeof g);
+    g.struct_size = sizeof g;
+    for (uint32_t i = 0; gpufit_gpu_at(i, &g) == GPUFIT_OK; i++, g.struct_size = sizeof g)
+        if (g.id == id)
+            return 1;
+    return 0;
 }
 
 /* What the table says set_int(v) must answer. */
 static int32_t expect_int(const pinfo *pi, int64_t v)
 {
     const gpufit_param_info *in = &pi->info;
+    if (in->type == GPUFIT_TYPE_LIST) /* min_int..max_int is a list's count, not a value */
+        return GPUFIT_E_INVALID_ARG;
     if (in->type == GPUFIT_TYPE_FLOAT || v < in->min_int || v > in->max_int)
         return GPUFIT_E_INVALID_ARG;
     if (in->type == GPUFIT_TYPE_ENUM) {
@@ -93,15 +118,8 @@ static int32_t expect_int(const pinfo *pi, int64_t v)
                 return GPUFIT_OK;
         return GPUFIT_E_INVALID_ARG;
     }
-    if (in->id == GPUFIT_JOB_GPU && v >= 0) {
-        gpufit_gpu_info g;
-        memset(&g, 0, sizeof g);
-        g.struct_size = sizeof g;
-        for (uint32_t i = 0; gpufit_gpu_at(i, &g) == GPUFIT_OK; i++, g.struct_size = sizeof g)
-            if (g.id == v)
-                return GPUFIT_OK;
-        return GPUFIT_E_NOT_FOUND;
-    }
+    if (in->id == GPUFIT_JOB_GPU && v >= 0)
+        return is_gpu_id(v) ? GPUFIT_OK : GPUFIT_E_NOT_FOUND;
     return GPUFIT_OK;
 }
 
@@ -109,7 +127,7 @@ static int32_t expect_int(const pinfo *pi, int64_t v)
 static int32_t expect_float(const pinfo *pi, double d)
 {
     const gpufit_param_info *in = &pi->info;
-    if (!isfinite(d))
+    if (!isfinite(d) || in->type == GPUFIT_TYPE_LIST)
         return GPUFIT_E_INVALID_ARG;
     if (in->type == GPUFIT_TYPE_FLOAT)
         return d < in->min_float || d > in->max_float ? GPUFIT_E_INVALID_ARG : GPUFIT_OK;
@@ -190,6 +208,107 @@ static double interesting_float(const gpufit_param_info *in, uint8_t k)
     }
 }
 
+/* Element i of a fuzzed list from byte b: interesting values of the element range, catalogue
+ * ids (device_gpus), near misses (fractions, unknown ids, just outside the range). */
+static double list_value(const gpufit_param_info *in, uint8_t b, uint32_t i)
+{
+    if (in->id == GPUFIT_JOB_DEVICE_GPUS && b < 160) { /* mostly catalogue GPUs */
+        gpufit_gpu_info g;
+        memset(&g, 0, sizeof g);
+        g.struct_size = sizeof g;
+        if (n_gpus > 0 && gpufit_gpu_at((b + i) % n_gpus, &g) == GPUFIT_OK)
+            return (double)g.id;
+    }
+    switch (b % 16) {
+    case 0:
+        return 0.0;
+    case 1:
+        return 1.0;
+    case 2:
+        return 3.0;
+    case 3:
+        return 0.5;
+    case 4:
+        return in->max_float;
+    case 5:
+        return nextafter(in->max_float, INFINITY);
+    case 6:
+        return nextafter(in->min_float, -INFINITY);
+    case 7:
+        return -0.0;
+    case 8:
+        return NAN;
+    case 9:
+        return b & 0x10 ? INFINITY : -INFINITY;
+    case 10:
+        return (double)(b >> 4) + 2.0;
+    case 11:
+        return 1e-300;
+    case 12:
+        return -1.0;
+    case 13:
+        return ldexp((double)(b >> 4), (int)i);
+    default:
+        return (double)(b >> 4) * 0.25;
+    }
+}
+
+/* What gpufit_job_set_list must answer for v[0..n). */
+static int32_t expect_list(const gpufit_param_info *in, const double *v, uint32_t n)
+{
+    if (n > GPUFIT_LIST_MAX)
+        return GPUFIT_E_INVALID_ARG;
+    double sum = 0.0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!isfinite(v[i]) || v[i] < in->min_float || v[i] > in->max_float)
+            return GPUFIT_E_INVALID_ARG;
+        if (in->id == GPUFIT_JOB_DEVICE_GPUS && (v[i] != floor(v[i]) || !is_gpu_id((int64_t)v[i])))
+            return GPUFIT_E_NOT_FOUND;
+        sum += v[i];
+    }
+    if (in->id == GPUFIT_JOB_TENSOR_SPLIT && n > 0 && !(sum > 0.0))
+        return GPUFIT_E_INVALID_ARG;
+    return GPUFIT_OK;
+}
+
+/* gpufit_job_set_list with a fuzzed list, and its oracle. */
+static void
+apply_list_record(gpufit_model *m, gpufit_job *j, const gpufit_param_info *in, const uint8_t *rec)
+{
+    uint32_t n = rec[2] % (GPUFIT_LIST_MAX + 2); /* 0..17 */
+    double v[GPUFIT_LIST_MAX + 1];
+    for (uint32_t i = 0; i < n; i++)
+        v[i] = list_value(in, (uint8_t)(rec[3 + i % 7] + 37 * (i / 7)), i);
+    int32_t want = expect_list(in, v, n);
+    uint64_t before[FZ_MAX_PARAMS], after[FZ_MAX_PARAMS];
+    size_t nb = want != GPUFIT_OK ? fz_snapshot(m, j, before) : 0;
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    int32_t st = gpufit_job_set_list(j, in->id, v, n, &err);
+    if (st != want)
+        fprintf(stderr, "%s: set_list of %u entries: status %d, table says %d (%s)\n", in->name, n,
+                st, want, err.message);
+    FZ_CHECK(st == want);
+    fz_check_error(st, &err);
+    if (st != GPUFIT_OK) {
+        FZ_CHECK(err.param == in->id);
+        FZ_CHECK(strstr(err.message, in->name) != NULL);
+        FZ_CHECK(err.offset == UINT64_MAX);
+        size_t na = fz_snapshot(m, j, after);
+        FZ_CHECK(na == nb && memcmp(before, after, nb * sizeof before[0]) == 0);
+        return;
+    }
+    double back[GPUFIT_LIST_MAX];
+    uint32_t nback = UINT32_MAX;
+    FZ_CHECK(gpufit_job_get_list(j, in->id, back, GPUFIT_LIST_MAX, &nback, NULL) == GPUFIT_OK);
+    FZ_CHECK(nback == n && memcmp(back, v, n * sizeof v[0]) == 0);
+    if (n > 0) { /* one entry short: BUFFER_TOO_SMALL, the length still given */
+        nback = 0;
+        FZ_CHECK(gpufit_job_get_list(j, in->id, back, n - 1, &nback, NULL) ==
+                 GPUFIT_E_BUFFER_TOO_SMALL);
+        FZ_CHECK(nback == n);
+    }
+}
+
 /* Reads one parameter's raw bits. */
 static uint64_t read_bits(const gpufit_model *m, const gpufit_job *j, const gpufit_param_info *in)
 {
@@ -215,6 +334,10 @@ static void apply_record(gpufit_model *m, gpufit_job *j, const uint8_t *rec)
     const gpufit_param_info *in = &pi->info;
     int model = in->domain == GPUFIT_DOMAIN_MODEL;
     uint8_t op = rec[1] % 8;
+    if (in->type == GPUFIT_TYPE_LIST && (op == 4 || op == 5)) {
+        apply_list_record(m, j, in, rec);
+        return;
+    }
     uint64_t raw = 0;
     for (int i = 7; i >= 0; i--)
         raw = raw << 8 | rec[2 + i];
@@ -305,6 +428,17 @@ static void print_spec(const gpufit_model *m, const gpufit_job *j)
     fprintf(stderr, "spec (from %s):", gpufit_model_name(m));
     for (size_t i = 0; i < n_params; i++) {
         const gpufit_param_info *in = &params[i].info;
+        if (in->type == GPUFIT_TYPE_LIST) {
+            double v[GPUFIT_LIST_MAX];
+            uint32_t n = 0;
+            FZ_CHECK(gpufit_job_get_list(j, in->id, v, GPUFIT_LIST_MAX, &n, NULL) == GPUFIT_OK);
+            for (uint32_t k = 0; k < n; k++) {
+                if (k == 0)
+                    fprintf(stderr, " %s=", in->name);
+                fprintf(stderr, "%s%.17g", k == 0 ? "" : ",", v[k]);
+            }
+            continue;
+        }
         uint64_t b = read_bits(m, j, in);
         if (in->type == GPUFIT_TYPE_FLOAT) {
             double d;

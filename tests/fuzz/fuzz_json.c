@@ -26,7 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
             abort();                                                                               \
     } while (0)
 
-/* Every parameter of both handles as raw bits, in table order. */
+/* Every parameter of both handles as raw bits, in table order (a list: its count, then its
+ * elements). */
 static size_t snapshot(const gpufit_model *m, const gpufit_job *j, uint64_t *out, size_t cap)
 {
     size_t n = 0;
@@ -37,6 +38,15 @@ static size_t snapshot(const gpufit_model *m, const gpufit_job *j, uint64_t *out
         if (gpufit_param_get_info(p, &info) != GPUFIT_OK)
             continue;
         uint64_t bits = 0;
+        if (info.type == GPUFIT_TYPE_LIST) { /* the count, then each element's bits */
+            double v[GPUFIT_LIST_MAX];
+            uint32_t k = 0;
+            (void)gpufit_job_get_list(j, p, v, GPUFIT_LIST_MAX, &k, NULL);
+            out[n++] = k;
+            for (uint32_t i = 0; i < k && i < GPUFIT_LIST_MAX && n < cap; i++)
+                memcpy(&out[n++], &v[i], sizeof v[i]);
+            continue;
+        }
         if (info.type == GPUFIT_TYPE_FLOAT) {
             double d = 0.0;
             if (info.domain == GPUFIT_DOMAIN_MODEL)

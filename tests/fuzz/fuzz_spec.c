@@ -36,10 +36,21 @@ static int write_spec(const gpufit_model *m, const gpufit_job *j, char *buf, siz
         in.struct_size = sizeof in;
         FZ_CHECK(gpufit_param_get_info(p, &in) == GPUFIT_OK);
         int model = in.domain == GPUFIT_DOMAIN_MODEL;
-        char val[64];
+        char val[GPUFIT_LIST_MAX * 26];
         /* Values at their default are left out: fresh handles have them, and some defaults
          * (n_layers = 0: "not set") lie outside the range a setter accepts. */
-        if (in.type == GPUFIT_TYPE_FLOAT) {
+        if (in.type == GPUFIT_TYPE_LIST) { /* "a,b,...": exact with %.17g; empty: left out */
+            double v[GPUFIT_LIST_MAX];
+            uint32_t k = 0;
+            FZ_CHECK(gpufit_job_get_list(j, p, v, GPUFIT_LIST_MAX, &k, NULL) == GPUFIT_OK);
+            if (k == 0)
+                continue;
+            size_t at = 0;
+            for (uint32_t i = 0; i < k; i++)
+                at +=
+                    (size_t)snprintf(val + at, sizeof val - at, "%s%.17g", i > 0 ? "," : "", v[i]);
+            FZ_CHECK(at < sizeof val);
+        } else if (in.type == GPUFIT_TYPE_FLOAT) {
             double d = 0.0;
             FZ_CHECK((model ? gpufit_model_get_float(m, p, &d, NULL)
                             : gpufit_job_get_float(j, p, &d, NULL)) == GPUFIT_OK);

@@ -1,11 +1,12 @@
 /* Bad-input battery over EVERY parameter of the table (issue 7).
  *
- * For each parameter gpufit_param_next() lists, and by its type (int, float, enum, bool):
+ * For each parameter gpufit_param_next() lists, and by its type (int, float, enum, bool, list):
  * below-min, above-max, the int64 extremes, NaN and infinities, non-integral numbers, non-numbers,
  * unknown value names and negative numbers, through the typed setters, spec strings and JSON
- * scenarios. Each rejection must carry the exact status, err.param = the parameter's id, a
- * message naming the parameter, the offset of the bad pair (spec) or value (JSON), and leave both
- * handles unchanged.
+ * scenarios; list parameters also through gpufit_job_set_list/get_list (too many entries, bad
+ * elements, empty entries, NULL values, a buffer that is too small). Each rejection must carry the
+ * exact status, err.param = the parameter's id, a message naming the parameter, the offset of the
+ * bad pair (spec) or value (JSON), and leave both handles unchanged.
  *
  * battery[] below names every parameter once, with its evaluation-time checks (missing values,
  * inconsistent combinations) or the reason it has none. `battery.covers_every_parameter` fails
@@ -198,6 +199,11 @@ static const battery_row battery[] = {
     {"gpu_memory_bytes", {{0}}, "0 (the GPU's) or any capacity"},
     {"framework", {{0}}, "enum: every named value is valid"},
     {"host_memory_bytes", {{0}}, "0 (unchecked) or any capacity"},
+    /* Lists: the setters check count, elements and (tensor_split) a positive sum. Evaluation
+     * does not read them yet; the evaluation-time cases (one entry per pipeline stage, pp
+     * consistency, a device too small for its stage) go here with that change. */
+    {"tensor_split", {{0}}, "checked at evaluation: see test_eval hetero tests"},
+    {"device_gpus", {{0}}, "checked at evaluation: see test_eval hetero tests"},
     {"gpu_memory_gib", {{0}}, "float: 0 (the GPU's) or any capacity"},
     {"cuda_context_bytes", {{0}}, "-1 (default) or any size"},
     {"workspace_bytes", {{0}}, "-1 (default) or any size"},
@@ -219,7 +225,12 @@ static handles fresh(void)
     handles h = {NULL, NULL};
     cr_assert_eq(gpufit_model_from_preset(&h.m, "llama-3-8b", NULL), GPUFIT_OK);
     cr_assert_eq(gpufit_job_new(&h.j, NULL), GPUFIT_OK);
-    cr_assert_eq(gpufit_apply_spec(h.m, h.j, "task=pretrain tp=2 gpu=h100", NULL), GPUFIT_OK);
+    /* lists start non-empty, so that a rejected call that clears or shortens one shows */
+    cr_assert_eq(gpufit_apply_spec(h.m, h.j,
+                                   "task=pretrain tp=2 gpu=h100 tensor_split=3,1 "
+                                   "device_gpus=h100,rtx-4090",
+                                   NULL),
+                 GPUFIT_OK);
     return h;
 }
 
@@ -238,8 +249,9 @@ static gpufit_param_info info_of(int32_t p)
     return in;
 }
 
-#define SNAP_MAX 512
-/* Every parameter of both handles as raw bits, and the model name. */
+#define SNAP_MAX 1024
+/* Every parameter of both handles as raw bits (a list: its count, then each element's bits),
+ * and the model name. */
 typedef struct snap {
     uint64_t bits[SNAP_MAX];
     size_t n;
@@ -253,6 +265,17 @@ static void take(handles h, snap *s)
         gpufit_param_info in = info_of(p);
         int model = in.domain == GPUFIT_DOMAIN_MODEL;
         uint64_t b = 0;
+        if (in.type == GPUFIT_TYPE_LIST) {
+            double v[GPUFIT_LIST_MAX];
+            uint32_t n = UINT32_MAX;
+            cr_assert(!model, "%s: a list in the model domain", in.name);
+            cr_assert_eq(gpufit_job_get_list(h.j, p, v, GPUFIT_LIST_MAX, &n, NULL), GPUFIT_OK);
+            cr_assert(n <= GPUFIT_LIST_MAX, "%s: %u entries", in.name, n);
+            s->bits[s->n++] = n;
+            for (uint32_t k = 0; k < n && s->n < SNAP_MAX; k++)
+                memcpy(&s->bits[s->n++], &v[k], sizeof v[k]);
+            continue;
+        }
         if (in.type == GPUFIT_TYPE_FLOAT) {
             double d = 0.0;
             cr_assert_eq(model ? gpufit_model_get_float(h.m, p, &d, NULL)
@@ -268,6 +291,7 @@ static void take(handles h, snap *s)
         }
         s->bits[s->n++] = b;
     }
+    cr_assert(s->n < SNAP_MAX, "raise SNAP_MAX");
     snprintf(s->name, sizeof s->name, "%s", gpufit_model_name(h.m));
 }
 
@@ -358,8 +382,10 @@ static void spec_rejected(const gpufit_param_info *in, const char *value, int32_
     release(h);
 }
 
-/* {"task": "inference", "NAME": VALUE}: the offset is that of the value. */
-static void json_rejected(const gpufit_param_info *in, const char *value, int32_t want)
+/* {"task": "inference", "NAME": VALUE}: the offset is that of the value, plus `delta` (the
+ * position of a bad element inside an array value). */
+static void
+json_rejected_at(const gpufit_param_info *in, const char *value, size_t delta, int32_t want)
 {
     handles h = fresh();
     snap before;
@@ -371,10 +397,15 @@ static void json_rejected(const gpufit_param_info *in, const char *value, int32_
     gpufit_error err = GPUFIT_ERROR_INIT;
     assert_rejected(gpufit_apply_json(h.m, h.j, doc, strlen(doc), &err), &err, want, in->id,
                     in->name, what);
-    cr_assert_eq(err.offset, (uint64_t)at, "%s: offset %llu, want %d", what,
-                 (unsigned long long)err.offset, at);
+    cr_assert_eq(err.offset, (uint64_t)at + delta, "%s: offset %llu, want %zu", what,
+                 (unsigned long long)err.offset, (size_t)at + delta);
     assert_unchanged(h, &before, what);
     release(h);
+}
+
+static void json_rejected(const gpufit_param_info *in, const char *value, int32_t want)
+{
+    json_rejected_at(in, value, 0, want);
 }
 
 static int has_value(int32_t p, int64_t v)
@@ -384,6 +415,21 @@ static int has_value(int32_t p, int64_t v)
         if (x == v)
             return 1;
     return 0;
+}
+
+/* The smallest id >= 0 that is no catalogue GPU. */
+static int64_t unused_gpu_id(void)
+{
+    gpufit_gpu_info g;
+    int64_t unused = 0;
+    int found = 1;
+    for (; found; unused += found) {
+        found = 0;
+        g.struct_size = sizeof g;
+        for (uint32_t i = 0; gpufit_gpu_at(i, &g) == GPUFIT_OK; i++, g.struct_size = sizeof g)
+            found |= g.id == unused;
+    }
+    return unused;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -436,8 +482,7 @@ Test(battery, defaults_are_settable)
         /* the flag tells callers which defaults mean "not set" */
         cr_assert_eq((in.flags & GPUFIT_PARAM_FLAG_UNSET_DEFAULT) != 0, listed,
                      "%s: GPUFIT_PARAM_FLAG_UNSET_DEFAULT", in.name);
-        cr_assert_eq(in.flags & ~GPUFIT_PARAM_FLAG_UNSET_DEFAULT, 0u, "%s: unknown flags",
-                     in.name);
+        cr_assert_eq(in.flags & ~GPUFIT_PARAM_FLAG_UNSET_DEFAULT, 0u, "%s: unknown flags", in.name);
         cr_assert(in.min_int <= in.max_int && in.min_float <= in.max_float, "%s", in.name);
         if (in.type == GPUFIT_TYPE_ENUM && p != GPUFIT_JOB_GPU)
             cr_assert(has_value(p, in.default_int), "%s: default is not a named value", in.name);
@@ -451,6 +496,17 @@ Test(typed, every_parameter_out_of_range_nan_inf_fraction)
 {
     for (int32_t p = gpufit_param_next(0); p != 0; p = gpufit_param_next(p)) {
         gpufit_param_info in = info_of(p);
+        if (in.type == GPUFIT_TYPE_LIST) {
+            /* the int and float setters refuse a list, whatever the value (set_list: see the
+             * lists tests below) */
+            typed_int_rejected(&in, 0, GPUFIT_E_INVALID_ARG);
+            typed_int_rejected(&in, 1, GPUFIT_E_INVALID_ARG);
+            typed_int_rejected(&in, -1, GPUFIT_E_INVALID_ARG);
+            typed_float_rejected(&in, 1.0, GPUFIT_E_INVALID_ARG);
+            typed_float_rejected(&in, 0.5, GPUFIT_E_INVALID_ARG);
+            typed_float_rejected(&in, NAN, GPUFIT_E_INVALID_ARG);
+            continue;
+        }
         if (in.type == GPUFIT_TYPE_FLOAT) {
             typed_float_rejected(&in, NAN, GPUFIT_E_INVALID_ARG);
             typed_float_rejected(&in, -NAN, GPUFIT_E_INVALID_ARG);
@@ -489,16 +545,8 @@ Test(typed, every_parameter_out_of_range_nan_inf_fraction)
             }
         }
         if (p == GPUFIT_JOB_GPU) { /* in range but not in the catalogue */
-            gpufit_gpu_info g;
-            int64_t unused = 0;
-            int found = 1;
-            for (; unused < in.max_int && found; unused += found) {
-                found = 0;
-                g.struct_size = sizeof g;
-                for (uint32_t i = 0; gpufit_gpu_at(i, &g) == GPUFIT_OK;
-                     i++, g.struct_size = sizeof g)
-                    found |= g.id == unused;
-            }
+            int64_t unused = unused_gpu_id();
+            cr_assert(unused <= in.max_int);
             typed_int_rejected(&in, unused, GPUFIT_E_NOT_FOUND);
         }
     }
@@ -507,6 +555,8 @@ Test(typed, every_parameter_out_of_range_nan_inf_fraction)
 Test(typed, wrong_domain_unknown_ids_null_handles)
 {
     handles h = fresh();
+    snap before;
+    take(h, &before);
     for (int32_t p = gpufit_param_next(0); p != 0; p = gpufit_param_next(p)) {
         gpufit_param_info in = info_of(p);
         int model = in.domain == GPUFIT_DOMAIN_MODEL;
@@ -531,7 +581,32 @@ Test(typed, wrong_domain_unknown_ids_null_handles)
         st = model ? gpufit_model_get_float(h.m, p, NULL, &err)
                    : gpufit_job_get_float(h.j, p, NULL, &err);
         assert_rejected(st, &err, GPUFIT_E_INVALID_ARG, p, NULL, "NULL output");
-        if (in.type == GPUFIT_TYPE_FLOAT) {
+        /* the list calls: only for list parameters of the job */
+        double lv[GPUFIT_LIST_MAX] = {1.0};
+        uint32_t ln = 77;
+        if (in.type != GPUFIT_TYPE_LIST) {
+            int32_t want = model ? GPUFIT_E_UNKNOWN_PARAM : GPUFIT_E_INVALID_ARG;
+            assert_rejected(gpufit_job_set_list(h.j, p, lv, 1, &err), &err, want, p, in.name,
+                            "set_list of a scalar");
+            assert_rejected(gpufit_job_set_list(h.j, p, NULL, 0, &err), &err, want, p, in.name,
+                            "set_list (clear) of a scalar");
+            assert_rejected(gpufit_job_get_list(h.j, p, lv, GPUFIT_LIST_MAX, &ln, &err), &err, want,
+                            p, in.name, "get_list of a scalar");
+            cr_assert_eq(ln, 77u, "%s: get_list of a scalar wrote n_out", in.name);
+        } else {
+            cr_assert_eq(in.domain, GPUFIT_DOMAIN_JOB, "%s", in.name);
+            assert_rejected(gpufit_job_set_list(NULL, p, lv, 1, &err), &err, GPUFIT_E_INVALID_ARG,
+                            p, NULL, "set_list on NULL");
+            assert_rejected(gpufit_job_get_list(NULL, p, lv, GPUFIT_LIST_MAX, &ln, &err), &err,
+                            GPUFIT_E_INVALID_ARG, p, NULL, "get_list on NULL");
+        }
+        if (in.type == GPUFIT_TYPE_LIST) {
+            st = gpufit_job_get_int(h.j, p, &iv, &err);
+            assert_rejected(st, &err, GPUFIT_E_INVALID_ARG, p, in.name, "get_int of a list");
+            st = gpufit_job_get_float(h.j, p, &dv, &err);
+            assert_rejected(st, &err, GPUFIT_E_INVALID_ARG, p, in.name, "get_float of a list");
+            cr_assert(strstr(err.message, "gpufit_job_get_list") != NULL, "%s", err.message);
+        } else if (in.type == GPUFIT_TYPE_FLOAT) {
             st = model ? gpufit_model_get_int(h.m, p, &iv, &err)
                        : gpufit_job_get_int(h.j, p, &iv, &err);
             assert_rejected(st, &err, GPUFIT_E_INVALID_ARG, p, in.name, "get_int of a float");
@@ -553,7 +628,14 @@ Test(typed, wrong_domain_unknown_ids_null_handles)
         in.struct_size = sizeof in;
         cr_assert_eq(gpufit_param_get_info(p, &in), GPUFIT_E_UNKNOWN_PARAM);
         cr_assert_null(gpufit_param_value_name(p, 0));
+        double lv[1] = {1.0};
+        uint32_t ln = 0;
+        assert_rejected(gpufit_job_set_list(h.j, p, lv, 1, &err), &err, GPUFIT_E_UNKNOWN_PARAM, p,
+                        NULL, "set_list, unknown id");
+        assert_rejected(gpufit_job_get_list(h.j, p, lv, 1, &ln, &err), &err, GPUFIT_E_UNKNOWN_PARAM,
+                        p, NULL, "get_list, unknown id");
     }
+    assert_unchanged(h, &before, "rejected calls of every kind");
     int32_t id = 0;
     int64_t v = 0;
     cr_assert_eq(gpufit_param_by_name("", &id), GPUFIT_E_UNKNOWN_PARAM);
@@ -590,6 +672,103 @@ static void text_rejected(const gpufit_param_info *in, const char *value, int32_
     json_rejected(in, number ? value : quoted, want);
 }
 
+/* A spec value with n copies of `el` joined by commas, into buf. */
+static const char *repeated(char *buf, size_t cap, const char *el, int n)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++)
+        at += (size_t)snprintf(buf + at, cap - at, "%s%s", i > 0 ? "," : "", el);
+    cr_assert(at < cap);
+    return buf;
+}
+
+/* List parameters in text: comma lists in specs, strings and arrays in JSON. Errors of the
+ * whole value or of one entry's text carry the value's offset (JSON) or the pair's (spec);
+ * an array entry that is no number or string, or is empty, carries the entry's offset. */
+static void list_text_bad(const gpufit_param_info *in)
+{
+    int gpus = in->id == GPUFIT_JOB_DEVICE_GPUS;
+    /* an entry that is not a number (GPU lists: no catalogue GPU either) */
+    int32_t not_num = gpus ? GPUFIT_E_NOT_FOUND : GPUFIT_E_INVALID_ARG;
+    const char *ok = gpus ? "h100" : "3";
+    char buf[512], v[600];
+    static const char *const words[] = {"banana",   "nan",  "NaN",  "inf", "-inf",
+                                        "Infinity", "0x10", "1KiB", "--1", "1e",
+                                        ".",        "+",    "1..2", "nul", "true"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        text_rejected(in, words[i], not_num);
+        snprintf(v, sizeof v, "%s,%s", ok, words[i]); /* the second entry */
+        text_rejected(in, v, not_num);
+        snprintf(v, sizeof v, "[%s%s%s, \"%s\"]", gpus ? "\"" : "", ok, gpus ? "\"" : "", words[i]);
+        json_rejected(in, v, not_num);
+    }
+    /* empty entries: "3,,1" in a spec and in a JSON string; a trailing comma in a spec is a
+     * separator, in a JSON string an empty entry */
+    snprintf(v, sizeof v, "%s,,%s", ok, ok);
+    text_rejected(in, v, not_num);
+    snprintf(v, sizeof v, "\",%s\"", ok);
+    json_rejected(in, v, not_num);
+    snprintf(v, sizeof v, "\"%s,\"", ok);
+    json_rejected(in, v, not_num);
+    /* too many entries: 17 */
+    text_rejected(in, repeated(buf, sizeof buf, ok, GPUFIT_LIST_MAX + 1), GPUFIT_E_INVALID_ARG);
+    snprintf(v, sizeof v, "[%s]",
+             repeated(buf, sizeof buf, gpus ? "\"rtx-4090\"" : "1", GPUFIT_LIST_MAX + 1));
+    json_rejected(in, v, GPUFIT_E_INVALID_ARG);
+    snprintf(v, sizeof v, "[%s]", repeated(buf, sizeof buf, "1", 64));
+    json_rejected(in, v, GPUFIT_E_INVALID_ARG);
+    /* out of the element range, NaN and infinities as numbers */
+    snprintf(buf, sizeof buf, "%.17g", nextafter(in->max_float, INFINITY));
+    text_rejected(in, buf, GPUFIT_E_INVALID_ARG);
+    snprintf(v, sizeof v, "%s,%s", ok, buf);
+    text_rejected(in, v, GPUFIT_E_INVALID_ARG);
+    text_rejected(in, "-1", GPUFIT_E_INVALID_ARG);
+    text_rejected(in, "-1e300", GPUFIT_E_INVALID_ARG);
+    text_rejected(in, "1e999", not_num); /* overflows: no number */
+    json_rejected(in, "[-1]", GPUFIT_E_INVALID_ARG);
+    json_rejected(in, "[1e999]", not_num);
+    snprintf(v, sizeof v, "%s,-1", ok);
+    text_rejected(in, v, GPUFIT_E_INVALID_ARG);
+    if (gpus) {
+        /* ids: non-integral, or in range but no catalogue GPU */
+        text_rejected(in, "1.5", GPUFIT_E_NOT_FOUND);
+        json_rejected(in, "[1.5]", GPUFIT_E_NOT_FOUND);
+        snprintf(buf, sizeof buf, "%lld", (long long)unused_gpu_id());
+        text_rejected(in, buf, GPUFIT_E_NOT_FOUND);
+        snprintf(v, sizeof v, "[\"h100\", %s]", buf);
+        json_rejected(in, v, GPUFIT_E_NOT_FOUND);
+        text_rejected(in, "h100x", GPUFIT_E_NOT_FOUND);
+        text_rejected(in, "24GiB", GPUFIT_E_NOT_FOUND); /* a capacity is not a GPU here */
+        json_rejected(in, "[\"rtx-4090\", \"no-such-gpu\"]", GPUFIT_E_NOT_FOUND);
+    } else {
+        /* shares: all zero */
+        text_rejected(in, "0", GPUFIT_E_INVALID_ARG);
+        text_rejected(in, "0,0", GPUFIT_E_INVALID_ARG);
+        text_rejected(in, "0,0.0,0e5", GPUFIT_E_INVALID_ARG);
+        json_rejected(in, "[0, 0]", GPUFIT_E_INVALID_ARG);
+        json_rejected(in, "[0]", GPUFIT_E_INVALID_ARG);
+        snprintf(buf, sizeof buf, "%.17g", nextafter(0.0, -INFINITY));
+        snprintf(v, sizeof v, "1,%s", buf);
+        text_rejected(in, v, GPUFIT_E_INVALID_ARG);
+    }
+    /* JSON entries that are neither numbers nor strings, or empty, or hold a comma: the
+     * offset is the entry's ("[3, " is 4 bytes, "[" 1) */
+    static const char *const bad_entries[] = {"null",       "true", "false",  "[1]",
+                                              "{\"v\": 1}", "\"\"", "\"3,1\""};
+    for (size_t i = 0; i < sizeof bad_entries / sizeof bad_entries[0]; i++) {
+        snprintf(v, sizeof v, "[%s%s%s, %s]", gpus ? "\"" : "", ok, gpus ? "\"" : "",
+                 bad_entries[i]);
+        json_rejected_at(in, v, 3 + strlen(ok) + (gpus ? 2u : 0u), GPUFIT_E_INVALID_ARG);
+        snprintf(v, sizeof v, "[%s]", bad_entries[i]);
+        json_rejected_at(in, v, 1, GPUFIT_E_INVALID_ARG);
+    }
+    /* whole values that are no list */
+    json_rejected(in, "null", GPUFIT_E_INVALID_ARG);
+    json_rejected(in, "{\"v\": 1}", GPUFIT_E_INVALID_ARG);
+    json_rejected(in, "\"\"", GPUFIT_E_INVALID_ARG);
+}
+
 Test(text, every_parameter_bad_values)
 {
     for (int32_t p = gpufit_param_next(0); p != 0; p = gpufit_param_next(p)) {
@@ -611,6 +790,10 @@ Test(text, every_parameter_bad_values)
             json_rejected(&in, "true", GPUFIT_E_INVALID_ARG);
             json_rejected(&in, "null", GPUFIT_E_INVALID_ARG);
             json_rejected(&in, "[\"h100\"]", GPUFIT_E_INVALID_ARG);
+            continue;
+        }
+        if (in.type == GPUFIT_TYPE_LIST) { /* comma lists and JSON arrays: see list_text_bad */
+            list_text_bad(&in);
             continue;
         }
         static const char *const common[] = {"banana", "nan",    "NaN",  "inf", "-inf", "Infinity",
@@ -668,6 +851,163 @@ Test(text, every_parameter_bad_values)
         json_rejected(&in, "[1]", GPUFIT_E_INVALID_ARG);
         json_rejected(&in, "{\"v\": 1}", GPUFIT_E_INVALID_ARG);
     }
+}
+
+/* ---------------------------------------------------------------------------------------
+ * List parameters through gpufit_job_set_list / gpufit_job_get_list
+ * ------------------------------------------------------------------------------------- */
+static void
+set_list_rejected(int32_t p, const double *v, uint32_t n, int32_t want, const char *what)
+{
+    gpufit_param_info in = info_of(p);
+    handles h = fresh();
+    snap before;
+    take(h, &before);
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    char w[200];
+    snprintf(w, sizeof w, "%s set_list: %s", in.name, what);
+    assert_rejected(gpufit_job_set_list(h.j, p, v, n, &err), &err, want, p, in.name, w);
+    cr_assert_eq(err.offset, UINT64_MAX, "%s: offset", w);
+    assert_unchanged(h, &before, w);
+    /* without an error struct: the same status, still nothing changed */
+    cr_assert_eq(gpufit_job_set_list(h.j, p, v, n, NULL), want, "%s (err NULL)", w);
+    assert_unchanged(h, &before, w);
+    release(h);
+}
+
+Test(bad_lists, set_list_bad_values)
+{
+    static const int32_t lists[] = {GPUFIT_JOB_TENSOR_SPLIT, GPUFIT_JOB_DEVICE_GPUS};
+    double gpu_ok = 0.0; /* a catalogue id */
+    gpufit_gpu_info g = {.struct_size = sizeof g};
+    cr_assert_eq(gpufit_gpu_by_name("h100", &g), GPUFIT_OK);
+    gpu_ok = (double)g.id;
+    for (size_t k = 0; k < 2; k++) {
+        int32_t p = lists[k];
+        gpufit_param_info in = info_of(p);
+        int gpus = p == GPUFIT_JOB_DEVICE_GPUS;
+        double ok = gpus ? gpu_ok : 1.0;
+        double v[GPUFIT_LIST_MAX + 8];
+        for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+            v[i] = ok;
+        /* too many entries */
+        set_list_rejected(p, v, GPUFIT_LIST_MAX + 1, GPUFIT_E_INVALID_ARG, "17 entries");
+        set_list_rejected(p, v, UINT32_MAX, GPUFIT_E_INVALID_ARG, "UINT32_MAX entries");
+        /* NULL values with n > 0 */
+        set_list_rejected(p, NULL, 1, GPUFIT_E_INVALID_ARG, "NULL values");
+        set_list_rejected(p, NULL, GPUFIT_LIST_MAX, GPUFIT_E_INVALID_ARG, "NULL values, 16");
+        /* one bad element, first or last */
+        const double bad[] = {NAN,
+                              -NAN,
+                              INFINITY,
+                              -INFINITY,
+                              -1.0,
+                              -1e300,
+                              1e300,
+                              nextafter(in.min_float, -INFINITY),
+                              nextafter(in.max_float, INFINITY)};
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+            char what[64];
+            snprintf(what, sizeof what, "entry %g", bad[b]);
+            v[0] = bad[b];
+            set_list_rejected(p, v, 1, GPUFIT_E_INVALID_ARG, what);
+            set_list_rejected(p, v, 3, GPUFIT_E_INVALID_ARG, what);
+            v[0] = ok;
+            v[GPUFIT_LIST_MAX - 1] = bad[b];
+            set_list_rejected(p, v, GPUFIT_LIST_MAX, GPUFIT_E_INVALID_ARG, what);
+            v[GPUFIT_LIST_MAX - 1] = ok;
+        }
+        if (gpus) {
+            /* in range, but not an id of the catalogue */
+            const double unknown[] = {gpu_ok + 0.5, 0.25, (double)unused_gpu_id(), in.max_float};
+            for (size_t b = 0; b < sizeof unknown / sizeof unknown[0]; b++) {
+                v[1] = unknown[b];
+                set_list_rejected(p, v, 2, GPUFIT_E_NOT_FOUND, "not a catalogue id");
+                v[1] = ok;
+            }
+        } else {
+            /* the shares must not all be zero */
+            const double zeros[3] = {0.0, -0.0, 0.0};
+            set_list_rejected(p, zeros, 1, GPUFIT_E_INVALID_ARG, "all-zero split (1)");
+            set_list_rejected(p, zeros, 3, GPUFIT_E_INVALID_ARG, "all-zero split (3)");
+        }
+        /* the bounds of the element range are accepted */
+        handles h = fresh();
+        double edge[2] = {gpus ? gpu_ok : in.min_float, gpus ? gpu_ok : in.max_float};
+        cr_assert_eq(gpufit_job_set_list(h.j, p, edge, 2, NULL), GPUFIT_OK, "%s", in.name);
+        release(h);
+    }
+}
+
+Test(bad_lists, typed_calls_refuse_lists)
+{
+    static const int32_t lists[] = {GPUFIT_JOB_TENSOR_SPLIT, GPUFIT_JOB_DEVICE_GPUS};
+    for (size_t k = 0; k < 2; k++) {
+        gpufit_param_info in = info_of(lists[k]);
+        cr_assert_eq(in.type, GPUFIT_TYPE_LIST);
+        handles h = fresh();
+        snap before;
+        take(h, &before);
+        gpufit_error err = GPUFIT_ERROR_INIT;
+        int64_t iv = 12345;
+        double dv = 12345.0;
+        assert_rejected(gpufit_job_set_int(h.j, in.id, 1, &err), &err, GPUFIT_E_INVALID_ARG, in.id,
+                        in.name, "set_int of a list");
+        cr_assert(strstr(err.message, "gpufit_job_set_list") != NULL, "%s", err.message);
+        assert_rejected(gpufit_job_set_float(h.j, in.id, 1.0, &err), &err, GPUFIT_E_INVALID_ARG,
+                        in.id, in.name, "set_float of a list");
+        assert_rejected(gpufit_job_get_int(h.j, in.id, &iv, &err), &err, GPUFIT_E_INVALID_ARG,
+                        in.id, in.name, "get_int of a list");
+        assert_rejected(gpufit_job_get_float(h.j, in.id, &dv, &err), &err, GPUFIT_E_INVALID_ARG,
+                        in.id, in.name, "get_float of a list");
+        cr_assert_eq(iv, 12345);
+        cr_assert(dv == 12345.0);
+        /* the model calls do not know a job parameter */
+        assert_rejected(gpufit_model_set_int(h.m, in.id, 1, &err), &err, GPUFIT_E_UNKNOWN_PARAM,
+                        in.id, in.name, "model_set_int of a job list");
+        assert_rejected(gpufit_model_get_float(h.m, in.id, &dv, &err), &err, GPUFIT_E_UNKNOWN_PARAM,
+                        in.id, in.name, "model_get_float of a job list");
+        assert_unchanged(h, &before, "typed calls on a list");
+        release(h);
+    }
+}
+
+Test(bad_lists, get_list_buffer_too_small)
+{
+    handles h = fresh(); /* tensor_split=3,1 device_gpus=h100,rtx-4090 */
+    static const int32_t lists[] = {GPUFIT_JOB_TENSOR_SPLIT, GPUFIT_JOB_DEVICE_GPUS};
+    for (size_t k = 0; k < 2; k++) {
+        gpufit_param_info in = info_of(lists[k]);
+        for (uint32_t cap = 0; cap < 2; cap++) {
+            double v[2] = {-7.0, -7.0};
+            uint32_t n = 99;
+            gpufit_error err = GPUFIT_ERROR_INIT;
+            assert_rejected(gpufit_job_get_list(h.j, in.id, cap > 0 ? v : NULL, cap, &n, &err),
+                            &err, GPUFIT_E_BUFFER_TOO_SMALL, in.id, in.name, "small buffer");
+            cr_assert_eq(err.offset, UINT64_MAX);
+            cr_assert_eq(n, 2u, "%s: n_out %u with cap %u", in.name, n, cap);
+            cr_assert(v[0] == -7.0 && v[1] == -7.0, "%s: values written on error", in.name);
+            /* n_out may be NULL: still BUFFER_TOO_SMALL */
+            cr_assert_eq(gpufit_job_get_list(h.j, in.id, v, cap, NULL, NULL),
+                         GPUFIT_E_BUFFER_TOO_SMALL);
+        }
+        /* enough room, but no buffer */
+        uint32_t n = 99;
+        gpufit_error err = GPUFIT_ERROR_INIT;
+        assert_rejected(gpufit_job_get_list(h.j, in.id, NULL, GPUFIT_LIST_MAX, &n, &err), &err,
+                        GPUFIT_E_INVALID_ARG, in.id, NULL, "NULL values");
+        /* the exact size is enough */
+        double v[2] = {0.0, 0.0};
+        cr_assert_eq(gpufit_job_get_list(h.j, in.id, v, 2, &n, &err), GPUFIT_OK, "%s", err.message);
+        cr_assert_eq(n, 2u);
+        cr_assert_eq(err.status, GPUFIT_OK);
+        /* an empty list: cap 0 and NULL values are fine */
+        cr_assert_eq(gpufit_job_set_list(h.j, in.id, NULL, 0, &err), GPUFIT_OK);
+        n = 99;
+        cr_assert_eq(gpufit_job_get_list(h.j, in.id, NULL, 0, &n, &err), GPUFIT_OK);
+        cr_assert_eq(n, 0u);
+    }
+    release(h);
 }
 
 /* ---------------------------------------------------------------------------------------

@@ -13,7 +13,8 @@ import json
 import numbers
 import os
 import weakref
-from ctypes import byref, c_char_p, c_double, c_int32, c_int64, c_size_t, c_uint64, c_void_p
+from ctypes import (byref, c_char_p, c_double, c_int32, c_int64, c_size_t, c_uint32, c_uint64,
+                    c_void_p)
 
 from . import _lib
 from . import errors as _errors
@@ -32,7 +33,11 @@ __all__ = ["Model", "Job", "evaluate", "estimate", "max_fitting", "recommend", "
            "ResultList"]
 
 _DOMAINS = {1: "model", 2: "job"}
-_TYPES = {1: "int", 2: "float", 3: "enum", 4: "bool"}
+_TYPES = {1: "int", 2: "float", 3: "enum", 4: "bool", 5: "list"}
+#: gpufit_status GPUFIT_E_BUFFER_TOO_SMALL (include/gpufit.h)
+_E_BUFFER_TOO_SMALL = -8
+#: The list parameter whose entries are catalogue GPUs (names in Python, ids in the library).
+_GPU_LIST = "device_gpus"
 #: gpufit_param_info.flags bit GPUFIT_PARAM_FLAG_UNSET_DEFAULT (include/gpufit.h)
 PARAM_FLAG_UNSET_DEFAULT = 0x1
 #: Names that estimate() takes for itself, so no keyword can reach the library under them.
@@ -92,6 +97,10 @@ def _describe(pid):
     }
     if typ == "float":
         d.update(default=info.default_float, min=info.min_float, max=info.max_float)
+    elif typ == "list":
+        # min/max bound each entry; min_count/max_count the number of entries
+        d.update(default=[], min=info.min_float, max=info.max_float, min_count=info.min_int,
+                 max_count=info.max_int)
     elif typ in ("enum", "bool"):
         values = _values(pid)
         dn = lib.gpufit_param_value_name(pid, info.default_int)
@@ -123,8 +132,10 @@ def params(domain=None):
     """Every parameter of the library, in table order, as dicts.
 
     Each dict has ``name``, ``id``, ``domain`` ("model" or "job"), ``type`` ("int",
-    "float", "enum", "bool"), ``default``, ``unit``, ``doc``, ``since`` and either ``min``
-    and ``max`` (int, float) or ``values`` (the accepted names of an enum or bool). Integer
+    "float", "enum", "bool", "list"), ``default``, ``unit``, ``doc``, ``since`` and either
+    ``min`` and ``max`` (int, float; a list: the range of each entry) or ``values`` (the
+    accepted names of an enum or bool). Lists also carry ``min_count`` and ``max_count``
+    (how many entries) and default to ``[]``. Integer
     parameters also carry ``required``: True when the default (0) means "not set" and the
     value must come from a preset, a model file or the caller. ``domain`` filters on "model" or "job".
     """
@@ -263,6 +274,8 @@ class _Handle:
             return self
         pid, info = self._lookup(name)
         typ = _TYPES.get(info.type)
+        if typ == "list":
+            return self._set_list(name, pid, info, value)
         st_fn = arg = None
         if typ == "float":
             if isinstance(value, numbers.Real):
@@ -285,11 +298,56 @@ class _Handle:
         _lib.call(st_fn, self, pid, arg, key=name)
         return self
 
+    def _set_list(self, name, pid, info, value):
+        """A list parameter from a list or tuple of numbers (``device_gpus``: catalogue names
+        or ids), or a single number; ``[]`` clears it. The library checks the entries."""
+        if self._domain != "job":  # lists are job parameters: let the library say so
+            _lib.call(self._set_int, self, pid, c_int64(0), key=name)
+        pname = _text(info.name)
+        if isinstance(value, numbers.Real) and not isinstance(value, bool):
+            value = [value]
+        if not isinstance(value, (list, tuple)):
+            raise _errors.InvalidArgument(
+                message="%s: give a list of numbers%s, not a %s" % (
+                    name, " or GPU names" if pname == _GPU_LIST else "",
+                    type(value).__name__), key=name, param=pname, param_id=pid)
+        entries = []
+        for v in value:
+            if isinstance(v, str) and pname == _GPU_LIST:
+                entries.append(float(_gpu_id(v, key=name, param=pname, param_id=pid)))
+            elif isinstance(v, numbers.Real) and not isinstance(v, bool):
+                entries.append(float(v))
+            else:
+                raise _errors.InvalidArgument(
+                    message="%s: entry %r is not a number%s" % (
+                        name, v, " or a GPU name" if pname == _GPU_LIST else ""),
+                    key=name, param=pname, param_id=pid)
+        arr = (c_double * max(len(entries), 1))(*entries)
+        _lib.call(lib.gpufit_job_set_list, self, pid, arr, c_uint32(len(entries)), key=name)
+        return self
+
+    def _get_list(self, name, pid, info):
+        if self._domain != "job":
+            _lib.call(self._get_int, self, pid, byref(c_int64(0)), key=name)
+        n = c_uint32(0)
+        st = lib.gpufit_job_get_list(self, pid, None, 0, byref(n), None)
+        if st not in (0, _E_BUFFER_TOO_SMALL):
+            _lib.call(lib.gpufit_job_get_list, self, pid, None, 0, byref(n), key=name)
+        arr = (c_double * max(n.value, 1))()
+        _lib.call(lib.gpufit_job_get_list, self, pid, arr, c_uint32(n.value), byref(n), key=name)
+        values = list(arr[:n.value])
+        if _text(info.name) == _GPU_LIST:
+            return [_gpu_key(int(v)) or int(v) for v in values]
+        return values
+
     def get(self, name):
         """The value of parameter ``name``: int, float, bool, or the name of an enum value
-        (``gpu``: the catalogue key, or None when the job has no catalogue GPU)."""
+        (``gpu``: the catalogue key, or None when the job has no catalogue GPU); a list
+        parameter gives a list of floats (``device_gpus``: catalogue keys)."""
         pid, info = self._lookup(name)
         typ = _TYPES.get(info.type)
+        if typ == "list":
+            return self._get_list(name, pid, info)
         if typ == "float":
             out = c_double(0.0)
             _lib.call(self._get_float, self, pid, byref(out), key=name)
@@ -959,13 +1017,14 @@ def _read_list(ptr, getter, struct, convert, columns):
     return out
 
 
-def _gpu_id(name):
+def _gpu_id(name, key="candidates", param=None, param_id=0):
     if isinstance(name, numbers.Integral) and not isinstance(name, bool):
         return int(name)
     g = GpuInfo()
     if not isinstance(name, str) or lib.gpufit_gpu_by_name(name.encode("utf-8"), byref(g)) != 0:
-        raise _errors.NotFound(message="candidates: GPU %r is not in the catalogue (see "
-                                       "gpufit.gpus())" % (name,), key="candidates")
+        raise _errors.NotFound(message="%s: GPU %r is not in the catalogue (see "
+                                       "gpufit.gpus())" % (key, name), key=key, param=param,
+                               param_id=param_id)
     return g.id
 
 

@@ -84,6 +84,10 @@ FUNCTIONS = (
     ("gpufit_job_set_float", [c_void_p, c_int32, c_double, _ERR], c_int32, 100),
     ("gpufit_job_get_int", [c_void_p, c_int32, POINTER(c_int64), _ERR], c_int32, 100),
     ("gpufit_job_get_float", [c_void_p, c_int32, POINTER(c_double), _ERR], c_int32, 100),
+    ("gpufit_job_set_list", [c_void_p, c_int32, POINTER(c_double), c_uint32, _ERR], c_int32,
+     100),
+    ("gpufit_job_get_list",
+     [c_void_p, c_int32, POINTER(c_double), c_uint32, POINTER(c_uint32), _ERR], c_int32, 100),
     # text forms
     ("gpufit_apply_spec", [c_void_p, c_void_p, c_char_p, _ERR], c_int32, 100),
     ("gpufit_apply_json", [c_void_p, c_void_p, c_char_p, c_size_t, _ERR], c_int32, 100),

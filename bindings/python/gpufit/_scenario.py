@@ -52,6 +52,17 @@ def scalar_json(key, value, param_type=None):
                    "boolean)" % (key, type(value).__name__))
 
 
+def list_json(key, value):
+    """JSON array text of a list parameter's ``value`` (a list or tuple of numbers, or of GPU
+    names for ``device_gpus``); ``[]`` clears the list."""
+    parts = []
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, (numbers.Real, str)):
+            raise _invalid(key, "%s: a list entry must be a number or a name, not %r" % (key, v))
+        parts.append(scalar_json(key, v))
+    return "[" + ", ".join(parts) + "]"
+
+
 def model_json(value, type_of):
     """JSON text of a ``model`` value (preset name or dict of architecture keys)."""
     if isinstance(value, str):
@@ -92,7 +103,8 @@ def gpu_json(value):
 
 
 def scenario_json(items, type_of):
-    """JSON scenario text for ``items`` (key, value pairs, in order; None values dropped).
+    """JSON scenario text for ``items`` (key, value pairs, in order; None values dropped; a
+    list or tuple becomes a JSON array, for list parameters such as ``tensor_split``).
 
     ``type_of(name)`` returns the parameter table's type name of ``name`` or None.
     """
@@ -104,6 +116,8 @@ def scenario_json(items, type_of):
             text = model_json(value, type_of)
         elif key == "gpu":
             text = gpu_json(value)
+        elif isinstance(value, (list, tuple)):
+            text = list_json(key, value)
         else:
             text = scalar_json(key, value, type_of(key))
         parts.append("%s: %s" % (json.dumps(key), text))

@@ -254,6 +254,12 @@ def cmd_params(out=sys.stdout):
         line = "%-26s %-5s " % (p["name"], p["domain"])
         if p["type"] == "float":
             line += "float  default %g, range [%g, %g]" % (p["default"], p["min"], p["max"])
+        elif p["type"] == "list" and p["name"] == "device_gpus":
+            line += ("list   up to %d entries, each a name from 'gpufit gpus' or an id in "
+                     "[%.0f, %.0f]" % (p["max_count"], p["min"], p["max"]))
+        elif p["type"] == "list":
+            line += "list   up to %d entries, each in [%g, %g]" % (p["max_count"], p["min"],
+                                                                   p["max"])
         elif p["type"] in ("enum", "bool"):
             d = p["default"]
             if isinstance(d, bool):

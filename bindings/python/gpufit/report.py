@@ -16,6 +16,15 @@ __all__ = ["Report", "Role", "GIB"]
 GIB = 1 << 30
 
 
+def _spec_value(v):
+    """A change's value in spec form: true/false, a list as "a,b", anything else as is."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple)):
+        return ",".join(str(x) for x in v) if v else "none"
+    return v
+
+
 def _gib(b):
     return b / GIB
 
@@ -160,8 +169,8 @@ class Report:
                     if i < len(self._mitigation_specs):
                         m["spec"] = self._mitigation_specs[i]
                     else:
-                        m["spec"] = " ".join("%s=%s" % (k, str(v).lower() if isinstance(
-                            v, bool) else v) for k, v in (m.get("changes") or {}).items())
+                        m["spec"] = " ".join("%s=%s" % (k, _spec_value(v)) for k, v in (
+                            m.get("changes") or {}).items())
             out.append(m)
         return out
 

@@ -41,8 +41,13 @@ class TestListings(unittest.TestCase):
         self.assertEqual(len(names), len(set(names)))
         for p in ps:
             self.assertIn(p["domain"], ("model", "job"))
-            self.assertIn(p["type"], ("int", "float", "enum", "bool"))
-            if p["type"] in ("enum", "bool"):
+            self.assertIn(p["type"], ("int", "float", "enum", "bool", "list"))
+            if p["type"] == "list":
+                # min/max bound each entry, min_count/max_count the length; empty by default
+                self.assertEqual(p["default"], [])
+                self.assertLessEqual(p["min"], p["max"])
+                self.assertEqual((p["min_count"], p["max_count"]), (0, 16), p["name"])
+            elif p["type"] in ("enum", "bool"):
                 self.assertTrue(p["values"])
                 if p["type"] == "enum":
                     self.assertIn(p["default"], p["values"] + [p["default"]])
