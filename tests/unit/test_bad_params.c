@@ -199,11 +199,19 @@ static const battery_row battery[] = {
     {"gpu_memory_bytes", {{0}}, "0 (the GPU's) or any capacity"},
     {"framework", {{0}}, "enum: every named value is valid"},
     {"host_memory_bytes", {{0}}, "0 (unchecked) or any capacity"},
-    /* Lists: the setters check count, elements and (tensor_split) a positive sum. Evaluation
-     * does not read them yet; the evaluation-time cases (one entry per pipeline stage, pp
-     * consistency, a device too small for its stage) go here with that change. */
-    {"tensor_split", {{0}}, "checked at evaluation: see test_eval hetero tests"},
-    {"device_gpus", {{0}}, "checked at evaluation: see test_eval hetero tests"},
+    /* Lists: the setters check count, elements and (tensor_split) a positive sum; evaluation
+     * checks one entry per pipeline stage and no other way of splitting (test_split.c). */
+    {"tensor_split",
+     {E("model=llama-3-8b task=inference pp=2 tensor_split=1,1,1", INC, GPUFIT_JOB_TENSOR_SPLIT),
+      E("model=llama-3-8b task=pretrain pp=2 tensor_split=1,1 pp_last_layers=4", INC,
+        GPUFIT_JOB_TENSOR_SPLIT)},
+     NULL},
+    {"device_gpus",
+     {E("model=llama-3-8b task=inference pp=3 device_gpus=h100,rtx-4090", INC,
+        GPUFIT_JOB_DEVICE_GPUS),
+      E("model=llama-3-8b task=pretrain pp=2 vpp=2 device_gpus=h100,h100", INC,
+        GPUFIT_JOB_DEVICE_GPUS)},
+     NULL},
     {"gpu_memory_gib", {{0}}, "float: 0 (the GPU's) or any capacity"},
     {"cuda_context_bytes", {{0}}, "-1 (default) or any size"},
     {"workspace_bytes", {{0}}, "-1 (default) or any size"},

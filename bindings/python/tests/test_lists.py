@@ -166,3 +166,27 @@ class TestReports(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestSplitReports(unittest.TestCase):
+    """A layer split over GPUs of different sizes: one role per GPU, each with its capacity."""
+
+    def test_roles_carry_their_gpu(self):
+        r = gpufit.estimate(model="llama-3-70b", task="inference", framework="llamacpp",
+                            weight_dtype="q4_k_m", pp=2, device_gpus=["rtx-4090", "rtx-3060"],
+                            context_len=2048)
+        gpus = {g["key"]: g for g in gpufit.gpus()}
+        big, small = gpus[_gpu_key("rtx-4090")], gpus[_gpu_key("rtx-3060")]
+        r0, r1 = r.roles[0], r.roles[1]
+        self.assertEqual((r0.name, r1.name), ("gpu0", "gpu1"))
+        self.assertEqual(r0.capacity_bytes, big["memory_bytes"])
+        self.assertEqual(r1.capacity_bytes, small["memory_bytes"])
+        self.assertEqual(r0.gpu, big["name"])
+        self.assertEqual(r1.gpu, small["name"])
+        self.assertEqual(r0.layers + r1.layers, 80)
+        self.assertGreater(r0.layers, r1.layers)  # split by memory, as llama.cpp does
+        for role in (r0, r1):
+            self.assertEqual(role.headroom_bytes, role.capacity_bytes - role.device_used_bytes)
+        d = r.to_dict()
+        self.assertEqual(d["roles"][1]["capacity_bytes"], small["memory_bytes"])
+        self.assertEqual(d["roles"][1]["gpu"], small["name"])
