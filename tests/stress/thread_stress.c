@@ -203,7 +203,8 @@ static void *worker(void *arg)
                 FAIL("scenario %zu: copy", i);
             } else {
                 char spec[64];
-                snprintf(spec, sizeof spec, "micro_batch=%u batch=%u", 1 + (id + it) % 4,
+                /* powers of two: they divide every scenario's global batch */
+                snprintf(spec, sizeof spec, "micro_batch=%u batch=%u", 1u << ((id + it) % 4),
                          1 + (id + it) % 8);
                 if (gpufit_apply_spec(mc, jc, spec, &err) != GPUFIT_OK)
                     FAIL("scenario %zu: spec on a copy: %s", i, err.message);
