@@ -105,14 +105,15 @@ static void fz_check_result(const gpufit_result *r, const gpufit_model *m)
     memset(&s, 0, sizeof s);
     s.struct_size = sizeof s;
     FZ_CHECK(gpufit_result_summary(r, &s) == GPUFIT_OK);
-    FZ_CHECK(s.n_roles >= 1 && s.n_roles <= 8);
+    FZ_CHECK(s.n_roles >= 1 && s.n_roles <= GPUFIT_LIST_MAX + 1); /* a stage each, and host */
     FZ_CHECK(s.worst_role < s.n_roles);
     uint64_t total = 0, active = 0;
     FZ_CHECK(gpufit_model_param_count(m, &total, &active, NULL) == GPUFIT_OK);
     FZ_CHECK(s.n_params == total && s.n_active_params == active);
     FZ_CHECK(active <= total);
-    int any_unfit = 0, gpu_roles = 0;
+    int any_unfit = 0, gpu_roles = 0, all_capacities = 1;
     uint64_t max_used = 0;
+    int64_t min_headroom = INT64_MAX;
     for (uint32_t i = 0; i < s.n_roles; i++) {
         gpufit_role_info ro;
         memset(&ro, 0, sizeof ro);
@@ -121,7 +122,9 @@ static void fz_check_result(const gpufit_result *r, const gpufit_model *m)
         FZ_CHECK(ro.name != NULL);
         int host = strcmp(ro.name, "host") == 0;
         FZ_CHECK(host || strcmp(ro.name, "all") == 0 || strcmp(ro.name, "pp_first") == 0 ||
-                 strcmp(ro.name, "pp_middle") == 0 || strcmp(ro.name, "pp_last") == 0);
+                 strcmp(ro.name, "pp_middle") == 0 || strcmp(ro.name, "pp_last") == 0 ||
+                 (strncmp(ro.name, "gpu", 3) == 0 && ro.name[3] >= '0' && ro.name[3] <= '9'));
+        FZ_CHECK(ro.gpu != NULL);
         FZ_CHECK(ro.n_devices >= 1);
         uint64_t sum = 0, c_bytes[16] = {0};
         for (int32_t c = gpufit_component_next(0); c != 0; c = gpufit_component_next(c)) {
@@ -142,32 +145,43 @@ static void fz_check_result(const gpufit_result *r, const gpufit_model *m)
                      c_bytes[GPUFIT_MEM_RUNTIME_CONTEXT] + c_bytes[GPUFIT_MEM_COMM_BUFFERS]);
             if (ro.device_used_bytes > max_used)
                 max_used = ro.device_used_bytes;
-            if (s.capacity_bytes > 0) {
+            /* each role against its own GPU (device_gpus), else the job's */
+            if (ro.capacity_bytes > 0) {
                 FZ_CHECK(ro.fits == 0 || ro.fits == 1);
-                if (ro.device_used_bytes > s.capacity_bytes)
+                if (ro.device_used_bytes > ro.capacity_bytes)
                     FZ_CHECK(ro.fits == 0);
                 if (ro.device_used_bytes <= (uint64_t)INT64_MAX &&
-                    s.capacity_bytes <= (uint64_t)INT64_MAX)
+                    ro.capacity_bytes <= (uint64_t)INT64_MAX)
                     FZ_CHECK(ro.headroom_bytes ==
-                             (int64_t)s.capacity_bytes - (int64_t)ro.device_used_bytes);
+                             (int64_t)ro.capacity_bytes - (int64_t)ro.device_used_bytes);
+                if (ro.headroom_bytes < min_headroom)
+                    min_headroom = ro.headroom_bytes;
             } else {
                 FZ_CHECK(ro.fits == -1);
+                all_capacities = 0;
             }
         }
         if (ro.fits == 0)
             any_unfit = 1;
     }
     FZ_CHECK(gpu_roles >= 1);
-    FZ_CHECK(s.peak_bytes == max_used);
     gpufit_role_info worst;
     memset(&worst, 0, sizeof worst);
     worst.struct_size = sizeof worst;
     FZ_CHECK(gpufit_result_role(r, s.worst_role, &worst) == GPUFIT_OK);
     FZ_CHECK(worst.device_used_bytes == s.peak_bytes && strcmp(worst.name, "host") != 0);
+    FZ_CHECK(s.capacity_bytes == worst.capacity_bytes);
+    /* the worst role: the least headroom, or the fullest device when capacities are unknown */
+    if (all_capacities)
+        FZ_CHECK(worst.headroom_bytes == min_headroom);
+    else
+        FZ_CHECK(s.peak_bytes == max_used);
     if (any_unfit)
         FZ_CHECK(s.fits == 0);
-    else if (s.capacity_bytes > 0)
+    else if (all_capacities)
         FZ_CHECK(s.fits == 1);
+    else
+        FZ_CHECK(s.fits == -1);
     uint64_t dummy = 0;
     FZ_CHECK(gpufit_result_role(r, s.n_roles, &worst) == GPUFIT_E_NOT_FOUND);
     FZ_CHECK(gpufit_result_bytes(r, 0, 0, &dummy) == GPUFIT_E_NOT_FOUND);
