@@ -612,8 +612,12 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         uint64_t rem = rest_stages > 0 ? rest % rest_stages : 0;
         /* a split by shares or over different GPUs: every stage is a role of its own */
         int split = j->tensor_split.n > 0 || j->device_gpus.n > 0;
+        /* llama.cpp splits layers by its own rule even with equal shares (17 + 15 of 32 layers
+         * on two GPUs, the output head on the second): stages keep their pp_* roles */
+        int by_rule = split || (p.framework == GPUFIT_FW_LLAMACPP && stages > 1 && F == 0 &&
+                                Z == 0 && stages <= GPUFIT_LIST_MAX);
         uint64_t sb[GPUFIT_LIST_MAX + 1], out_stage = stages - 1;
-        if (split)
+        if (by_rule)
             split_layers(j, L, stages, sb, &out_stage);
         uint64_t n_mb = 1;
         gpufit__act_terms at; /* training: one layer's activations, the same on every stage */
@@ -634,7 +638,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
              * stage of a split */
             uint64_t stage = split ? (uint64_t)k : k == 0 ? 0 : k == 1 && stages > 2 ? 1 : stages - 1;
             uint64_t begin, count;
-            if (split) {
+            if (by_rule) {
                 begin = sb[stage];
                 count = sb[stage + 1] - sb[stage];
             } else if (stage == 0 && F > 0) {
@@ -651,8 +655,8 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
             gpufit__slice sl; /* every field is set here */
             take_layers(s, begin, count, &sl);
             sl.embedding = stage == 0;
-            sl.output = stage == (split && p.framework == GPUFIT_FW_LLAMACPP ? out_stage
-                                                                             : stages - 1);
+            sl.output = stage == (by_rule && p.framework == GPUFIT_FW_LLAMACPP ? out_stage
+                                                                               : stages - 1);
             /* Micro-batches in flight on stage i (§4.3): 1F1B keeps min(p - i, m); GPipe all m;
              * the interleaved schedule keeps min(2(p - i - 1) + (v - 1)p + 1, m v) chunks of
              * L/(p v) layers (Megatron's warm-up count + 1), which is L (1 + (p-1)/(p v)) layer
@@ -723,6 +727,8 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         hr->n_devices = r->roles[0].n_devices;
         for (uint32_t i = 1; i + 1 < r->n_roles; i++)
             hr->n_devices += r->roles[i].n_devices;
+        if (p.framework == GPUFIT_FW_LLAMACPP)
+            hr->n_devices = 1; /* one process drives every GPU */
         memcpy(hr->comp, hostc, sizeof hr->comp);
         hr->comp[0] = 0;
         hr->alloc = hr->reserved = hr->used = host;

@@ -246,3 +246,22 @@ Test(split, training_pipeline_by_shares)
     cr_assert_eq(layers, 32);
     done(&s);
 }
+
+/* Without shares llama.cpp still splits by its rule with equal shares: 17 + 15 of 32 layers on
+ * two GPUs (32 / 33 of the way is past the first split point at one half), and the roles keep
+ * their pipeline names; its token embedding stays in one process's host memory. */
+Test(split, llama_cpp_equal_split_is_uneven)
+{
+    run_s s;
+    cr_assert_eq(run(&s, "model=llama-3-8b task=inference framework=llamacpp weight_dtype=q4_k_m "
+                         "pp=2 gpu=rtx-4090"),
+                 GPUFIT_OK, "%s", s.err.message);
+    gpufit_role_info a = role(&s, 0), b = role(&s, 1), h = role(&s, 2);
+    cr_assert_str_eq(a.name, "pp_first");
+    cr_assert_str_eq(b.name, "pp_last");
+    cr_assert_eq(a.layers, 17);
+    cr_assert_eq(b.layers, 15);
+    cr_assert_str_eq(h.name, "host");
+    cr_assert_eq(h.n_devices, 1);
+    done(&s);
+}
