@@ -641,6 +641,14 @@ typedef struct gpufit_summary {
 } gpufit_summary;
 /** Fills @p out with the summary of @p r. @since 0.1.0 */
 GPUFIT_API int32_t gpufit_result_summary(const gpufit_result *r, gpufit_summary *out);
+/**
+ * Evaluates without allocating and fills @p out (size-prefixed) with the summary
+ * gpufit_result_summary() would give, except n_mitigations = 0 (no mitigations are ranked):
+ * the fast path for schedulers and planners. Thread-safe; the handles are only read.
+ * @since 0.1.0
+ */
+GPUFIT_API int32_t gpufit_evaluate_summary(const gpufit_model *m, const gpufit_job *j,
+                                           gpufit_summary *out, gpufit_error *err);
 
 /** One device role (size-prefixed output struct). */
 typedef struct gpufit_role_info {

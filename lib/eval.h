@@ -94,6 +94,10 @@ struct gpufit_result {
     gpufit__mitigation mitigations[GPUFIT__MITIGATIONS_MAX];
 };
 
+/* Fills the size-prefixed out with the summary of r (gpufit_result_summary and
+ * gpufit_evaluate_summary; result.c). */
+int32_t gpufit__summary_out(const struct gpufit_result *r, gpufit_summary *out);
+
 /* Candidate changes that make a job fit, evaluated and ranked (mitigate.c). */
 void gpufit__mitigate(struct gpufit_result *r, const struct gpufit_model *m,
                       const struct gpufit_job *j);

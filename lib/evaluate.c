@@ -772,3 +772,23 @@ int32_t gpufit_evaluate(gpufit_result **out, const gpufit_model *m, const gpufit
     gpufit__ok(err);
     return GPUFIT_OK;
 }
+
+int32_t gpufit_evaluate_summary(const gpufit_model *m, const gpufit_job *j, gpufit_summary *out,
+                                gpufit_error *err)
+{
+    if (m == NULL || j == NULL || out == NULL)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX,
+                            "model, job and out must not be NULL");
+    if (out->struct_size < sizeof(gpufit_summary)) /* checked first: nothing is written */
+        return gpufit__fail(err, GPUFIT_E_STRUCT_SIZE, 0, UINT64_MAX,
+                            "gpufit_summary.struct_size %u is smaller than %zu",
+                            (unsigned)out->struct_size, sizeof(gpufit_summary));
+    struct gpufit_result r; /* on the stack: no allocation (evaluate_into zeroes n_mitigations) */
+    int32_t st = gpufit__evaluate_into(&r, m, j, err);
+    if (st != GPUFIT_OK)
+        return st;
+    st = gpufit__summary_out(&r, out);
+    if (st == GPUFIT_OK)
+        gpufit__ok(err);
+    return st;
+}

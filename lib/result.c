@@ -32,6 +32,11 @@ int32_t gpufit_result_summary(const gpufit_result *r, gpufit_summary *out)
 {
     if (r == NULL || out == NULL)
         return GPUFIT_E_INVALID_ARG;
+    return gpufit__summary_out(r, out);
+}
+
+int32_t gpufit__summary_out(const struct gpufit_result *r, gpufit_summary *out)
+{
     gpufit_summary s;
     memset(&s, 0, sizeof s);
     s.fits = r->fits;

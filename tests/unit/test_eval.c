@@ -317,6 +317,105 @@ Test(report, struct_size_rules)
     done(&s);
 }
 
+/* gpufit_evaluate_summary: the allocation-free path gives gpufit_evaluate's summary (no
+ * mitigations ranked) and its errors. */
+Test(report, evaluate_summary_equals_evaluate_then_summary)
+{
+    static const char *const specs[] = {
+        "model=llama-3-8b task=inference gpu=rtx-4090 context_len=8192",
+        "model=llama-3-70b task=inference gpu=rtx-4090", /* does not fit: mitigations */
+        "model=llama-3-8b task=inference",                /* no GPU: no verdict */
+        "model=llama-3-70b task=pretrain gpu=h100 tp=8 pp=4 dp=4 zero=1 precision=bf16 "
+        "framework=megatron seq_len=8192 global_batch=256 sp=1 checkpointing=selective",
+        "model=llama-3-70b task=pretrain gpu=h100 tp=8 pp=4 vpp=2 dp=2 framework=megatron",
+        "model=mixtral-8x7b task=inference gpu=h100 weight_dtype=fp8 framework=vllm "
+        "context_len=32768",
+        "model=qwen2.5-7b task=inference gpu=a10 framework=sglang batch=16",
+        "model=llama-3.1-8b task=inference gpu=rtx-4090 framework=llamacpp weight_dtype=q4_k_m "
+        "n_gpu_layers=20",
+        "model=llama-3-8b pp=2 device_gpus=rtx-4090,rtx-3060 task=inference framework=llamacpp",
+        "model=llama-3-8b task=pretrain tp=2 pp=2 tensor_split=3,1 device_gpus=h100,rtx-4090",
+        "model=qwen2.5-7b task=qlora gpu=t4 precision=fp16 seq_len=1024 checkpointing=full",
+        "model=deepseek-v2-lite task=finetune gpu=a100-80gb ep=2 dp=2 zero=3 offload=optimizer",
+        "model=llama-3-8b task=pretrain gpu=h100 tp=3",           /* error: tp | n_heads */
+        "model=llama-3-8b task=inference gpu=h100 pp=2 tensor_split=1,1,1", /* error: list */
+        "model=llama-3-8b task=pretrain gpu=h100 ep=2",           /* error: dense model */
+    };
+    int n_errors = 0, n_mitigated = 0;
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        scenario s;
+        int32_t st = run(&s, specs[i]);
+        gpufit_error err = GPUFIT_ERROR_INIT;
+        gpufit_summary fast;
+        memset(&fast, 0x5a, sizeof fast);
+        fast.struct_size = sizeof fast;
+        cr_assert_eq(gpufit_evaluate_summary(s.m, s.j, &fast, &err), st, "%s", specs[i]);
+        if (st != GPUFIT_OK) { /* the same error, and nothing written */
+            n_errors++;
+            cr_assert_eq(err.status, s.err.status, "%s", specs[i]);
+            cr_assert_eq(err.param, s.err.param, "%s", specs[i]);
+            cr_assert_str_eq(err.message, s.err.message, "%s", specs[i]);
+            cr_assert_eq(fast.fits, (int32_t)0x5a5a5a5a, "%s", specs[i]);
+            done(&s);
+            continue;
+        }
+        cr_assert_eq(err.status, GPUFIT_OK, "%s", specs[i]);
+        gpufit_summary full = {.struct_size = sizeof full};
+        cr_assert_eq(gpufit_result_summary(s.r, &full), GPUFIT_OK);
+        n_mitigated += full.n_mitigations > 0;
+        cr_assert_eq(fast.struct_size, full.struct_size, "%s", specs[i]);
+        cr_assert_eq(fast.fits, full.fits, "%s", specs[i]);
+        cr_assert_eq(fast.n_roles, full.n_roles, "%s", specs[i]);
+        cr_assert_eq(fast.worst_role, full.worst_role, "%s", specs[i]);
+        cr_assert_eq(fast.n_notes, full.n_notes, "%s", specs[i]);
+        cr_assert_eq(fast.reserved0, 0, "%s", specs[i]);
+        cr_assert_eq(fast.capacity_bytes, full.capacity_bytes, "%s", specs[i]);
+        cr_assert_eq(fast.peak_bytes, full.peak_bytes, "%s", specs[i]);
+        cr_assert_eq(fast.headroom_bytes, full.headroom_bytes, "%s", specs[i]);
+        cr_assert_eq(fast.n_params, full.n_params, "%s", specs[i]);
+        cr_assert_eq(fast.n_active_params, full.n_active_params, "%s", specs[i]);
+        cr_assert_eq(fast.host_bytes, full.host_bytes, "%s", specs[i]);
+        cr_assert_eq(fast.n_mitigations, 0, "%s", specs[i]);
+        cr_assert_eq(fast.reserved1, 0, "%s", specs[i]);
+        done(&s);
+    }
+    cr_assert_eq(n_errors, 3);
+    cr_assert(n_mitigated > 0, "some case should rank mitigations on the allocating path");
+
+    /* NULL arguments; struct_size: too small is refused before evaluating (nothing written),
+     * larger gets the library's size back and its tail left alone */
+    scenario s;
+    cr_assert_eq(run(&s, "model=gpt2 task=inference gpu=t4"), GPUFIT_OK);
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    gpufit_summary sum = {.struct_size = sizeof sum};
+    cr_assert_eq(gpufit_evaluate_summary(NULL, s.j, &sum, &err), GPUFIT_E_INVALID_ARG);
+    cr_assert_eq(err.status, GPUFIT_E_INVALID_ARG);
+    cr_assert_eq(gpufit_evaluate_summary(s.m, NULL, &sum, NULL), GPUFIT_E_INVALID_ARG);
+    cr_assert_eq(gpufit_evaluate_summary(s.m, s.j, NULL, &err), GPUFIT_E_INVALID_ARG);
+    static const uint32_t small[] = {0, 4, 8, (uint32_t)sizeof(gpufit_summary) - 1};
+    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
+        memset(&sum, 0x5a, sizeof sum);
+        sum.struct_size = small[i];
+        err = (gpufit_error)GPUFIT_ERROR_INIT;
+        cr_assert_eq(gpufit_evaluate_summary(s.m, s.j, &sum, &err), GPUFIT_E_STRUCT_SIZE);
+        cr_assert_eq(err.status, GPUFIT_E_STRUCT_SIZE);
+        cr_assert_eq(sum.struct_size, small[i]);
+        cr_assert_eq(sum.fits, (int32_t)0x5a5a5a5a);
+    }
+    struct {
+        gpufit_summary sum;
+        unsigned char tail[32];
+    } big;
+    memset(&big, 0xa5, sizeof big);
+    big.sum.struct_size = (uint32_t)sizeof big;
+    cr_assert_eq(gpufit_evaluate_summary(s.m, s.j, &big.sum, NULL), GPUFIT_OK);
+    cr_assert_eq(big.sum.struct_size, (uint32_t)sizeof(gpufit_summary));
+    cr_assert_eq(big.sum.fits, 1);
+    for (size_t i = 0; i < sizeof big.tail; i++)
+        cr_assert_eq(big.tail[i], 0xa5, "tail byte %zu written", i);
+    done(&s);
+}
+
 /* The parameter table. */
 Test(params, table_is_complete_and_round_trips)
 {

@@ -109,6 +109,7 @@ FUNCTIONS = (
     ("gpufit_evaluate", [_HANDLE_OUT, c_void_p, c_void_p, _ERR], c_int32, 100),
     ("gpufit_result_free", [c_void_p], None, 100),
     ("gpufit_result_summary", [c_void_p, POINTER(Summary)], c_int32, 100),
+    ("gpufit_evaluate_summary", [c_void_p, c_void_p, POINTER(Summary), _ERR], c_int32, 100),
     ("gpufit_result_role", [c_void_p, c_uint32, POINTER(RoleInfo)], c_int32, 100),
     ("gpufit_result_bytes", [c_void_p, c_uint32, c_int32, POINTER(c_uint64)], c_int32, 100),
     ("gpufit_result_note", [c_void_p, c_uint32, POINTER(c_char_p)], c_int32, 100),
