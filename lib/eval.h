@@ -79,8 +79,12 @@ typedef struct gpufit__mitigation {
     char spec[192];
 } gpufit__mitigation;
 
+/* The roles live outside the struct: gpufit__evaluate_into() fills up to GPUFIT__ROLES_MAX
+ * of them into caller storage (a gpufit__result_buf on the stack), and gpufit_evaluate()
+ * copies the n_roles used behind the header of the one block it allocates, which stays small
+ * enough for the allocator's fast per-thread cache in the common cases. */
 struct gpufit_result {
-    gpufit__role roles[GPUFIT__ROLES_MAX];
+    gpufit__role *roles;
     uint32_t n_roles, worst, n_notes;
     int32_t fits;
     uint64_t capacity, peak, host_bytes;
@@ -89,18 +93,32 @@ struct gpufit_result {
     const gpufit__gpu *gpu; /* catalogue GPU, or NULL (then gpu_name) */
     char model_name[GPUFIT__NAME_MAX];
     char gpu_name[GPUFIT__NAME_MAX];
-    /* filled by gpufit__mitigate(), after everything above (evaluate_into leaves it alone) */
+    /* Ranked by gpufit__mitigate() into a block of their own, so that the result stays small
+     * (and cheap to allocate) when there are none: evaluate_into sets 0 and NULL. */
     uint32_t n_mitigations;
-    gpufit__mitigation mitigations[GPUFIT__MITIGATIONS_MAX];
+    gpufit__mitigation *mitigations; /* n_mitigations of them, freed with the result */
 };
+
+/* A result with room for every role, for gpufit__evaluate_into(); gpufit__result_init()
+ * points the result at its roles and returns it. */
+typedef struct gpufit__result_buf {
+    struct gpufit_result r;
+    gpufit__role roles[GPUFIT__ROLES_MAX];
+} gpufit__result_buf;
+static inline struct gpufit_result *gpufit__result_init(gpufit__result_buf *b)
+{
+    b->r.roles = b->roles;
+    return &b->r;
+}
 
 /* Fills the size-prefixed out with the summary of r (gpufit_result_summary and
  * gpufit_evaluate_summary; result.c). */
 int32_t gpufit__summary_out(const struct gpufit_result *r, gpufit_summary *out);
 
-/* Candidate changes that make a job fit, evaluated and ranked (mitigate.c). */
-void gpufit__mitigate(struct gpufit_result *r, const struct gpufit_model *m,
-                      const struct gpufit_job *j);
+/* Candidate changes that make a job fit, evaluated and ranked; keeps the best
+ * j->mitigations in r->mitigations, allocated (mitigate.c). GPUFIT_OK or GPUFIT_E_NOMEM. */
+int32_t gpufit__mitigate(struct gpufit_result *r, const struct gpufit_model *m,
+                         const struct gpufit_job *j);
 /* Largest value of a monotone parameter that still fits (search.c); 0 if none does. */
 int32_t gpufit__max_fitting(const struct gpufit_model *m, const struct gpufit_job *j,
                             int32_t param, int64_t *out, gpufit_error *err);
@@ -163,7 +181,8 @@ int gpufit__kv_bytes_per_token(const gpufit__plan *p, const gpufit__shape *s,
 int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
                               const gpufit__slice *sl, uint64_t *act_out, uint64_t *logits_out);
 
-/* Fills r from a model and job: no allocation, no strings. */
+/* Fills r from a model and job: no allocation, no strings. r->roles must have room for
+ * GPUFIT__ROLES_MAX roles (gpufit__result_init). */
 int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model *m,
                               const struct gpufit_job *j, gpufit_error *err);
 

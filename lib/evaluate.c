@@ -436,6 +436,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     /* every field is set below; roles are filled whole by the role loop (not zeroed here:
      * this runs millions of times inside the planner) */
     r->n_roles = r->worst = r->n_notes = r->n_mitigations = 0;
+    r->mitigations = NULL;
     r->fits = 0;
     r->peak = r->host_bytes = 0;
     r->gpu = NULL;
@@ -752,22 +753,25 @@ int32_t gpufit_evaluate(gpufit_result **out, const gpufit_model *m, const gpufit
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX,
                             "out, model and job must not be NULL");
     *out = NULL;
-    struct gpufit_result *r = malloc(sizeof *r);
-    if (r == NULL)
-        return gpufit__fail(err, GPUFIT_E_NOMEM, 0, UINT64_MAX, "out of memory");
-    int32_t st = gpufit__evaluate_into(r, m, j, err);
-    if (st != GPUFIT_OK) {
-        free(r);
+    gpufit__result_buf rb; /* evaluated on the stack, then copied into one exact-size block */
+    struct gpufit_result *t = gpufit__result_init(&rb);
+    int32_t st = gpufit__evaluate_into(t, m, j, err);
+    if (st != GPUFIT_OK)
         return st;
-    }
-    r->n_mitigations = 0;
     /* rank what would make it fit when it does not, or fits with < 5 % headroom */
-    if (r->capacity > 0 && j->mitigations > 0 &&
-        (r->fits == 0 || r->peak > r->capacity / 20 * 19)) {
-        gpufit__mitigate(r, m, j);
-        if (r->n_mitigations > (uint32_t)j->mitigations)
-            r->n_mitigations = (uint32_t)j->mitigations;
+    if (t->capacity > 0 && j->mitigations > 0 &&
+        (t->fits == 0 || t->peak > t->capacity / 20 * 19) &&
+        gpufit__mitigate(t, m, j) != GPUFIT_OK)
+        return gpufit__fail(err, GPUFIT_E_NOMEM, 0, UINT64_MAX, "out of memory");
+    size_t roles_size = t->n_roles * sizeof t->roles[0]; /* n_roles <= GPUFIT__ROLES_MAX */
+    struct gpufit_result *r = malloc(sizeof *r + roles_size);
+    if (r == NULL) {
+        free(t->mitigations);
+        return gpufit__fail(err, GPUFIT_E_NOMEM, 0, UINT64_MAX, "out of memory");
     }
+    *r = *t;
+    r->roles = (gpufit__role *)(r + 1); /* sizeof *r is a multiple of its 8-byte alignment */
+    memcpy(r->roles, t->roles, roles_size);
     *out = r;
     gpufit__ok(err);
     return GPUFIT_OK;
@@ -783,11 +787,12 @@ int32_t gpufit_evaluate_summary(const gpufit_model *m, const gpufit_job *j, gpuf
         return gpufit__fail(err, GPUFIT_E_STRUCT_SIZE, 0, UINT64_MAX,
                             "gpufit_summary.struct_size %u is smaller than %zu",
                             (unsigned)out->struct_size, sizeof(gpufit_summary));
-    struct gpufit_result r; /* on the stack: no allocation (evaluate_into zeroes n_mitigations) */
-    int32_t st = gpufit__evaluate_into(&r, m, j, err);
+    gpufit__result_buf rb; /* on the stack: no allocation (evaluate_into ranks no mitigations) */
+    struct gpufit_result *r = gpufit__result_init(&rb);
+    int32_t st = gpufit__evaluate_into(r, m, j, err);
     if (st != GPUFIT_OK)
         return st;
-    st = gpufit__summary_out(&r, out);
+    st = gpufit__summary_out(r, out);
     if (st == GPUFIT_OK)
         gpufit__ok(err);
     return st;

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct cand {
@@ -78,11 +79,12 @@ static int try_cand(const ctx *x, const gpufit__change *ch, uint32_t n, uint64_t
 {
     struct gpufit_model m;
     struct gpufit_job j;
-    struct gpufit_result r;
-    if (apply(x, ch, n, &m, &j) || gpufit__evaluate_into(&r, &m, &j, NULL) != GPUFIT_OK)
+    gpufit__result_buf rb;
+    struct gpufit_result *r = gpufit__result_init(&rb);
+    if (apply(x, ch, n, &m, &j) || gpufit__evaluate_into(r, &m, &j, NULL) != GPUFIT_OK)
         return 0;
-    *peak = r.peak;
-    *fits = r.fits;
+    *peak = r->peak;
+    *fits = r->fits;
     return 1;
 }
 
@@ -330,29 +332,35 @@ static int better(const gpufit__mitigation *a, const gpufit__mitigation *b)
     return a->peak_after < b->peak_after;
 }
 
-static void keep(struct gpufit_result *r, const gpufit__mitigation *mt)
+/* The mitigations ranked so far, best first. */
+typedef struct ranking {
+    uint32_t n;
+    gpufit__mitigation best[GPUFIT__MITIGATIONS_MAX];
+} ranking;
+
+static void keep(ranking *rk, const gpufit__mitigation *mt)
 {
-    uint32_t n = r->n_mitigations;
+    uint32_t n = rk->n;
     if (n == GPUFIT__MITIGATIONS_MAX) {
-        if (!better(mt, &r->mitigations[n - 1]))
+        if (!better(mt, &rk->best[n - 1]))
             return;
         n--;
     }
     uint32_t at = n;
-    while (at > 0 && better(mt, &r->mitigations[at - 1])) {
-        r->mitigations[at] = r->mitigations[at - 1];
+    while (at > 0 && better(mt, &rk->best[at - 1])) {
+        rk->best[at] = rk->best[at - 1];
         at--;
     }
-    r->mitigations[at] = *mt;
-    r->n_mitigations = n + 1;
+    rk->best[at] = *mt;
+    rk->n = n + 1;
 }
 
-void gpufit__mitigate(struct gpufit_result *r, const struct gpufit_model *m,
-                      const struct gpufit_job *j)
+/* Ranks the candidates for the job that gave r. */
+static void rank(ranking *rk, const struct gpufit_result *r, const struct gpufit_model *m,
+                 const struct gpufit_job *j)
 {
     gpufit__shape s;
     gpufit__plan p;
-    r->n_mitigations = 0;
     if (r->capacity == 0 || gpufit__model_resolve(m, &s, NULL) != GPUFIT_OK ||
         gpufit__plan_resolve(j, &s, &p, NULL) != GPUFIT_OK)
         return;
@@ -383,7 +391,7 @@ void gpufit__mitigate(struct gpufit_result *r, const struct gpufit_model *m,
         memcpy(mt.text, local.c[i].text, sizeof mt.text);
         spec_of(mt.changes, mt.n_changes, mt.spec, sizeof mt.spec);
         any_fit |= mt.fits_after == 1;
-        keep(r, &mt);
+        keep(rk, &mt);
     }
     if (any_fit)
         return;
@@ -482,5 +490,24 @@ void gpufit__mitigate(struct gpufit_result *r, const struct gpufit_model *m,
     chain.fits_after = 1;
     chain.peak_after = final_peak;
     spec_of(chain.changes, chain.n_changes, chain.spec, sizeof chain.spec);
-    keep(r, &chain);
+    keep(rk, &chain);
+}
+
+int32_t gpufit__mitigate(struct gpufit_result *r, const struct gpufit_model *m,
+                         const struct gpufit_job *j)
+{
+    ranking rk; /* on the stack; only what is kept is copied out */
+    rk.n = 0;
+    rank(&rk, r, m, j);
+    uint32_t n = j->mitigations < (int64_t)rk.n ? (uint32_t)j->mitigations : rk.n;
+    r->n_mitigations = 0;
+    r->mitigations = NULL;
+    if (n == 0)
+        return GPUFIT_OK;
+    r->mitigations = malloc(n * sizeof rk.best[0]); /* n <= GPUFIT__MITIGATIONS_MAX */
+    if (r->mitigations == NULL)
+        return GPUFIT_E_NOMEM;
+    memcpy(r->mitigations, rk.best, n * sizeof rk.best[0]);
+    r->n_mitigations = n;
+    return GPUFIT_OK;
 }

@@ -179,17 +179,18 @@ int32_t gpufit_plan(gpufit_list **out, const gpufit_model *m, const gpufit_job *
     int32_t st = gpufit__model_resolve(&mc, &s, err);
     if (st != GPUFIT_OK)
         return st;
-    struct gpufit_result *r = malloc(sizeof *r);
+    gpufit__result_buf *rb = malloc(sizeof *rb); /* every role: it goes to evaluate_into */
+    struct gpufit_result *r = rb != NULL ? gpufit__result_init(rb) : NULL;
     struct gpufit_list *l = gpufit__list_new(2, max_results);
     if (r == NULL || l == NULL) {
-        free(r);
+        free(rb);
         gpufit_list_free(l);
         return gpufit__fail(err, GPUFIT_E_NOMEM, 0, UINT64_MAX, "out of memory");
     }
     uint64_t gpn = gpus_per_node, total = (uint64_t)gpus_per_node * nodes;
     if (j->task == GPUFIT_TASK_INFERENCE) {
         plan_serving(l, r, &mc, &s, j, gpn, total);
-        free(r);
+        free(rb);
         *out = l;
         gpufit__ok(err);
         return GPUFIT_OK;
@@ -284,7 +285,7 @@ int32_t gpufit_plan(gpufit_list **out, const gpufit_model *m, const gpufit_job *
             }
         }
     }
-    free(r);
+    free(rb);
     *out = l;
     gpufit__ok(err);
     return GPUFIT_OK;

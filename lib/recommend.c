@@ -69,19 +69,20 @@ int32_t gpufit_recommend(gpufit_list **out, const gpufit_model *m, const gpufit_
     if (max_count == 0 || max_count > 4096)
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_GPUS, UINT64_MAX,
                             "max_count (%u) must be in [1, 4096]", max_count);
-    struct gpufit_result *r = malloc(sizeof *r);
+    gpufit__result_buf *rb = malloc(sizeof *rb); /* every role: it goes to evaluate_into */
+    struct gpufit_result *r = rb != NULL ? gpufit__result_init(rb) : NULL;
     if (r == NULL)
         return gpufit__fail(err, GPUFIT_E_NOMEM, 0, UINT64_MAX, "out of memory");
     /* the job itself must be valid, on any GPU */
     int32_t st = gpufit__evaluate_into(r, m, j, err);
     if (st != GPUFIT_OK) {
-        free(r);
+        free(rb);
         return st;
     }
     size_t n_cat = gpufit__gpu_count();
     struct gpufit_list *l = gpufit__list_new(1, (uint32_t)n_cat);
     if (l == NULL) {
-        free(r);
+        free(rb);
         return gpufit__fail(err, GPUFIT_E_NOMEM, 0, UINT64_MAX, "out of memory");
     }
     for (size_t i = 0; i < n_cat; i++) {
@@ -122,7 +123,7 @@ int32_t gpufit_recommend(gpufit_list **out, const gpufit_model *m, const gpufit_
                  x->price_usd > 0.0 ? "" : ", list price unknown",
                  g->cc_major == 0 ? ", not CUDA: runtime overheads assumed as on NVIDIA" : "");
     }
-    free(r);
+    free(rb);
     /* insertion sort: at most a few dozen entries */
     for (uint32_t a = 1; a < l->n; a++) {
         gpufit__rec t = l->u.rec[a];

@@ -25,6 +25,8 @@ const char *gpufit_component_name(int32_t c)
 
 void gpufit_result_free(gpufit_result *r)
 {
+    if (r != NULL)
+        free(r->mitigations);
     free(r);
 }
 

@@ -8,7 +8,8 @@ static int fits_with(const struct gpufit_model *m, const struct gpufit_job *j, i
 {
     struct gpufit_model mm = *m;
     struct gpufit_job jj = *j;
-    struct gpufit_result r;
+    gpufit__result_buf rb;
+    struct gpufit_result *r = gpufit__result_init(&rb);
     if (gpufit__set_param(&mm, &jj, param, v, 0.0, NULL) != GPUFIT_OK)
         return 1;
     if ((param == GPUFIT_JOB_PROMPT_LEN || param == GPUFIT_JOB_CONTEXT_LEN) &&
@@ -17,10 +18,10 @@ static int fits_with(const struct gpufit_model *m, const struct gpufit_job *j, i
         if (jj.prompt_len > jj.context_len)
             jj.prompt_len = jj.context_len;
     }
-    int32_t st = gpufit__evaluate_into(&r, &mm, &jj, NULL);
+    int32_t st = gpufit__evaluate_into(r, &mm, &jj, NULL);
     if (st != GPUFIT_OK)
         return 1;
-    *ok = r.fits == 1;
+    *ok = r->fits == 1;
     return 0;
 }
 
@@ -70,11 +71,12 @@ int32_t gpufit__max_fitting(const struct gpufit_model *m, const struct gpufit_jo
         return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, param, UINT64_MAX,
                             "largest-that-fits searches micro_batch, seq_len, batch, "
                             "context_len, prompt_len or n_gpu_layers");
-    struct gpufit_result r;
-    int32_t st = gpufit__evaluate_into(&r, m, j, err);
+    gpufit__result_buf rb;
+    struct gpufit_result *r = gpufit__result_init(&rb);
+    int32_t st = gpufit__evaluate_into(r, m, j, err);
     if (st != GPUFIT_OK)
         return st;
-    if (r.capacity == 0)
+    if (r->capacity == 0)
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_GPU, UINT64_MAX,
                             "largest-that-fits needs a GPU (gpu=...)");
     int ok = 0;
