@@ -156,9 +156,10 @@ typedef struct gpufit__ubytes {
     uint64_t w_glob[3], t_glob[3], o_glob[3]; /* [0] embedding side, [1] output side,
                                                  [2] tied embedding copy on the last stage */
 } gpufit__ubytes;
-/* agg (optional) lets layer classes be summed in closed form when that is exact. */
+/* agg (optional: the model cache's) lets layer classes and the global tensors be summed in
+ * closed form when that is exact. */
 int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
-                          size_t ng, const gpufit__class_agg *agg, gpufit__ubytes *u);
+                          size_t ng, const gpufit__aggregates *agg, gpufit__ubytes *u);
 
 /* What one layer of each class keeps for one micro-batch (after checkpointing) and its
  * backward transient: the same on every pipeline stage, so derived once per evaluation. */

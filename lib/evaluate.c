@@ -85,7 +85,7 @@ static int walk(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgr
 }
 
 static int wcache_build(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
-                        size_t ng, const gpufit__class_agg *agg, int uniform, wcache *wc)
+                        size_t ng, const gpufit__aggregates *agg, int uniform, wcache *wc)
 {
     wc->valid = 0;
     if (!uniform)
@@ -431,7 +431,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     int uniform = p.framework != GPUFIT_FW_LLAMACPP &&
                   !(p.w_dt >= GPUFIT_DTYPE_Q4_0 && p.w_dt <= GPUFIT_DTYPE_F16_GGUF) &&
                   mdl->gguf_layers == 0;
-    CK(wcache_build(&p, s, g, ng, mdl->cache_state == 1 ? mdl->cache_agg : NULL, uniform, &wc));
+    CK(wcache_build(&p, s, g, ng, mdl->cache_state == 1 ? &mdl->cache_agg : NULL, uniform, &wc));
     wc.gguf = mdl->gguf_layers > 0 ? mdl : NULL;
     /* every field is set below; roles are filled whole by the role loop (not zeroed here:
      * this runs millions of times inside the planner) */

@@ -252,6 +252,17 @@ typedef struct gpufit__counts {
 /* Exact counts (model-memory §1); GPUFIT_E_OVERFLOW if they do not fit in uint64_t. */
 int32_t gpufit__model_count(const gpufit__shape *s, gpufit__counts *out, gpufit_error *err);
 
+/* The sums of every part of a model: one layer of each class and the global tensors by where
+ * they sit (no LoRA sums for globals: adapters go on layers only). */
+typedef struct gpufit__aggregates {
+    gpufit__class_agg layer[GPUFIT__W_COUNT]; /* by class; [GPUFIT__W_GLOBAL] unused */
+    gpufit__class_agg glob[3]; /* [0] embedding side (token, position, type embeddings),
+                                  [1] output side (head, final norms ...), [2] the tied token
+                                  embedding's copy on the last stage (empty when untied) */
+    uint32_t glob_dense; /* 1 when no global tensor is a linear layer, an expert or K/V */
+    uint32_t reserved;
+} gpufit__aggregates;
+
 struct gpufit_model {
     char name[GPUFIT__NAME_MAX];
     int64_t arch, n_layers, hidden_size, n_heads, n_kv_heads, head_dim, ffn_hidden_size, mlp;
@@ -277,12 +288,12 @@ struct gpufit_model {
     gpufit__shape cache_shape;
     gpufit__counts cache_counts;
     gpufit__tgroup cache_groups[GPUFIT__TGROUPS_MAX];
-    gpufit__class_agg cache_agg[GPUFIT__W_COUNT];
+    gpufit__aggregates cache_agg;
 };
 
-/* Fills agg[] from the tensor groups (model_cache.c). */
-void gpufit__class_aggregates(const gpufit__shape *s, const gpufit__tgroup *g, size_t ng,
-                              gpufit__class_agg *agg);
+/* Fills agg from the tensor groups (model_cache.c). */
+void gpufit__aggregates_build(const gpufit__shape *s, const gpufit__tgroup *g, size_t ng,
+                              gpufit__aggregates *agg);
 
 /* Re-derives the cached shape, counts and tensor groups of m (cache_state 1 on success, 0 if
  * the model does not resolve: evaluation then reports the error). */

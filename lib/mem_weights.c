@@ -398,60 +398,91 @@ int gpufit__trainable(const gpufit__plan *p, const gpufit__shape *s, const gpufi
 /* One pass over the tensor groups for models whose layers of a class all store the same types
  * (everything but llama.cpp recipes): bytes and trainable parameters of one layer of each class
  * and of the global tensors, split by where they live. Same rules as the two walks above. */
-/* Bytes of `el` elements of dtype dt spread over tensors whose sums of rows and of cols are
- * given, when every tensor's element count is a multiple of the block (cols % 256 == 0). */
-static int agg_bytes(int64_t dt, uint64_t el, uint64_t rows, uint64_t cols, uint64_t *out)
-{
-    const gpufit__dtype_info *d = gpufit__dtype(dt);
-    uint64_t b;
-    if (dt == GPUFIT_DTYPE_INT8) /* int8 + an fp32 scale per row */
-        return gpufit__mul(rows, 4, &b) || gpufit__add(el, b, out);
-    if (gpufit__mul(el / d->block_elems, d->block_bytes, out))
-        return 1;
-    if (dt == GPUFIT_DTYPE_GPTQ4) /* + g_idx, int32 per input feature */
-        return gpufit__mul(cols, 4, &b) || gpufit__add(*out, b, out);
-    return 0;
-}
+/* What the closed forms need of the plan, derived once per evaluation. */
+typedef struct closed_plan {
+    int64_t lin_dt;                   /* dtype of the linear (2-D) tensors */
+    const gpufit__dtype_info *lin_d;  /* and its block */
+    uint64_t dense_b;                 /* bytes per element of every other tensor */
+    uint64_t k_opt;                   /* optimizer bytes per trainable parameter */
+    int lin_blocks;                   /* lin_dt packs several elements per block */
+} closed_plan;
 
-/* Closed form of one layer of class a under the plan (the loop below, summed); 0 if the
- * closed form would not be exact for this plan, 1 when u was filled. */
-static int class_closed_form(const gpufit__plan *p, const gpufit__shape *s, int w,
-                             const gpufit__class_agg *a, int64_t dense_dt, gpufit__ubytes *u)
+/* 1 when the closed forms can be exact under this plan (plain dense dtype, optimizer states
+ * linear in the parameters), cp filled; else 0 and the walk below is used. */
+static int closed_setup(const gpufit__plan *p, int64_t dense_dt, closed_plan *cp)
 {
-    const gpufit__dtype_info *qd = gpufit__dtype(p->w_dt);
-    int64_t lin_dt = p->w_dt > GPUFIT_DTYPE_BF16 ? p->w_dt : dense_dt;
-    uint64_t tp = p->tp, ep = p->ep, k_opt;
-    if (qd == NULL || (tp > 1 && a->rows_gcd % tp != 0))
+    const gpufit__dtype_info *qd = gpufit__dtype(p->w_dt), *dd = gpufit__dtype(dense_dt);
+    if (qd == NULL || dd == NULL || dense_dt > GPUFIT_DTYPE_FP8) /* FP8 and below: 1 elem */
         return 0;
-    if (!(lin_dt <= GPUFIT_DTYPE_FP8 || lin_dt == GPUFIT_DTYPE_INT8 ||
-          (a->cols256 && 256 % gpufit__dtype(lin_dt)->block_elems == 0)))
-        return 0;
-    if (dense_dt > GPUFIT_DTYPE_FP8)
-        return 0;
+    cp->lin_dt = p->w_dt > GPUFIT_DTYPE_BF16 ? p->w_dt : dense_dt;
+    cp->lin_d = gpufit__dtype(cp->lin_dt);
+    cp->dense_b = dd->block_bytes;
+    cp->lin_blocks = !(cp->lin_dt <= GPUFIT_DTYPE_FP8 || cp->lin_dt == GPUFIT_DTYPE_INT8);
     const gpufit__dtype_info *od = gpufit__dtype(p->o_dt);
     uint64_t e = od != NULL && od->block_bytes > 0 ? od->block_bytes : 4;
     switch (p->optimizer) { /* optimizers whose states are linear in the parameters */
     case GPUFIT_OPT_ADAMW:
-    case GPUFIT_OPT_ADAM: k_opt = 2 * e; break;
+    case GPUFIT_OPT_ADAM: cp->k_opt = 2 * e; break;
     case GPUFIT_OPT_SGD_MOMENTUM:
-    case GPUFIT_OPT_LION: k_opt = e; break;
+    case GPUFIT_OPT_LION: cp->k_opt = e; break;
     case GPUFIT_OPT_SGD:
-    case GPUFIT_OPT_NONE: k_opt = 0; break;
+    case GPUFIT_OPT_NONE: cp->k_opt = 0; break;
     default: return 0;
     }
+    return 1;
+}
+
+/* Bytes of `el` elements of the linear dtype spread over tensors whose sums of rows and of
+ * cols are given, when every tensor's element count is a multiple of the block
+ * (cols % 256 == 0). */
+static int agg_bytes(const closed_plan *cp, uint64_t el, uint64_t rows, uint64_t cols,
+                     uint64_t *out)
+{
+    uint64_t b;
+    if (el == 0) { /* no such tensors: no bytes, no per-tensor extras */
+        *out = 0;
+        return 0;
+    }
+    if (cp->lin_dt == GPUFIT_DTYPE_INT8) /* int8 + an fp32 scale per row */
+        return gpufit__mul(rows, 4, &b) || gpufit__add(el, b, out);
+    if (gpufit__mul(el / cp->lin_d->block_elems, cp->lin_d->block_bytes, out))
+        return 1;
+    if (cp->lin_dt == GPUFIT_DTYPE_GPTQ4) /* + g_idx, int32 per input feature */
+        return gpufit__mul(cols, 4, &b) || gpufit__add(*out, b, out);
+    return 0;
+}
+
+/* Bytes of a part of the model (one layer of a class, or one side of the global tensors):
+ * weights, trainable parameters, optimizer states, and the routed experts' share of each. */
+typedef struct part_bytes {
+    uint64_t w, t, o, we, te, oe;
+} part_bytes;
+
+/* Closed form of the part summed in a under the plan (the loop below, summed); 0 if the
+ * closed form would not be exact for this part, 1 when out was filled, -1 on overflow. */
+static int closed_form(const gpufit__plan *p, const gpufit__shape *s, const closed_plan *cp,
+                       const gpufit__class_agg *a, part_bytes *out)
+{
+    uint64_t tp = p->tp, ep = p->ep;
+    if (tp > 1 && a->rows_gcd % tp != 0)
+        return 0;
+    if (cp->lin_blocks && !(a->cols256 && 256 % cp->lin_d->block_elems == 0))
+        return 0;
     uint64_t kv_rows = (tp == 1 ? s->nkv : s->nkv > tp ? s->nkv / tp : 1) * s->dh;
     uint64_t lin = a->lin_el / tp + a->kv_n * kv_rows * a->kv_cols;
     uint64_t lin_rows = a->lin_rows / tp + a->kv_n * kv_rows;
     uint64_t lin_cols = a->lin_cols + a->kv_n * a->kv_cols;
-    uint64_t exp = a->exp_el / (p->etp * ep), exp_rows = a->exp_rows / (p->etp * ep);
-    uint64_t exp_cols = a->exp_cols / ep;
-    uint64_t dense = a->other2d_el / tp + a->oned_el, bl, be, bd;
-    if (agg_bytes(lin_dt, lin, lin_rows, lin_cols, &bl) ||
-        agg_bytes(lin_dt, exp, exp_rows, exp_cols, &be) ||
-        agg_bytes(dense_dt, dense, 0, 0, &bd))
+    uint64_t exp = 0, exp_rows = 0, exp_cols = 0, bl, be, bd;
+    if (a->exp_el > 0) {
+        exp = a->exp_el / (p->etp * ep);
+        exp_rows = a->exp_rows / (p->etp * ep);
+        exp_cols = a->exp_cols / ep;
+    }
+    uint64_t dense = a->other2d_el / tp + a->oned_el;
+    if (agg_bytes(cp, lin, lin_rows, lin_cols, &bl) || agg_bytes(cp, exp, exp_rows, exp_cols, &be) ||
+        gpufit__mul(dense, cp->dense_b, &bd))
         return -1;
-    u->w[w] = bl + be + bd;
-    u->we[w] = be;
+    *out = (part_bytes){bl + be + bd, 0, 0, be, 0, 0};
     if (p->training) {
         uint64_t t, te;
         if (p->lora) {
@@ -461,34 +492,77 @@ static int class_closed_form(const gpufit__plan *p, const gpufit__shape *s, int 
             t = lin + exp + dense;
             te = exp;
         }
-        if (gpufit__mul(t, k_opt, &u->o[w]) || gpufit__mul(te, k_opt, &u->oe[w]))
+        if (gpufit__mul(t, cp->k_opt, &out->o) || gpufit__mul(te, cp->k_opt, &out->oe))
             return -1;
-        u->t[w] = t;
-        u->te[w] = te;
+        out->t = t;
+        out->te = te;
     }
     return 1;
 }
 
 int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
-                          size_t ng, const gpufit__class_agg *agg, gpufit__ubytes *u)
+                          size_t ng, const gpufit__aggregates *agg, gpufit__ubytes *u)
 {
     memset(u, 0, sizeof *u);
     int64_t dense_dt = dense_dtype(p);
-    int closed[GPUFIT__W_COUNT] = {0}, all_closed = agg != NULL;
+    /* closed[where]: 1 when that part is summed in closed form (GLOBAL: all three sides) */
+    int closed[GPUFIT__W_COUNT] = {0}, n_open = 0;
+    closed_plan cp;
+    if (agg != NULL && !closed_setup(p, dense_dt, &cp))
+        agg = NULL;
     for (int w = GPUFIT__W_DENSE; agg != NULL && w < GPUFIT__W_COUNT; w++) {
+        part_bytes b;
         if (s->layers[w] == 0)
             continue;
-        closed[w] = class_closed_form(p, s, w, &agg[w], dense_dt, u);
+        closed[w] = closed_form(p, s, &cp, &agg->layer[w], &b);
         if (closed[w] < 0)
             return 1;
-        all_closed &= closed[w];
+        if (closed[w] == 0) {
+            n_open++;
+            continue;
+        }
+        u->w[w] = b.w;
+        u->t[w] = b.t;
+        u->o[w] = b.o;
+        u->we[w] = b.we;
+        u->te[w] = b.te;
+        u->oe[w] = b.oe;
     }
+    /* The global tensors (embeddings, output head, final norms) are, for every built-in
+     * architecture, no linear layers, experts or K/V (glob_dense): each side is its 2-D
+     * elements split over tp (exact when tp divides their rows) and its replicated 1-D
+     * elements, all in the dense dtype; adapters never sit on them. */
+    if (agg != NULL && agg->glob_dense) {
+        uint64_t w[3], t[3] = {0, 0, 0}, o[3] = {0, 0, 0};
+        int all = 1;
+        for (int k = 0; k < 3 && all; k++) {
+            const gpufit__class_agg *a = &agg->glob[k];
+            all = p->tp == 1 || a->rows_gcd % p->tp == 0;
+            uint64_t el = a->other2d_el / p->tp + a->oned_el; /* <= the model's parameters */
+            if (gpufit__mul(el, cp.dense_b, &w[k]))
+                return 1;
+            if (p->training && !p->lora) {
+                t[k] = el;
+                if (gpufit__mul(el, cp.k_opt, &o[k]))
+                    return 1;
+            }
+        }
+        for (int k = 0; k < 3 && all; k++) {
+            u->w_glob[k] = w[k];
+            u->t_glob[k] = t[k];
+            u->o_glob[k] = o[k];
+        }
+        closed[GPUFIT__W_GLOBAL] = all;
+    }
+    int layers_closed = agg != NULL && n_open == 0;
+    if (layers_closed && closed[GPUFIT__W_GLOBAL] > 0)
+        return 0; /* every part is summed: no walk */
     for (size_t i = 0; i < ng; i++) {
         uint64_t rows, copies, one, w, t = 0, o = 0;
-        if (g[i].where != GPUFIT__W_GLOBAL && all_closed)
+        if (g[i].where != GPUFIT__W_GLOBAL && layers_closed)
             break; /* every layer class is summed, and the global groups come first */
         if (closed[g[i].where] > 0)
-            continue; /* that class is already summed */
+            continue; /* that part is already summed */
         shard_dims(p, s, &g[i], &rows, &copies);
         int quant = p->w_dt > GPUFIT_DTYPE_BF16 && gpufit__is_linear(g[i].kind) && !is_1d(&g[i]);
         if (tensor_bytes(quant ? p->w_dt : dense_dt, rows, g[i].cols, &one) ||

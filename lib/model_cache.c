@@ -11,7 +11,7 @@ void gpufit__model_refresh(struct gpufit_model *m)
         gpufit__model_count(&m->cache_shape, &m->cache_counts, NULL) != GPUFIT_OK)
         return;
     m->cache_ng = (uint32_t)gpufit__model_tensors(&m->cache_shape, m->cache_groups);
-    gpufit__class_aggregates(&m->cache_shape, m->cache_groups, m->cache_ng, m->cache_agg);
+    gpufit__aggregates_build(&m->cache_shape, m->cache_groups, m->cache_ng, &m->cache_agg);
     m->cache_state = 1;
 }
 
@@ -25,45 +25,64 @@ static uint64_t gcd(uint64_t a, uint64_t b)
     return a;
 }
 
-void gpufit__class_aggregates(const gpufit__shape *s, const gpufit__tgroup *g, size_t ng,
-                              gpufit__class_agg *agg)
+/* Adds tensor group g to the sums a (lora: whether adapters can sit on it). */
+static void add_group(const gpufit__shape *s, const gpufit__tgroup *g, int lora,
+                      gpufit__class_agg *a)
 {
-    memset(agg, 0, sizeof(gpufit__class_agg) * GPUFIT__W_COUNT);
+    uint64_t el = g->rows * g->cols * g->copies; /* counts fit: model_count checked */
+    int oned = g->rows == 1, lin = gpufit__is_linear(g->kind) && !oned;
+    int exp = gpufit__is_expert(g->kind);
+    int kv = (g->kind == GPUFIT__T_ATTN_K || g->kind == GPUFIT__T_ATTN_V) && !s->mla;
+    if (oned) {
+        a->oned_el += el;
+        return;
+    }
+    if (kv) {
+        a->kv_n += g->copies;
+        a->kv_cols = g->cols;
+    } else {
+        a->rows_gcd = gcd(a->rows_gcd, g->rows);
+        if (!lin)
+            a->other2d_el += el;
+        else if (exp)
+            a->exp_el += el;
+        else
+            a->lin_el += el;
+    }
+    if (lin && !kv) {
+        *(exp ? &a->exp_rows : &a->lin_rows) += g->rows * g->copies;
+        *(exp ? &a->exp_cols : &a->lin_cols) += g->cols * g->copies;
+    }
+    if (lin && g->cols % 256 != 0)
+        a->cols256 = 0;
+    for (int t = 0; lora && t < 3; t++)
+        if (gpufit__lora_adapted(t, g->kind))
+            *(exp ? &a->lora_rc_exp[t] : &a->lora_rc[t]) += (g->rows + g->cols) * g->copies;
+}
+
+void gpufit__aggregates_build(const gpufit__shape *s, const gpufit__tgroup *g, size_t ng,
+                              gpufit__aggregates *agg)
+{
+    memset(agg, 0, sizeof *agg);
     for (int w = 0; w < GPUFIT__W_COUNT; w++)
-        agg[w].cols256 = 1;
+        agg->layer[w].cols256 = 1;
+    for (int k = 0; k < 3; k++)
+        agg->glob[k].cols256 = 1;
+    agg->glob_dense = 1;
     for (size_t i = 0; i < ng; i++) {
-        if (g[i].where == GPUFIT__W_GLOBAL)
-            continue; /* global tensors are few: the caller sums them group by group */
-        gpufit__class_agg *a = &agg[g[i].where];
-        uint64_t el = g[i].rows * g[i].cols * g[i].copies; /* counts fit: model_count checked */
-        int oned = g[i].rows == 1, lin = gpufit__is_linear(g[i].kind) && !oned;
-        int exp = gpufit__is_expert(g[i].kind);
-        int kv = (g[i].kind == GPUFIT__T_ATTN_K || g[i].kind == GPUFIT__T_ATTN_V) && !s->mla;
-        if (oned) {
-            a->oned_el += el;
+        if (g[i].where != GPUFIT__W_GLOBAL) {
+            add_group(s, &g[i], 1, &agg->layer[g[i].where]);
             continue;
         }
-        if (kv) {
-            a->kv_n += g[i].copies;
-            a->kv_cols = g[i].cols;
-        } else {
-            a->rows_gcd = gcd(a->rows_gcd, g[i].rows);
-            if (!lin)
-                a->other2d_el += el;
-            else if (exp)
-                a->exp_el += el;
-            else
-                a->lin_el += el;
-        }
-        if (lin && !kv) {
-            *(exp ? &a->exp_rows : &a->lin_rows) += g[i].rows * g[i].copies;
-            *(exp ? &a->exp_cols : &a->lin_cols) += g[i].cols * g[i].copies;
-        }
-        if (lin && g[i].cols % 256 != 0)
-            a->cols256 = 0;
-        for (int t = 0; t < 3; t++)
-            if (gpufit__lora_adapted(t, g[i].kind))
-                *(exp ? &a->lora_rc_exp[t] : &a->lora_rc[t]) +=
-                    (g[i].rows + g[i].cols) * g[i].copies;
+        /* the sides of gpufit__uniform_bytes's walk: embeddings with the first stage, the
+         * rest with the output; a tied embedding also on the last stage */
+        int emb = g[i].kind == GPUFIT__T_TOKEN_EMBD || g[i].kind == GPUFIT__T_POS_EMBD ||
+                  g[i].kind == GPUFIT__T_TYPE_EMBD;
+        if ((gpufit__is_linear(g[i].kind) && g[i].rows != 1) || gpufit__is_expert(g[i].kind) ||
+            g[i].kind == GPUFIT__T_ATTN_K || g[i].kind == GPUFIT__T_ATTN_V)
+            agg->glob_dense = 0;
+        add_group(s, &g[i], 0, &agg->glob[emb ? 0 : 1]);
+        if (g[i].kind == GPUFIT__T_TOKEN_EMBD && s->tied)
+            add_group(s, &g[i], 0, &agg->glob[2]);
     }
 }

@@ -1,5 +1,6 @@
-/* The closed-form per-layer sums (model cache aggregates) must equal the tensor-group walk
- * byte for byte, for every preset under many layouts, dtypes, tasks and optimizers. */
+/* The closed-form sums (model cache aggregates: one layer of each class and the global
+ * tensors by side) must equal the tensor-group walk byte for byte, for every preset under many
+ * layouts, dtypes, tasks and optimizers. */
 #include <criterion/criterion.h>
 
 #include "eval.h"
@@ -29,10 +30,15 @@ Test(fastpath, closed_form_equals_the_group_walk)
         "task=qlora lora_targets=all_linear",
         "task=pretrain tp=2 ep=2 dp=2 precision=bf16 framework=megatron",
         "task=pretrain tp=1 ep=4 dp=4 precision=bf16 framework=megatron",
+        "task=finetune precision=fp16 tp=4 optimizer=sgd",
+        "task=finetune precision=fp32 tp=8 optimizer=adamw optimizer_dtype=bf16",
+        "task=inference weight_dtype=int8 tp=4",
+        "task=lora tp=8 lora_targets=all_linear optimizer=lion",
     };
     gpufit_preset_info pi = {.struct_size = sizeof pi};
-    int compared = 0;
+    int compared = 0, globals_dense = 0, presets = 0;
     for (uint32_t i = 0; gpufit_preset_at(i, &pi) == GPUFIT_OK; i++, pi.struct_size = sizeof pi) {
+        presets++;
         for (size_t k = 0; k < sizeof jobs / sizeof jobs[0]; k++) {
             gpufit_model *m = NULL;
             gpufit_job *j = NULL;
@@ -47,10 +53,15 @@ Test(fastpath, closed_form_equals_the_group_walk)
             }
             gpufit__plan p;
             cr_assert_eq(m->cache_state, 1, "%s", spec);
+            globals_dense += k == 0 && m->cache_agg.glob_dense;
+            /* the cache is what a fresh build from the cached groups gives */
+            gpufit__aggregates fresh;
+            gpufit__aggregates_build(&m->cache_shape, m->cache_groups, m->cache_ng, &fresh);
+            cr_assert(memcmp(&fresh, &m->cache_agg, sizeof fresh) == 0, "%s", spec);
             if (gpufit__plan_resolve(j, &m->cache_shape, &p, NULL) == GPUFIT_OK) {
                 gpufit__ubytes a, b;
                 int ra = gpufit__uniform_bytes(&p, &m->cache_shape, m->cache_groups, m->cache_ng,
-                                               m->cache_agg, &a);
+                                               &m->cache_agg, &a);
                 int rb = gpufit__uniform_bytes(&p, &m->cache_shape, m->cache_groups, m->cache_ng,
                                                NULL, &b);
                 cr_assert_eq(ra, rb, "%s", spec);
@@ -62,7 +73,14 @@ Test(fastpath, closed_form_equals_the_group_walk)
                     cr_assert_eq(a.te[w], b.te[w], "%s", spec);
                     cr_assert_eq(a.oe[w], b.oe[w], "%s", spec);
                 }
-                cr_assert(memcmp(a.w_glob, b.w_glob, sizeof a.w_glob) == 0, "%s", spec);
+                for (int side = 0; side < 3; side++) {
+                    cr_assert_eq(a.w_glob[side], b.w_glob[side], "%s: global weights %d", spec,
+                                 side);
+                    cr_assert_eq(a.t_glob[side], b.t_glob[side], "%s: global trainable %d", spec,
+                                 side);
+                    cr_assert_eq(a.o_glob[side], b.o_glob[side], "%s: global optimizer %d", spec,
+                                 side);
+                }
                 compared++;
             }
             gpufit_model_free(m);
@@ -70,4 +88,6 @@ Test(fastpath, closed_form_equals_the_group_walk)
         }
     }
     cr_assert(compared > 500, "%d comparisons", compared);
+    /* the global closed form is the common case, not a corner */
+    cr_assert(globals_dense == presets, "%d of %d presets", globals_dense, presets);
 }
