@@ -356,6 +356,10 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
 /* First layer il in [0, L + 1] with il / (L + 1) >= pt, in llama.cpp's float arithmetic. */
 static uint64_t split_point(float pt, uint64_t L)
 {
+    if (!(pt > 0.0f)) /* also NaN */
+        return 0;
+    if (!(pt < 1.0f))
+        return L + 1;
     float act = (float)(L + 1);
     double est = ceil((double)pt * (double)(L + 1));
     uint64_t il = est <= 0.0 ? 0 : est >= (double)(L + 1) ? L + 1 : (uint64_t)est;
@@ -383,6 +387,11 @@ static void split_layers(const struct gpufit_job *j, uint64_t L, uint64_t stages
                : g != NULL          ? (float)g->memory_bytes
                                     : 1.0f;
         pts[k] = sum;
+    }
+    if (!(sum > 0.0f) || !(sum < 3.0e38f)) { /* shares that vanish (or overflow) as floats */
+        for (uint64_t k = 0; k < stages; k++)
+            pts[k] = (float)(k + 1);
+        sum = (float)stages;
     }
     for (uint64_t k = 0; k < stages; k++)
         pts[k] /= sum;

@@ -265,3 +265,15 @@ Test(split, llama_cpp_equal_split_is_uneven)
     cr_assert_eq(h.n_devices, 1);
     done(&s);
 }
+
+/* Fuzz finding F8: shares that are positive as doubles but vanish as llama.cpp's floats fall
+ * back to equal shares instead of NaN split points. */
+Test(split, shares_that_vanish_as_floats)
+{
+    run_s s;
+    cr_assert_eq(run(&s, "model=llama-3-8b task=inference pp=2 tensor_split=1e-300,0 gpu=h100"),
+                 GPUFIT_OK, "%s", s.err.message);
+    cr_assert_eq(role(&s, 0).layers + role(&s, 1).layers, 32);
+    cr_assert_eq(role(&s, 0).layers, 16);
+    done(&s);
+}
