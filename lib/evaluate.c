@@ -8,6 +8,11 @@
 
 #define GIB ((uint64_t)1 << 30)
 
+static uint64_t max_u(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
 static void add_note(struct gpufit_result *r, int note)
 {
     for (uint32_t i = 0; i < r->n_notes; i++)
@@ -149,21 +154,28 @@ static uint64_t shard_of(uint64_t bytes, uint64_t n)
     return n > 1 ? bytes / n + (bytes % n != 0) : bytes;
 }
 
-/* Memory of one role. */
+/* What one GPU process keeps in host memory, by component: the host role's components (the
+ * others are 0). any: something was placed there. */
+typedef struct host_part {
+    int any;
+    uint64_t weights, optimizer, master, kv;
+} host_part;
+
+/* Memory of one role; every component but fragmentation (finish_role) is set here. */
 static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gpufit__counts *c,
                          const gpufit__tgroup *g, size_t ng, const wcache *wc,
                          const gpufit__act_terms *at, const gpufit__slice *sl, gpufit__role *role,
-                         uint64_t *hc, struct gpufit_result *r, gpufit_error *err)
+                         host_part *hc, struct gpufit_result *r, gpufit_error *err)
 {
     uint64_t *m = role->comp;
-    uint64_t w_dev = 0, w_host = 0, trainable = 0, opt = 0;
+    uint64_t w_dev = 0, w_host = 0, trainable = 0, opt = 0, ws = 0;
     expert_part ex;
-    memset(m, 0, sizeof role->comp);
     CK(slice_bytes(p, s, g, ng, wc, sl, &w_dev, &w_host, &trainable, &opt, &ex));
-    hc[GPUFIT_MEM_WEIGHTS] += w_host;
-    hc[0] |= w_host != 0; /* hc[0]: this role placed something in host memory */
+    hc->weights += w_host;
+    hc->any |= w_host != 0;
     if (s->arch == GPUFIT_ARCH_GENERIC) /* parameter count only: weights from n_params */
         CK(gpufit__dtype_bytes(p->w_dt, c->total / (p->tp * p->pp), &w_dev));
+    m[0] = 0; /* unused */
     m[GPUFIT_MEM_WEIGHTS] = w_dev;
 
     if (p->training) {
@@ -213,15 +225,15 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
                 shard_of(m[GPUFIT_MEM_WEIGHTS] - ex.w, nd) + shard_of(ex.w, ne) + gathered;
         }
         if (p->offload >= GPUFIT_OFFLOAD_OPTIMIZER) { /* ZeRO-Offload: states in host RAM */
-            hc[GPUFIT_MEM_OPTIMIZER_STATES] += opt;
-            hc[GPUFIT_MEM_MASTER_WEIGHTS] += mb;
-            hc[0] = 1;
+            hc->optimizer += opt;
+            hc->master += mb;
+            hc->any = 1;
             opt = mb = 0;
             add_note(r, GPUFIT__NOTE_HOST_OFFLOAD);
         }
         if (p->offload >= GPUFIT_OFFLOAD_OPTIMIZER_PARAMS) {
-            hc[GPUFIT_MEM_WEIGHTS] += m[GPUFIT_MEM_WEIGHTS];
-            hc[0] = 1;
+            hc->weights += m[GPUFIT_MEM_WEIGHTS];
+            hc->any = 1;
             m[GPUFIT_MEM_WEIGHTS] = 2 * c->largest_layer * 2 / p->tp;
         }
         CK(gpufit__add(gb, fp32_grads, &gb));
@@ -234,11 +246,11 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
             /* DeepSpeed buckets, default sizes 5e8 elements of 16-bit gradients: ZeRO 1/2
              * with overlap_comm use 4.5 x (allgather + reduce bucket); ZeRO-3 one reduce
              * bucket + the 5e7-element prefetch bucket (memory-model.md §3.3). */
-            uint64_t bucket = p->zero <= 2 ? 9000000000ull : 1000000000ull + 100000000ull;
-            CK(gpufit__add(m[GPUFIT_MEM_WORKSPACE], bucket, &m[GPUFIT_MEM_WORKSPACE]));
+            ws = p->zero <= 2 ? 9000000000ull : 1000000000ull + 100000000ull;
         }
         m[GPUFIT_MEM_OPTIMIZER_STATES] = opt;
         m[GPUFIT_MEM_MASTER_WEIGHTS] = mb;
+        m[GPUFIT_MEM_KV_CACHE] = 0;
         /* autocast caches a 16-bit cast of every fp32 weight from forward to backward (§2.2);
          * fp8 recipes keep fp8 copies. Under ZeRO-3 / FSDP the compute-dtype parameters are
          * the gathered units, already counted; adapters' base weights are not cast copies. */
@@ -257,11 +269,12 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
             uint64_t paged = m[GPUFIT_MEM_OPTIMIZER_STATES] < live ? m[GPUFIT_MEM_OPTIMIZER_STATES]
                                                                    : live;
             m[GPUFIT_MEM_OPTIMIZER_STATES] -= paged;
-            hc[GPUFIT_MEM_OPTIMIZER_STATES] += paged;
-            hc[0] |= paged != 0;
+            hc->optimizer += paged;
+            hc->any |= paged != 0;
         }
     } else {
         uint64_t per_tok = 0, tokens;
+        m[GPUFIT_MEM_GRADIENTS] = m[GPUFIT_MEM_OPTIMIZER_STATES] = m[GPUFIT_MEM_MASTER_WEIGHTS] = 0;
         CK(gpufit__kv_bytes_per_token(p, s, sl, &per_tok));
         if (p->framework == GPUFIT_FW_LLAMACPP) { /* unified cache, padded (§6.4) */
             uint64_t pad = p->attention == GPUFIT_ATTN_FLASH ? 256 : 32;
@@ -275,7 +288,7 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
         CK(gpufit__infer_activations(p, s, sl, &m[GPUFIT_MEM_ACTIVATIONS], &m[GPUFIT_MEM_LOGITS]));
         role->kv_cap_tokens = per_tok; /* stash; turned into capacity below */
     }
-    CK(gpufit__add(m[GPUFIT_MEM_WORKSPACE], p->ws_bytes, &m[GPUFIT_MEM_WORKSPACE]));
+    CK(gpufit__add(ws, p->ws_bytes, &m[GPUFIT_MEM_WORKSPACE]));
     m[GPUFIT_MEM_RUNTIME_CONTEXT] = p->ctx_bytes;
     m[GPUFIT_MEM_COMM_BUFFERS] = p->comm_bytes;
     return GPUFIT_OK;
@@ -290,15 +303,18 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
     uint64_t cap = role->capacity; /* the role's own GPU (device_gpus), else the job's */
     role->kv_cap_tokens = 0;
     role->kv_cap_bytes = 0;
-    uint64_t alloc = 0;
-    int ovf = 0;
-    static const int allocated[] = {GPUFIT_MEM_WEIGHTS,     GPUFIT_MEM_GRADIENTS,
-                                    GPUFIT_MEM_OPTIMIZER_STATES, GPUFIT_MEM_MASTER_WEIGHTS,
-                                    GPUFIT_MEM_ACTIVATIONS, GPUFIT_MEM_KV_CACHE,
-                                    GPUFIT_MEM_LOGITS,      GPUFIT_MEM_WORKSPACE};
+    /* allocated = the KV cache + the other tensors and workspaces (held apart for the server
+     * budget below); a sum of unsigned terms wraps iff some partial sum does, in any order */
+    uint64_t alloc, other;
+    CK(gpufit__add(m[GPUFIT_MEM_WEIGHTS], m[GPUFIT_MEM_GRADIENTS], &other) ||
+       gpufit__add(other, m[GPUFIT_MEM_OPTIMIZER_STATES], &other) ||
+       gpufit__add(other, m[GPUFIT_MEM_MASTER_WEIGHTS], &other) ||
+       gpufit__add(other, m[GPUFIT_MEM_ACTIVATIONS], &other) ||
+       gpufit__add(other, m[GPUFIT_MEM_LOGITS], &other) ||
+       gpufit__add(other, m[GPUFIT_MEM_WORKSPACE], &other));
     if (!p->training && p->util > 0.0 && cap > 0) {
         /* vLLM/SGLang: the KV pool takes util x total minus the profiled peak (§6.2) */
-        uint64_t budget, other = 0, visible = cap;
+        uint64_t budget, profiled, visible = cap;
         /* vLLM budgets from torch.cuda.mem_get_info()'s total, which leaves out the driver's
          * reservation when nvidia-smi reports the full marketed size (a whole number of GiB:
          * A100 80GB 81920 MiB -> ~79.2 GiB, RTX 3090 24576 MiB -> 23.58 GiB; H100's 81559 MiB
@@ -308,13 +324,10 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
             visible = visible > reserve ? visible - reserve : 0;
         }
         CK(mul_frac(visible, p->util, &budget));
-        for (size_t i = 0; i < sizeof allocated / sizeof allocated[0]; i++)
-            if (allocated[i] != GPUFIT_MEM_KV_CACHE)
-                CK(gpufit__add(other, m[allocated[i]], &other));
         /* NCCL buffers count among the profiler's non-torch memory, inside the budget */
-        CK(gpufit__add(other, m[GPUFIT_MEM_COMM_BUFFERS], &other));
+        CK(gpufit__add(other, m[GPUFIT_MEM_COMM_BUFFERS], &profiled));
         uint64_t need = m[GPUFIT_MEM_KV_CACHE];
-        role->kv_cap_bytes = budget > other ? budget - other : 0;
+        role->kv_cap_bytes = budget > profiled ? budget - profiled : 0;
         role->kv_cap_tokens = per_tok > 0 ? role->kv_cap_bytes / per_tok : 0;
         m[GPUFIT_MEM_KV_CACHE] = role->kv_cap_bytes;
         if (role->kv_cap_bytes < need || role->kv_cap_bytes == 0) {
@@ -322,16 +335,17 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
             role->fits = 0;
         }
     }
-    for (size_t i = 0; i < sizeof allocated / sizeof allocated[0]; i++)
-        ovf |= gpufit__add(alloc, m[allocated[i]], &alloc);
-    CK(ovf);
+    CK(gpufit__add(other, m[GPUFIT_MEM_KV_CACHE], &alloc));
     /* Caching-allocator slack comes from tensors freed and re-allocated in other sizes
      * (memory-model.md §8.3): activations, logits and a growing KV cache; weights and
      * optimizer states are allocated once and keep exact-size segments. */
     uint64_t dynamic = m[GPUFIT_MEM_ACTIVATIONS] + m[GPUFIT_MEM_LOGITS];
     if (!p->training && p->framework == GPUFIT_FW_PYTORCH)
         dynamic += m[GPUFIT_MEM_KV_CACHE];
-    CK(mul_frac(dynamic, p->frag, &m[GPUFIT_MEM_FRAGMENTATION]));
+    if (p->frag == 0.0) /* servers and llama.cpp: mul_frac would give 0 */
+        m[GPUFIT_MEM_FRAGMENTATION] = 0;
+    else
+        CK(mul_frac(dynamic, p->frag, &m[GPUFIT_MEM_FRAGMENTATION]));
     role->alloc = alloc;
     CK(gpufit__add(alloc, m[GPUFIT_MEM_FRAGMENTATION], &role->reserved));
     CK(gpufit__add(role->reserved, m[GPUFIT_MEM_RUNTIME_CONTEXT], &role->used));
@@ -548,8 +562,8 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         add_note(r, GPUFIT__NOTE_GENERIC_MODEL);
 
     uint64_t L = s->n_layers;
-    uint64_t hostc[GPUFIT__NCOMP] = {0}; /* host memory per GPU process, by component */
-    uint64_t rolehost[GPUFIT__NCOMP];
+    host_part hostc = {0, 0, 0, 0, 0}; /* host memory per GPU process: the most of any role */
+    host_part rolehost;
     /* Inference with partial offload: the last n_gpu_layers layers sit on the GPU; the output
      * layer counts as one more (llama.cpp -ngl). */
     if (!p.training && p.n_gpu_layers >= 0 && (uint64_t)p.n_gpu_layers <= L && p.pp == 1) {
@@ -568,8 +582,8 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         role->capacity = p.capacity;
         role->gpu = NULL;
         role->fits = 1;
-        memset(rolehost, 0, sizeof rolehost);
-        st = eval_role(&p, s, c, g, ng, &wc, NULL, &dev, role, rolehost, r, err);
+        rolehost = (host_part){0, 0, 0, 0, 0};
+        st = eval_role(&p, s, c, g, ng, &wc, NULL, &dev, role, &rolehost, r, err);
         if (st == GPUFIT_OK)
             st = finish_role(&p, role, err, r);
         if (st != GPUFIT_OK)
@@ -578,9 +592,9 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         CK(wc.gguf != NULL ? gpufit__weights_bytes_gguf(mdl, &p, s, &hst, &hw, &hh)
                            : gpufit__weights_bytes(&p, s, g, ng, &hst, &hw, &hh));
         CK(gpufit__kv_bytes_per_token(&p, s, &hst, &kvt));
-        hostc[GPUFIT_MEM_WEIGHTS] = rolehost[GPUFIT_MEM_WEIGHTS] + hw + hh;
-        hostc[GPUFIT_MEM_KV_CACHE] = kvt * p.batch * p.ctx;
-        hostc[0] = 1;
+        hostc.weights = rolehost.weights + hw + hh;
+        hostc.kv = kvt * p.batch * p.ctx;
+        hostc.any = 1;
         r->n_roles = 1;
     } else {
         /* Pipeline stages: pp_first_layers / pp_last_layers fix the end stages (0 = balanced),
@@ -689,15 +703,19 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
             role->capacity = role->gpu != NULL ? role->gpu->memory_bytes : p.capacity;
             role->layers = (uint32_t)count;
             role->fits = 1;
-            memset(rolehost, 0, sizeof rolehost);
-            st = eval_role(&p, s, c, g, ng, &wc, &at, &sl, role, rolehost, r, err);
+            rolehost = (host_part){0, 0, 0, 0, 0};
+            st = eval_role(&p, s, c, g, ng, &wc, &at, &sl, role, &rolehost, r, err);
             if (st == GPUFIT_OK)
                 st = finish_role(&p, role, err, r);
             if (st != GPUFIT_OK)
                 return st;
-            for (int cc = 0; rolehost[0] && cc < GPUFIT__NCOMP; cc++)
-                if (rolehost[cc] > hostc[cc])
-                    hostc[cc] = rolehost[cc];
+            if (rolehost.any) {
+                hostc.any = 1;
+                hostc.weights = max_u(hostc.weights, rolehost.weights);
+                hostc.optimizer = max_u(hostc.optimizer, rolehost.optimizer);
+                hostc.master = max_u(hostc.master, rolehost.master);
+                hostc.kv = max_u(hostc.kv, rolehost.kv);
+            }
         }
         r->n_roles = (uint32_t)n;
     }
@@ -718,8 +736,9 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     /* The host role: what one GPU process keeps in CPU RAM (offload, paged optimizer states,
      * layers left on the CPU, llama.cpp's token embedding), checked against host_memory_bytes. */
     uint64_t host = 0;
-    for (int cc = 1; hostc[0] && cc < GPUFIT__NCOMP; cc++)
-        CK(gpufit__add(host, hostc[cc], &host));
+    if (hostc.any)
+        CK(gpufit__add(hostc.weights, hostc.optimizer, &host) ||
+           gpufit__add(host, hostc.master, &host) || gpufit__add(host, hostc.kv, &host));
     r->host_bytes = host;
     if (host > 0 && r->n_roles < GPUFIT__ROLES_MAX) {
         gpufit__role *hr = &r->roles[r->n_roles++];
@@ -730,8 +749,10 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
             hr->n_devices += r->roles[i].n_devices;
         if (p.framework == GPUFIT_FW_LLAMACPP)
             hr->n_devices = 1; /* one process drives every GPU */
-        memcpy(hr->comp, hostc, sizeof hr->comp);
-        hr->comp[0] = 0;
+        hr->comp[GPUFIT_MEM_WEIGHTS] = hostc.weights;
+        hr->comp[GPUFIT_MEM_OPTIMIZER_STATES] = hostc.optimizer;
+        hr->comp[GPUFIT_MEM_MASTER_WEIGHTS] = hostc.master;
+        hr->comp[GPUFIT_MEM_KV_CACHE] = hostc.kv;
         hr->alloc = hr->reserved = hr->used = host;
         uint64_t cap = (uint64_t)j->host_memory_bytes;
         hr->capacity = cap;
