@@ -119,7 +119,7 @@ int gpufit__train_layer_terms(const gpufit__plan *p, const gpufit__shape *s,
                               gpufit__act_terms *at)
 {
     uint64_t tok = p->s / p->cp * p->b, x, transient;
-    *at = (gpufit__act_terms){.tok = tok};
+    at->tok = tok; /* keep and transient are read only for the classes the model has */
     if (s->arch == GPUFIT_ARCH_GENERIC)
         return 0;
     /* Overflow guard: every per-layer term is at most 64 bytes per token per width element

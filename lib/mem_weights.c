@@ -503,23 +503,21 @@ static int closed_form(const gpufit__plan *p, const gpufit__shape *s, const clos
 int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
                           size_t ng, const gpufit__aggregates *agg, gpufit__ubytes *u)
 {
-    memset(u, 0, sizeof *u);
     int64_t dense_dt = dense_dtype(p);
     /* closed[where]: 1 when that part is summed in closed form (GLOBAL: all three sides) */
     int closed[GPUFIT__W_COUNT] = {0}, n_open = 0;
     closed_plan cp;
     if (agg != NULL && !closed_setup(p, dense_dt, &cp))
         agg = NULL;
-    for (int w = GPUFIT__W_DENSE; agg != NULL && w < GPUFIT__W_COUNT; w++) {
-        part_bytes b;
-        if (s->layers[w] == 0)
-            continue;
-        closed[w] = closed_form(p, s, &cp, &agg->layer[w], &b);
-        if (closed[w] < 0)
-            return 1;
-        if (closed[w] == 0) {
-            n_open++;
-            continue;
+    /* Every field is set here (no memset of the whole struct: it runs on every evaluation):
+     * a class in closed form, else 0 for the walk below to add to. */
+    for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++) {
+        part_bytes b = {0, 0, 0, 0, 0, 0};
+        if (agg != NULL && s->layers[w] > 0) {
+            closed[w] = closed_form(p, s, &cp, &agg->layer[w], &b);
+            if (closed[w] < 0)
+                return 1;
+            n_open += closed[w] == 0;
         }
         u->w[w] = b.w;
         u->t[w] = b.t;
@@ -532,27 +530,28 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
      * architecture, no linear layers, experts or K/V (glob_dense): each side is its 2-D
      * elements split over tp (exact when tp divides their rows) and its replicated 1-D
      * elements, all in the dense dtype; adapters never sit on them. */
+    uint64_t gw[3] = {0, 0, 0}, gt[3] = {0, 0, 0}, go[3] = {0, 0, 0};
     if (agg != NULL && agg->glob_dense) {
-        uint64_t w[3], t[3] = {0, 0, 0}, o[3] = {0, 0, 0};
         int all = 1;
         for (int k = 0; k < 3 && all; k++) {
             const gpufit__class_agg *a = &agg->glob[k];
             all = p->tp == 1 || a->rows_gcd % p->tp == 0;
             uint64_t el = a->other2d_el / p->tp + a->oned_el; /* <= the model's parameters */
-            if (gpufit__mul(el, cp.dense_b, &w[k]))
+            if (gpufit__mul(el, cp.dense_b, &gw[k]))
                 return 1;
             if (p->training && !p->lora) {
-                t[k] = el;
-                if (gpufit__mul(el, cp.k_opt, &o[k]))
+                gt[k] = el;
+                if (gpufit__mul(el, cp.k_opt, &go[k]))
                     return 1;
             }
         }
-        for (int k = 0; k < 3 && all; k++) {
-            u->w_glob[k] = w[k];
-            u->t_glob[k] = t[k];
-            u->o_glob[k] = o[k];
-        }
         closed[GPUFIT__W_GLOBAL] = all;
+    }
+    for (int k = 0; k < 3; k++) { /* summed above, else 0 for the walk */
+        int sum = closed[GPUFIT__W_GLOBAL];
+        u->w_glob[k] = sum ? gw[k] : 0;
+        u->t_glob[k] = sum ? gt[k] : 0;
+        u->o_glob[k] = sum ? go[k] : 0;
     }
     int layers_closed = agg != NULL && n_open == 0;
     if (layers_closed && closed[GPUFIT__W_GLOBAL] > 0)
