@@ -28,15 +28,15 @@ static void take_layers(const gpufit__shape *s, uint64_t begin, uint64_t count,
                         gpufit__slice *sl)
 {
     uint64_t at = 0, end = begin + count;
-    for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++) {
-        uint64_t n = s->layers[w], lo = 0, hi = 0; /* a class the model lacks: nothing */
-        if (n > 0) {
-            lo = begin > at ? begin - at : 0;
-            hi = end > at ? end - at : 0;
-            lo = lo < n ? lo : n;
-            hi = hi < n ? hi : n;
-            at += n;
-        }
+    for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++) /* a class the model lacks: none */
+        sl->layers[w] = sl->layer_begin[w] = 0;
+    for (int w = s->w_first; w < s->w_end; w++) {
+        uint64_t n = s->layers[w], lo, hi;
+        lo = begin > at ? begin - at : 0;
+        hi = end > at ? end - at : 0;
+        lo = lo < n ? lo : n;
+        hi = hi < n ? hi : n;
+        at += n;
         sl->layers[w] = hi - lo;
         sl->layer_begin[w] = lo;
     }
@@ -134,7 +134,7 @@ static int slice_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpuf
     *w = wc->w_g[k]; /* nothing in host memory: that is only llama.cpp's (not uniform) */
     *t = wc->t_g[k];
     *o = wc->o_g[k];
-    for (int c = GPUFIT__W_DENSE; c < GPUFIT__W_COUNT; c++) {
+    for (int c = s->w_first; c < s->w_end; c++) {
         uint64_t n = sl->layers[c], x;
         if (n == 0)
             continue;

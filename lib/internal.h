@@ -221,6 +221,8 @@ typedef struct gpufit__shape {
     uint64_t mla;                /* 1 when MLA */
     uint64_t r_q, r_kv, d_n, d_r, d_v;
     uint64_t layers[GPUFIT__W_COUNT]; /* layers per class; [GLOBAL] unused */
+    int32_t w_first, w_end;      /* classes with layers lie in [w_first, w_end): loops over
+                                    the classes of a slice stop there */
     uint64_t n_layers;           /* all transformer layers */
     uint64_t tied, max_position;
     uint64_t n_params_generic;

@@ -131,7 +131,7 @@ int gpufit__train_layer_terms(const gpufit__plan *p, const gpufit__shape *s,
         gpufit__mul(s->nq * 16, p->s / p->cp, &transient) || gpufit__mul(transient, tok, &transient) ||
         gpufit__add(x, transient, &x) || gpufit__mul(x, 4, &x))
         return 1;
-    for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++) {
+    for (int w = s->w_first; w < s->w_end; w++) {
         if (s->layers[w] == 0)
             continue;
         layer_terms t;
@@ -162,7 +162,7 @@ int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
         *logits_out = 0;
         return 0;
     }
-    for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++) {
+    for (int w = s->w_first; w < s->w_end; w++) {
         if (sl->layers[w] == 0)
             continue;
         if (gpufit__mul(at->keep[w], sl->layers[w], &x) || gpufit__add(stored, x, &stored))
