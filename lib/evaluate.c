@@ -463,8 +463,9 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     if (p.gpu == NULL)
         memcpy(r->gpu_name, j->gpu_name, sizeof r->gpu_name);
 
-    /* layout checks (parallelism details: issue 3) */
-    if (s->nq % p.tp != 0)
+    /* layout checks (parallelism details: issue 3), in the order their errors are reported; a
+     * degree of 1 divides everything, so the common layouts skip the 64-bit divisions */
+    if (p.tp > 1 && s->nq % p.tp != 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_TP, UINT64_MAX,
                             "tp (%llu) must divide n_heads (%llu)", (unsigned long long)p.tp,
                             (unsigned long long)s->nq);
@@ -472,7 +473,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_PP, UINT64_MAX,
                             "pp (%llu) exceeds n_layers (%llu)", (unsigned long long)p.pp,
                             (unsigned long long)s->n_layers);
-    if (s->f % p.tp != 0 || (s->E > 0 && s->f_moe % p.tp != 0))
+    if (p.tp > 1 && (s->f % p.tp != 0 || (s->E > 0 && s->f_moe % p.tp != 0)))
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_TP, UINT64_MAX,
                             "tp (%llu) must divide ffn_hidden_size (%llu) and moe_ffn_hidden_size",
                             (unsigned long long)p.tp, (unsigned long long)s->f);
@@ -491,7 +492,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
                             "ep (%llu) needs a mixture-of-experts model (n_experts > 0)",
                             (unsigned long long)p.ep);
-    if (p.shard > p.dp || p.dp % p.shard != 0)
+    if (p.shard != p.dp && (p.shard > p.dp || p.dp % p.shard != 0))
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_ZERO_SHARD_SIZE, UINT64_MAX,
                             "zero_shard_size (%llu) must divide dp (%llu)",
                             (unsigned long long)p.shard, (unsigned long long)p.dp);
@@ -502,22 +503,27 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     if (p.sp && p.tp == 1)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_SP, UINT64_MAX,
                             "sp (sequence parallelism) needs tensor parallelism (tp > 1)");
-    if (s->E > 0 && s->E % p.ep != 0)
+    if (p.ep > 1 && s->E % p.ep != 0) /* (no experts: E = 0) */
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
                             "ep (%llu) must divide n_experts (%llu)", (unsigned long long)p.ep,
                             (unsigned long long)s->E);
-    if (p.training && p.s % p.cp != 0)
+    if (p.training && p.cp > 1 && p.s % p.cp != 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_CP, UINT64_MAX,
                             "cp (%llu) must divide seq_len (%llu)", (unsigned long long)p.cp,
                             (unsigned long long)p.s);
     /* Megatron and DeepSpeed reject a global batch that is not a whole number of
      * micro-batches on every data-parallel rank (Megatron arguments.py; DeepSpeed config). */
-    if (p.training && j->global_batch > 0 && (uint64_t)j->global_batch % (p.b * p.dp) != 0)
-        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_GLOBAL_BATCH, UINT64_MAX,
-                            "global_batch (%lld) must be a multiple of micro_batch x dp "
-                            "(%llu x %llu)",
-                            (long long)j->global_batch, (unsigned long long)p.b,
-                            (unsigned long long)p.dp);
+    uint64_t n_mb = 1; /* training: micro-batches per step on each data-parallel rank */
+    if (p.training && j->global_batch > 0) {
+        uint64_t per_step = p.b * p.dp; /* <= 2^20 x 2^24 */
+        n_mb = (uint64_t)j->global_batch / per_step;
+        if (n_mb * per_step != (uint64_t)j->global_batch) /* else n_mb >= 1 */
+            return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_GLOBAL_BATCH, UINT64_MAX,
+                                "global_batch (%lld) must be a multiple of micro_batch x dp "
+                                "(%llu x %llu)",
+                                (long long)j->global_batch, (unsigned long long)p.b,
+                                (unsigned long long)p.dp);
+    }
     /* a split names one share / one GPU per pipeline stage */
     const gpufit__list *lists[2] = {&j->tensor_split, &j->device_gpus};
     for (int k = 0; k < 2; k++)
@@ -623,8 +629,11 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
                                 "(each stage holds vpp equal chunks)",
                                 (unsigned long long)stages, (unsigned long long)p.vpp,
                                 (unsigned long long)(rest_stages > 0 ? rest : L));
-        uint64_t base = rest_stages > 0 ? rest / rest_stages : 0;
-        uint64_t rem = rest_stages > 0 ? rest % rest_stages : 0;
+        uint64_t base = rest_stages == 1 ? rest : 0, rem = 0;
+        if (rest_stages > 1) {
+            base = rest / rest_stages;
+            rem = rest % rest_stages;
+        }
         /* a split by shares or over different GPUs: every stage is a role of its own */
         int split = j->tensor_split.n > 0 || j->device_gpus.n > 0;
         /* llama.cpp splits layers by its own rule even with equal shares (17 + 15 of 32 layers
@@ -634,15 +643,9 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         uint64_t sb[GPUFIT_LIST_MAX + 1], out_stage = stages - 1;
         if (by_rule)
             split_layers(j, L, stages, sb, &out_stage);
-        uint64_t n_mb = 1;
         gpufit__act_terms at; /* training: one layer's activations, the same on every stage */
-        if (p.training) {
+        if (p.training)
             CK(gpufit__train_layer_terms(&p, s, &at));
-            uint64_t gbs = j->global_batch > 0 ? (uint64_t)j->global_batch : p.b * p.dp;
-            n_mb = gbs / (p.b * p.dp);
-            if (n_mb == 0)
-                n_mb = 1;
-        }
         static const char *const names[3] = {"pp_first", "pp_middle", "pp_last"};
         static const char *const dev_names[GPUFIT_LIST_MAX] = {
             "gpu0", "gpu1", "gpu2",  "gpu3",  "gpu4",  "gpu5",  "gpu6",  "gpu7",
