@@ -149,7 +149,8 @@ int gpufit__trainable(const gpufit__plan *p, const gpufit__shape *s, const gpufi
                       size_t ng, const gpufit__slice *sl, uint64_t *params_out,
                       uint64_t *opt_bytes_out);
 
-/* Per-layer and global bytes for models whose layers of a class share their types. */
+/* Per-layer and global bytes for models whose layers of a class share their types. Only the
+ * classes in the shape's [w_first, w_end) are set. */
 typedef struct gpufit__ubytes {
     uint64_t w[GPUFIT__W_COUNT], t[GPUFIT__W_COUNT], o[GPUFIT__W_COUNT]; /* one layer */
     uint64_t we[GPUFIT__W_COUNT], te[GPUFIT__W_COUNT], oe[GPUFIT__W_COUNT]; /* its experts */
