@@ -161,16 +161,32 @@ typedef struct host_part {
     uint64_t weights, optimizer, master, kv;
 } host_part;
 
+/* What the roles of one evaluation share. */
+typedef struct role_ctx {
+    const gpufit__plan *p;
+    const gpufit__shape *s;
+    const gpufit__counts *c;
+    const gpufit__tgroup *g;
+    size_t ng;
+    const wcache *wc;
+    const gpufit__act_terms *at; /* training: one layer's activations (else NULL) */
+    struct gpufit_result *r;     /* its roles and notes */
+    gpufit_error *err;
+} role_ctx;
+
 /* Memory of one role; every component but fragmentation (finish_role) is set here. */
-static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gpufit__counts *c,
-                         const gpufit__tgroup *g, size_t ng, const wcache *wc,
-                         const gpufit__act_terms *at, const gpufit__slice *sl, gpufit__role *role,
-                         host_part *hc, struct gpufit_result *r, gpufit_error *err)
+static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__role *role,
+                         host_part *hc)
 {
+    const gpufit__plan *p = x->p;
+    const gpufit__shape *s = x->s;
+    const gpufit__counts *c = x->c;
+    struct gpufit_result *r = x->r;
+    gpufit_error *err = x->err;
     uint64_t *m = role->comp;
     uint64_t w_dev = 0, w_host = 0, trainable = 0, opt = 0, ws = 0;
     expert_part ex;
-    CK(slice_bytes(p, s, g, ng, wc, sl, &w_dev, &w_host, &trainable, &opt, &ex));
+    CK(slice_bytes(p, s, x->g, x->ng, x->wc, sl, &w_dev, &w_host, &trainable, &opt, &ex));
     hc->weights += w_host;
     hc->any |= w_host != 0;
     if (s->arch == GPUFIT_ARCH_GENERIC) /* parameter count only: weights from n_params */
@@ -259,7 +275,7 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
             CK(gpufit__mul(trainable, e, &cache));
             CK(gpufit__add(m[GPUFIT_MEM_WEIGHTS], cache, &m[GPUFIT_MEM_WEIGHTS]));
         }
-        CK(gpufit__train_activations(p, s, at, sl, &m[GPUFIT_MEM_ACTIVATIONS],
+        CK(gpufit__train_activations(p, s, x->at, sl, &m[GPUFIT_MEM_ACTIVATIONS],
                                      &m[GPUFIT_MEM_LOGITS]));
         if (p->task == GPUFIT_TASK_QLORA) {
             /* QLoRA pages optimizer states (bitsandbytes paged optimizers, Dettmers et al. 2023
@@ -365,6 +381,35 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
         role->headroom = 0;
     }
     return GPUFIT_OK;
+}
+
+/* Folds role i, the roles before it folded, into the verdict: the worst role has the least
+ * headroom (the fullest device when capacities are equal or unknown); a role that does not
+ * fit fails the job, and one without a capacity leaves it without a verdict. */
+static void rank_role(struct gpufit_result *r, uint32_t i)
+{
+    const gpufit__role *a = &r->roles[i], *w = &r->roles[r->worst];
+    if (i == 0)
+        r->fits = a->capacity > 0 ? 1 : -1;
+    if (a->capacity > 0 && w->capacity > 0 ? a->headroom < w->headroom : a->used > w->used)
+        r->worst = i;
+    if (a->fits == 0)
+        r->fits = 0;
+    if (a->capacity == 0)
+        r->fits = r->fits == 0 ? 0 : -1;
+}
+
+/* Role k of x->r: its memory, what it keeps in host memory (hc), its verdict, folded. */
+static int32_t run_role(const role_ctx *x, const gpufit__slice *sl, uint32_t k, host_part *hc)
+{
+    gpufit__role *role = &x->r->roles[k];
+    *hc = (host_part){0, 0, 0, 0, 0};
+    int32_t st = eval_role(x, sl, role, hc);
+    if (st == GPUFIT_OK)
+        st = finish_role(x->p, role, x->err, x->r);
+    if (st == GPUFIT_OK)
+        rank_role(x->r, k);
+    return st;
 }
 
 /* First layer il in [0, L + 1] with il / (L + 1) >= pt, in llama.cpp's float arithmetic. */
@@ -588,10 +633,8 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         role->capacity = p.capacity;
         role->gpu = NULL;
         role->fits = 1;
-        rolehost = (host_part){0, 0, 0, 0, 0};
-        st = eval_role(&p, s, c, g, ng, &wc, NULL, &dev, role, &rolehost, r, err);
-        if (st == GPUFIT_OK)
-            st = finish_role(&p, role, err, r);
+        role_ctx x = {&p, s, c, g, ng, &wc, NULL, r, err};
+        st = run_role(&x, &dev, 0, &rolehost);
         if (st != GPUFIT_OK)
             return st;
         uint64_t hw = 0, hh = 0, kvt = 0;
@@ -646,6 +689,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         gpufit__act_terms at; /* training: one layer's activations, the same on every stage */
         if (p.training)
             CK(gpufit__train_layer_terms(&p, s, &at));
+        role_ctx x = {&p, s, c, g, ng, &wc, &at, r, err};
         static const char *const names[3] = {"pp_first", "pp_middle", "pp_last"};
         static const char *const dev_names[GPUFIT_LIST_MAX] = {
             "gpu0", "gpu1", "gpu2",  "gpu3",  "gpu4",  "gpu5",  "gpu6",  "gpu7",
@@ -706,10 +750,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
             role->capacity = role->gpu != NULL ? role->gpu->memory_bytes : p.capacity;
             role->layers = (uint32_t)count;
             role->fits = 1;
-            rolehost = (host_part){0, 0, 0, 0, 0};
-            st = eval_role(&p, s, c, g, ng, &wc, &at, &sl, role, &rolehost, r, err);
-            if (st == GPUFIT_OK)
-                st = finish_role(&p, role, err, r);
+            st = run_role(&x, &sl, (uint32_t)k, &rolehost);
             if (st != GPUFIT_OK)
                 return st;
             if (rolehost.any) {
@@ -722,18 +763,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         }
         r->n_roles = (uint32_t)n;
     }
-    /* the worst role: the least headroom (the fullest device when capacities are equal or
-     * unknown) */
-    r->fits = r->roles[0].capacity > 0 ? 1 : -1;
-    for (uint32_t i = 0; i < r->n_roles; i++) {
-        const gpufit__role *a = &r->roles[i], *w = &r->roles[r->worst];
-        if (a->capacity > 0 && w->capacity > 0 ? a->headroom < w->headroom : a->used > w->used)
-            r->worst = i;
-        if (r->roles[i].fits == 0)
-            r->fits = 0;
-        if (a->capacity == 0)
-            r->fits = r->fits == 0 ? 0 : -1;
-    }
+    /* the worst role and the verdict (rank_role) */
     r->peak = r->roles[r->worst].used;
     r->capacity = r->roles[r->worst].capacity;
     /* The host role: what one GPU process keeps in CPU RAM (offload, paged optimizer states,
@@ -744,21 +774,31 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
            gpufit__add(host, hostc.master, &host) || gpufit__add(host, hostc.kv, &host));
     r->host_bytes = host;
     if (host > 0 && r->n_roles < GPUFIT__ROLES_MAX) {
-        gpufit__role *hr = &r->roles[r->n_roles++];
-        memset(hr, 0, sizeof *hr);
-        hr->name = "host";
-        hr->n_devices = r->roles[0].n_devices;
-        for (uint32_t i = 1; i + 1 < r->n_roles; i++)
-            hr->n_devices += r->roles[i].n_devices;
+        uint32_t n_devices = 0;
+        for (uint32_t i = 0; i < r->n_roles; i++)
+            n_devices += r->roles[i].n_devices;
         if (p.framework == GPUFIT_FW_LLAMACPP)
-            hr->n_devices = 1; /* one process drives every GPU */
-        hr->comp[GPUFIT_MEM_WEIGHTS] = hostc.weights;
-        hr->comp[GPUFIT_MEM_OPTIMIZER_STATES] = hostc.optimizer;
-        hr->comp[GPUFIT_MEM_MASTER_WEIGHTS] = hostc.master;
-        hr->comp[GPUFIT_MEM_KV_CACHE] = hostc.kv;
-        hr->alloc = hr->reserved = hr->used = host;
+            n_devices = 1; /* one process drives every GPU */
         uint64_t cap = (uint64_t)j->host_memory_bytes;
+        /* every field, one by one: gcc clears a struct this size with rep stos, slow to start */
+        gpufit__role *hr = &r->roles[r->n_roles++];
+        uint64_t *hm = hr->comp;
+        hr->name = "host";
+        hr->n_devices = n_devices;
+        hr->layers = 0;
+        hm[0] = 0;
+        hm[GPUFIT_MEM_WEIGHTS] = hostc.weights;
+        hm[GPUFIT_MEM_GRADIENTS] = 0;
+        hm[GPUFIT_MEM_OPTIMIZER_STATES] = hostc.optimizer;
+        hm[GPUFIT_MEM_MASTER_WEIGHTS] = hostc.master;
+        hm[GPUFIT_MEM_ACTIVATIONS] = 0;
+        hm[GPUFIT_MEM_KV_CACHE] = hostc.kv;
+        hm[GPUFIT_MEM_LOGITS] = hm[GPUFIT_MEM_COMM_BUFFERS] = hm[GPUFIT_MEM_WORKSPACE] = 0;
+        hm[GPUFIT_MEM_RUNTIME_CONTEXT] = hm[GPUFIT_MEM_FRAGMENTATION] = 0;
+        hr->alloc = hr->reserved = hr->used = host;
+        hr->kv_cap_bytes = hr->kv_cap_tokens = 0;
         hr->capacity = cap;
+        hr->gpu = NULL;
         hr->fits = cap > 0 ? host <= cap : -1;
         hr->headroom = cap > 0 ? (int64_t)cap - (int64_t)host : 0;
         if (hr->fits == 0) {
