@@ -464,7 +464,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
 {
     gpufit__shape sbuf;
     gpufit__counts cbuf;
-    gpufit__plan p;
+    gpufit__plan pbuf;
     gpufit__tgroup gbuf[GPUFIT__TGROUPS_MAX];
     const gpufit__tgroup *g = mdl->cache_groups;
     size_t ng = mdl->cache_ng;
@@ -480,17 +480,26 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     }
     const gpufit__shape *s = mdl->cache_state == 1 ? &mdl->cache_shape : &sbuf;
     const gpufit__counts *c = mdl->cache_state == 1 ? &mdl->cache_counts : &cbuf;
-    st = gpufit__plan_resolve(j, s, &p, err);
-    if (st != GPUFIT_OK)
-        return st;
+    /* the job's resolved plan, unless it is stale (then resolved here, reporting its errors) */
+    const gpufit__plan *p = &j->plan;
+    if (j->plan_state != 1) {
+        st = gpufit__plan_resolve(j, s, &pbuf, err);
+        if (st != GPUFIT_OK)
+            return st;
+        p = &pbuf;
+    }
     /* a model read from a GGUF file stores its file type and exact bytes per layer */
-    if (mdl->gguf_layers > 0 && j->weight_dtype < 0 && mdl->gguf_file_type > 0)
-        p.w_dt = mdl->gguf_file_type;
+    if (mdl->gguf_layers > 0 && j->weight_dtype < 0 && mdl->gguf_file_type > 0) {
+        if (p != &pbuf)
+            pbuf = *p;
+        pbuf.w_dt = mdl->gguf_file_type;
+        p = &pbuf;
+    }
     wcache wc;
-    int uniform = p.framework != GPUFIT_FW_LLAMACPP &&
-                  !(p.w_dt >= GPUFIT_DTYPE_Q4_0 && p.w_dt <= GPUFIT_DTYPE_F16_GGUF) &&
+    int uniform = p->framework != GPUFIT_FW_LLAMACPP &&
+                  !(p->w_dt >= GPUFIT_DTYPE_Q4_0 && p->w_dt <= GPUFIT_DTYPE_F16_GGUF) &&
                   mdl->gguf_layers == 0;
-    CK(wcache_build(&p, s, g, ng, mdl->cache_state == 1 ? &mdl->cache_agg : NULL, uniform, &wc));
+    CK(wcache_build(p, s, g, ng, mdl->cache_state == 1 ? &mdl->cache_agg : NULL, uniform, &wc));
     wc.gguf = mdl->gguf_layers > 0 ? mdl : NULL;
     /* every field is set below; roles are filled whole by the role loop (not zeroed here:
      * this runs millions of times inside the planner) */
@@ -502,85 +511,85 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     r->gpu_name[0] = '\0';
     r->n_params = c->total;
     r->n_active = c->active;
-    r->capacity = p.capacity;
+    r->capacity = p->capacity;
     memcpy(r->model_name, mdl->name, sizeof r->model_name);
-    r->gpu = p.gpu; /* the report names it; capacity-only GPUs keep the job's name */
-    if (p.gpu == NULL)
+    r->gpu = p->gpu; /* the report names it; capacity-only GPUs keep the job's name */
+    if (p->gpu == NULL)
         memcpy(r->gpu_name, j->gpu_name, sizeof r->gpu_name);
 
     /* layout checks (parallelism details: issue 3), in the order their errors are reported; a
      * degree of 1 divides everything, so the common layouts skip the 64-bit divisions */
-    if (p.tp > 1 && s->nq % p.tp != 0)
+    if (p->tp > 1 && s->nq % p->tp != 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_TP, UINT64_MAX,
-                            "tp (%llu) must divide n_heads (%llu)", (unsigned long long)p.tp,
+                            "tp (%llu) must divide n_heads (%llu)", (unsigned long long)p->tp,
                             (unsigned long long)s->nq);
-    if (p.pp > s->n_layers && s->arch != GPUFIT_ARCH_GENERIC)
+    if (p->pp > s->n_layers && s->arch != GPUFIT_ARCH_GENERIC)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_PP, UINT64_MAX,
-                            "pp (%llu) exceeds n_layers (%llu)", (unsigned long long)p.pp,
+                            "pp (%llu) exceeds n_layers (%llu)", (unsigned long long)p->pp,
                             (unsigned long long)s->n_layers);
-    if (p.tp > 1 && (s->f % p.tp != 0 || (s->E > 0 && s->f_moe % p.tp != 0)))
+    if (p->tp > 1 && (s->f % p->tp != 0 || (s->E > 0 && s->f_moe % p->tp != 0)))
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_TP, UINT64_MAX,
                             "tp (%llu) must divide ffn_hidden_size (%llu) and moe_ffn_hidden_size",
-                            (unsigned long long)p.tp, (unsigned long long)s->f);
+                            (unsigned long long)p->tp, (unsigned long long)s->f);
     /* Training (Megatron-Core, expert tensor parallelism = tp): ep x tp ranks hold one copy of
      * the experts, so ep divides dp x cp. Serving (vLLM expert parallel): whole experts over the
      * dp x tp ranks. */
-    uint64_t ep_ranks = p.training ? p.dp * p.cp : p.dp * p.tp;
-    if (p.ep > 1 && ep_ranks % p.ep != 0)
+    uint64_t ep_ranks = p->training ? p->dp * p->cp : p->dp * p->tp;
+    if (p->ep > 1 && ep_ranks % p->ep != 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
-                            p.training ? "ep (%llu) must divide dp x cp (%llu): each expert is "
+                            p->training ? "ep (%llu) must divide dp x cp (%llu): each expert is "
                                          "also split over the tp ranks"
                                        : "ep (%llu) must divide dp x tp (%llu): whole experts "
                                          "are spread over the serving ranks",
-                            (unsigned long long)p.ep, (unsigned long long)ep_ranks);
-    if (p.ep > 1 && s->E == 0)
+                            (unsigned long long)p->ep, (unsigned long long)ep_ranks);
+    if (p->ep > 1 && s->E == 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
                             "ep (%llu) needs a mixture-of-experts model (n_experts > 0)",
-                            (unsigned long long)p.ep);
-    if (p.shard != p.dp && (p.shard > p.dp || p.dp % p.shard != 0))
+                            (unsigned long long)p->ep);
+    if (p->shard != p->dp && (p->shard > p->dp || p->dp % p->shard != 0))
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_ZERO_SHARD_SIZE, UINT64_MAX,
                             "zero_shard_size (%llu) must divide dp (%llu)",
-                            (unsigned long long)p.shard, (unsigned long long)p.dp);
-    if (p.vpp > 1 && p.pp == 1)
+                            (unsigned long long)p->shard, (unsigned long long)p->dp);
+    if (p->vpp > 1 && p->pp == 1)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_VPP, UINT64_MAX,
                             "vpp (%llu) needs pipeline parallelism (pp > 1)",
-                            (unsigned long long)p.vpp);
-    if (p.sp && p.tp == 1)
+                            (unsigned long long)p->vpp);
+    if (p->sp && p->tp == 1)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_SP, UINT64_MAX,
                             "sp (sequence parallelism) needs tensor parallelism (tp > 1)");
-    if (p.ep > 1 && s->E % p.ep != 0) /* (no experts: E = 0) */
+    if (p->ep > 1 && s->E % p->ep != 0) /* (no experts: E = 0) */
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
-                            "ep (%llu) must divide n_experts (%llu)", (unsigned long long)p.ep,
+                            "ep (%llu) must divide n_experts (%llu)", (unsigned long long)p->ep,
                             (unsigned long long)s->E);
-    if (p.training && p.cp > 1 && p.s % p.cp != 0)
+    if (p->training && p->cp > 1 && p->s % p->cp != 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_CP, UINT64_MAX,
-                            "cp (%llu) must divide seq_len (%llu)", (unsigned long long)p.cp,
-                            (unsigned long long)p.s);
+                            "cp (%llu) must divide seq_len (%llu)", (unsigned long long)p->cp,
+                            (unsigned long long)p->s);
     /* Megatron and DeepSpeed reject a global batch that is not a whole number of
      * micro-batches on every data-parallel rank (Megatron arguments.py; DeepSpeed config). */
     uint64_t n_mb = 1; /* training: micro-batches per step on each data-parallel rank */
-    if (p.training && j->global_batch > 0) {
-        uint64_t per_step = p.b * p.dp; /* <= 2^20 x 2^24 */
+    if (p->training && j->global_batch > 0) {
+        uint64_t per_step = p->b * p->dp; /* <= 2^20 x 2^24 */
         n_mb = (uint64_t)j->global_batch / per_step;
         if (n_mb * per_step != (uint64_t)j->global_batch) /* else n_mb >= 1 */
             return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_GLOBAL_BATCH, UINT64_MAX,
                                 "global_batch (%lld) must be a multiple of micro_batch x dp "
                                 "(%llu x %llu)",
-                                (long long)j->global_batch, (unsigned long long)p.b,
-                                (unsigned long long)p.dp);
+                                (long long)j->global_batch, (unsigned long long)p->b,
+                                (unsigned long long)p->dp);
     }
     /* a split names one share / one GPU per pipeline stage */
     const gpufit__list *lists[2] = {&j->tensor_split, &j->device_gpus};
     for (int k = 0; k < 2; k++)
-        if (lists[k]->n > 0 && lists[k]->n != p.pp)
+        if (lists[k]->n > 0 && lists[k]->n != p->pp)
             return gpufit__fail(err, GPUFIT_E_INCONSISTENT,
                                 k == 0 ? GPUFIT_JOB_TENSOR_SPLIT : GPUFIT_JOB_DEVICE_GPUS,
                                 UINT64_MAX,
                                 "%s has %u entries but pp = %llu: give one per pipeline stage",
                                 k == 0 ? "tensor_split" : "device_gpus", lists[k]->n,
-                                (unsigned long long)p.pp);
+                                (unsigned long long)p->pp);
     if ((j->tensor_split.n > 0 || j->device_gpus.n > 0) &&
-        (j->pp_first_layers > 0 || j->pp_last_layers > 0 || p.vpp > 1))
+        (j->pp_first_layers > 0 || j->pp_last_layers > 0 || p->vpp > 1))
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT,
                             j->tensor_split.n > 0 ? GPUFIT_JOB_TENSOR_SPLIT
                                                   : GPUFIT_JOB_DEVICE_GPUS,
@@ -588,26 +597,26 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
                             "%s splits the layers itself: leave pp_first_layers, "
                             "pp_last_layers and vpp unset",
                             j->tensor_split.n > 0 ? "tensor_split" : "device_gpus");
-    uint64_t layout = p.dp * p.tp * p.pp * p.cp;
+    uint64_t layout = p->dp * p->tp * p->pp * p->cp;
     if (j->gpus > 0 && (uint64_t)j->gpus != layout)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_GPUS, UINT64_MAX,
                             "gpus (%lld) must equal dp x tp x pp x cp (%llu)", (long long)j->gpus,
                             (unsigned long long)layout);
 
-    if (p.gpu == NULL && p.capacity == 0)
+    if (p->gpu == NULL && p->capacity == 0)
         add_note(r, GPUFIT__NOTE_NO_GPU);
-    if (p.gpu != NULL && !p.gpu->supports_bf16 &&
-        (p.c_dt == GPUFIT_DTYPE_BF16 || p.w_dt == GPUFIT_DTYPE_BF16))
+    if (p->gpu != NULL && !p->gpu->supports_bf16 &&
+        (p->c_dt == GPUFIT_DTYPE_BF16 || p->w_dt == GPUFIT_DTYPE_BF16))
         add_note(r, GPUFIT__NOTE_BF16_UNSUPPORTED);
     /* FP8 weights alone run on older GPUs in llama.cpp and vLLM/SGLang (weight-only FP8 with
      * Marlin kernels on Ampere); FP8 compute needs the hardware */
-    if (p.gpu != NULL && !p.gpu->supports_fp8 &&
-        (p.c_dt == GPUFIT_DTYPE_FP8 ||
-         (p.w_dt == GPUFIT_DTYPE_FP8 && p.framework != GPUFIT_FW_LLAMACPP &&
-          p.framework != GPUFIT_FW_VLLM && p.framework != GPUFIT_FW_SGLANG)))
+    if (p->gpu != NULL && !p->gpu->supports_fp8 &&
+        (p->c_dt == GPUFIT_DTYPE_FP8 ||
+         (p->w_dt == GPUFIT_DTYPE_FP8 && p->framework != GPUFIT_FW_LLAMACPP &&
+          p->framework != GPUFIT_FW_VLLM && p->framework != GPUFIT_FW_SGLANG)))
         add_note(r, GPUFIT__NOTE_FP8_UNSUPPORTED);
-    if (p.framework == GPUFIT_FW_LLAMACPP && p.attention != GPUFIT_ATTN_FLASH &&
-        p.kv_dt > GPUFIT_DTYPE_FP8 && !p.training)
+    if (p->framework == GPUFIT_FW_LLAMACPP && p->attention != GPUFIT_ATTN_FLASH &&
+        p->kv_dt > GPUFIT_DTYPE_FP8 && !p->training)
         add_note(r, GPUFIT__NOTE_QUANT_V_NEEDS_FA);
     if (s->arch == GPUFIT_ARCH_GENERIC)
         add_note(r, GPUFIT__NOTE_GENERIC_MODEL);
@@ -617,9 +626,9 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     host_part rolehost;
     /* Inference with partial offload: the last n_gpu_layers layers sit on the GPU; the output
      * layer counts as one more (llama.cpp -ngl). */
-    if (!p.training && p.n_gpu_layers >= 0 && (uint64_t)p.n_gpu_layers <= L && p.pp == 1) {
+    if (!p->training && p->n_gpu_layers >= 0 && (uint64_t)p->n_gpu_layers <= L && p->pp == 1) {
         gpufit__slice dev = {0}, hst = {0};
-        uint64_t ngl = (uint64_t)p.n_gpu_layers;
+        uint64_t ngl = (uint64_t)p->n_gpu_layers;
         take_layers(s, L - ngl, ngl, &dev);
         take_layers(s, 0, L - ngl, &hst);
         hst.embedding = 1;
@@ -630,25 +639,25 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         role->name = "all";
         role->n_devices = 1;
         role->layers = (uint32_t)ngl;
-        role->capacity = p.capacity;
+        role->capacity = p->capacity;
         role->gpu = NULL;
         role->fits = 1;
-        role_ctx x = {&p, s, c, g, ng, &wc, NULL, r, err};
+        role_ctx x = {p, s, c, g, ng, &wc, NULL, r, err};
         st = run_role(&x, &dev, 0, &rolehost);
         if (st != GPUFIT_OK)
             return st;
         uint64_t hw = 0, hh = 0, kvt = 0;
-        CK(wc.gguf != NULL ? gpufit__weights_bytes_gguf(mdl, &p, s, &hst, &hw, &hh)
-                           : gpufit__weights_bytes(&p, s, g, ng, &hst, &hw, &hh));
-        CK(gpufit__kv_bytes_per_token(&p, s, &hst, &kvt));
+        CK(wc.gguf != NULL ? gpufit__weights_bytes_gguf(mdl, p, s, &hst, &hw, &hh)
+                           : gpufit__weights_bytes(p, s, g, ng, &hst, &hw, &hh));
+        CK(gpufit__kv_bytes_per_token(p, s, &hst, &kvt));
         hostc.weights = rolehost.weights + hw + hh;
-        hostc.kv = kvt * p.batch * p.ctx;
+        hostc.kv = kvt * p->batch * p->ctx;
         hostc.any = 1;
         r->n_roles = 1;
     } else {
         /* Pipeline stages: pp_first_layers / pp_last_layers fix the end stages (0 = balanced),
          * the other stages share the rest evenly, earlier ones taking the remainder. */
-        uint64_t stages = p.pp;
+        uint64_t stages = p->pp;
         uint64_t F = stages > 1 ? (uint64_t)j->pp_first_layers : 0;
         uint64_t Z = stages > 1 ? (uint64_t)j->pp_last_layers : 0;
         uint64_t fixed = (F > 0) + (Z > 0);
@@ -665,12 +674,12 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         uint64_t rest = L - F - Z;
         /* interleaving cuts every stage into vpp equal chunks (Megatron: layers divisible by
          * pp x vpp; uneven first/last stages still split into whole chunks) */
-        if (p.vpp > 1 && (F % p.vpp != 0 || Z % p.vpp != 0 ||
-                          (rest_stages > 0 && rest % (rest_stages * p.vpp) != 0)))
+        if (p->vpp > 1 && (F % p->vpp != 0 || Z % p->vpp != 0 ||
+                          (rest_stages > 0 && rest % (rest_stages * p->vpp) != 0)))
             return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_VPP, UINT64_MAX,
                                 "pp x vpp (%llu x %llu) must divide the %llu layers evenly "
                                 "(each stage holds vpp equal chunks)",
-                                (unsigned long long)stages, (unsigned long long)p.vpp,
+                                (unsigned long long)stages, (unsigned long long)p->vpp,
                                 (unsigned long long)(rest_stages > 0 ? rest : L));
         uint64_t base = rest_stages == 1 ? rest : 0, rem = 0;
         if (rest_stages > 1) {
@@ -681,15 +690,15 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         int split = j->tensor_split.n > 0 || j->device_gpus.n > 0;
         /* llama.cpp splits layers by its own rule even with equal shares (17 + 15 of 32 layers
          * on two GPUs, the output head on the second): stages keep their pp_* roles */
-        int by_rule = split || (p.framework == GPUFIT_FW_LLAMACPP && stages > 1 && F == 0 &&
+        int by_rule = split || (p->framework == GPUFIT_FW_LLAMACPP && stages > 1 && F == 0 &&
                                 Z == 0 && stages <= GPUFIT_LIST_MAX);
         uint64_t sb[GPUFIT_LIST_MAX + 1], out_stage = stages - 1;
         if (by_rule)
             split_layers(j, L, stages, sb, &out_stage);
         gpufit__act_terms at; /* training: one layer's activations, the same on every stage */
-        if (p.training)
-            CK(gpufit__train_layer_terms(&p, s, &at));
-        role_ctx x = {&p, s, c, g, ng, &wc, &at, r, err};
+        if (p->training)
+            CK(gpufit__train_layer_terms(p, s, &at));
+        role_ctx x = {p, s, c, g, ng, &wc, &at, r, err};
         static const char *const names[3] = {"pp_first", "pp_middle", "pp_last"};
         static const char *const dev_names[GPUFIT_LIST_MAX] = {
             "gpu0", "gpu1", "gpu2",  "gpu3",  "gpu4",  "gpu5",  "gpu6",  "gpu7",
@@ -717,26 +726,26 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
             gpufit__slice sl; /* every field is set here */
             take_layers(s, begin, count, &sl);
             sl.embedding = stage == 0;
-            sl.output = stage == (by_rule && p.framework == GPUFIT_FW_LLAMACPP ? out_stage
+            sl.output = stage == (by_rule && p->framework == GPUFIT_FW_LLAMACPP ? out_stage
                                                                                : stages - 1);
             /* Micro-batches in flight on stage i (§4.3): 1F1B keeps min(p - i, m); GPipe all m;
              * the interleaved schedule keeps min(2(p - i - 1) + (v - 1)p + 1, m v) chunks of
              * L/(p v) layers (Megatron's warm-up count + 1), which is L (1 + (p-1)/(p v)) layer
              * activations on the first stage. */
             sl.inflight_den = 1;
-            if (!p.training) {
+            if (!p->training) {
                 sl.inflight = 1;
-            } else if (p.schedule == GPUFIT_PP_GPIPE) {
+            } else if (p->schedule == GPUFIT_PP_GPIPE) {
                 sl.inflight = n_mb;
-            } else if (p.schedule == GPUFIT_PP_INTERLEAVED && stages > 1) {
-                uint64_t chunks = 2 * (stages - stage - 1) + (p.vpp - 1) * stages + 1;
-                sl.inflight = chunks < n_mb * p.vpp ? chunks : n_mb * p.vpp;
-                sl.inflight_den = p.vpp;
+            } else if (p->schedule == GPUFIT_PP_INTERLEAVED && stages > 1) {
+                uint64_t chunks = 2 * (stages - stage - 1) + (p->vpp - 1) * stages + 1;
+                sl.inflight = chunks < n_mb * p->vpp ? chunks : n_mb * p->vpp;
+                sl.inflight_den = p->vpp;
             } else {
                 sl.inflight = stages - stage < n_mb ? stages - stage : n_mb;
             }
             gpufit__role *role = &r->roles[k];
-            uint64_t per_stage = p.dp * p.tp * p.cp;
+            uint64_t per_stage = p->dp * p->tp * p->cp;
             if (split) {
                 role->name = dev_names[k];
                 role->n_devices = (uint32_t)per_stage;
@@ -747,7 +756,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
             }
             role->gpu = j->device_gpus.n > 0 ? gpufit__gpu_by_id((int64_t)j->device_gpus.v[k])
                                              : NULL;
-            role->capacity = role->gpu != NULL ? role->gpu->memory_bytes : p.capacity;
+            role->capacity = role->gpu != NULL ? role->gpu->memory_bytes : p->capacity;
             role->layers = (uint32_t)count;
             role->fits = 1;
             st = run_role(&x, &sl, (uint32_t)k, &rolehost);
@@ -777,7 +786,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         uint32_t n_devices = 0;
         for (uint32_t i = 0; i < r->n_roles; i++)
             n_devices += r->roles[i].n_devices;
-        if (p.framework == GPUFIT_FW_LLAMACPP)
+        if (p->framework == GPUFIT_FW_LLAMACPP)
             n_devices = 1; /* one process drives every GPU */
         uint64_t cap = (uint64_t)j->host_memory_bytes;
         /* every field, one by one: gcc clears a struct this size with rep stos, slow to start */

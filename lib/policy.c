@@ -266,3 +266,8 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
                                               : 0.0;
     return GPUFIT_OK;
 }
+
+void gpufit__job_refresh(struct gpufit_job *j)
+{
+    j->plan_state = gpufit__plan_resolve(j, NULL, &j->plan, NULL) == GPUFIT_OK;
+}

@@ -162,6 +162,7 @@ int32_t gpufit_job_apply_mitigation(gpufit_job *j, const gpufit_result *r, uint3
         if (st != GPUFIT_OK)
             return st;
     }
+    gpufit__job_refresh(&copy);
     *j = copy;
     gpufit__ok(err);
     return GPUFIT_OK;
