@@ -151,7 +151,7 @@ static int slice_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpuf
 
 static uint64_t shard_of(uint64_t bytes, uint64_t n)
 {
-    return n > 1 ? bytes / n + (bytes % n != 0) : bytes;
+    return gpufit__div_up(bytes, n);
 }
 
 /* What one GPU process keeps in host memory, by component: the host role's components (the
@@ -202,7 +202,7 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         /* ZeRO / distributed-optimizer shards: dense parameters over the data- (and context-)
          * parallel ranks, routed experts over the expert data-parallel group dp x cp / ep
          * (memory-model.md §3.1, §3.6). */
-        uint64_t nd = p->shard * p->cp, ne = nd / p->ep > 0 ? nd / p->ep : 1;
+        uint64_t nd = p->shard * p->cp, ne = nd >= p->ep ? gpufit__div(nd, p->ep) : 1;
         uint64_t t_d = trainable - ex.t, gb = 0, mb = 0, ge, me;
         CK(gpufit__dtype_bytes(p->g_dt, t_d, &gb));
         CK(gpufit__dtype_bytes(p->g_dt, ex.t, &ge));

@@ -118,6 +118,17 @@ static inline int gpufit__add(uint64_t a, uint64_t b, uint64_t *out)
     return __builtin_add_overflow(a, b, out);
 }
 
+/* x / d and ceil(x / d) for a divisor d >= 1 that is usually 1 (a parallel degree, the
+ * elements of a plain dtype's block): that case skips the 64-bit division. */
+static inline uint64_t gpufit__div(uint64_t x, uint64_t d)
+{
+    return d == 1 ? x : x / d;
+}
+static inline uint64_t gpufit__div_up(uint64_t x, uint64_t d)
+{
+    return d == 1 ? x : x / d + (x % d != 0);
+}
+
 /* ---------------------------------------------------------------------------------------
  * Parameter table (params.c)
  * ------------------------------------------------------------------------------------- */

@@ -445,7 +445,7 @@ static int agg_bytes(const closed_plan *cp, uint64_t el, uint64_t rows, uint64_t
     }
     if (cp->lin_dt == GPUFIT_DTYPE_INT8) /* int8 + an fp32 scale per row */
         return gpufit__mul(rows, 4, &b) || gpufit__add(el, b, out);
-    if (gpufit__mul(el / cp->lin_d->block_elems, cp->lin_d->block_bytes, out))
+    if (gpufit__mul(gpufit__div(el, cp->lin_d->block_elems), cp->lin_d->block_bytes, out))
         return 1;
     if (cp->lin_dt == GPUFIT_DTYPE_GPTQ4) /* + g_idx, int32 per input feature */
         return gpufit__mul(cols, 4, &b) || gpufit__add(*out, b, out);
@@ -471,16 +471,16 @@ static int closed_form(const gpufit__plan *p, const gpufit__shape *s, const clos
     if (cp->lin_blocks && !(a->cols256 && 256 % cp->lin_d->block_elems == 0))
         return 0;
     uint64_t kv_rows = (tp == 1 ? s->nkv : s->nkv > tp ? s->nkv / tp : 1) * s->dh;
-    uint64_t lin = a->lin_el / tp + a->kv_n * kv_rows * a->kv_cols;
-    uint64_t lin_rows = a->lin_rows / tp + a->kv_n * kv_rows;
+    uint64_t lin = gpufit__div(a->lin_el, tp) + a->kv_n * kv_rows * a->kv_cols;
+    uint64_t lin_rows = gpufit__div(a->lin_rows, tp) + a->kv_n * kv_rows;
     uint64_t lin_cols = a->lin_cols + a->kv_n * a->kv_cols;
     uint64_t exp = 0, exp_rows = 0, exp_cols = 0, bl, be, bd;
     if (a->exp_el > 0) {
-        exp = a->exp_el / (p->etp * ep);
-        exp_rows = a->exp_rows / (p->etp * ep);
-        exp_cols = a->exp_cols / ep;
+        exp = gpufit__div(a->exp_el, p->etp * ep);
+        exp_rows = gpufit__div(a->exp_rows, p->etp * ep);
+        exp_cols = gpufit__div(a->exp_cols, ep);
     }
-    uint64_t dense = a->other2d_el / tp + a->oned_el;
+    uint64_t dense = gpufit__div(a->other2d_el, tp) + a->oned_el;
     if (agg_bytes(cp, lin, lin_rows, lin_cols, &bl) || agg_bytes(cp, exp, exp_rows, exp_cols, &be) ||
         gpufit__mul(dense, cp->dense_b, &bd))
         return -1;
@@ -531,7 +531,8 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
     for (int k = 0; k < 3 && all; k++) {
         const gpufit__class_agg *a = &agg->glob[k];
         all = p->tp == 1 || a->rows_gcd % p->tp == 0;
-        uint64_t el = a->other2d_el / p->tp + a->oned_el; /* <= the model's parameters */
+        /* <= the model's parameters */
+        uint64_t el = gpufit__div(a->other2d_el, p->tp) + a->oned_el;
         u->t_glob[k] = trained ? el : 0;
         if (gpufit__mul(el, cp.dense_b, &u->w_glob[k]) ||
             gpufit__mul(u->t_glob[k], cp.k_opt, &u->o_glob[k]))
