@@ -139,6 +139,11 @@ Test(fastpath, job_plan_cache_follows_every_change)
     cr_assert_eq(gpufit_evaluate_summary(m, &e, &a, NULL), GPUFIT_OK);
     cr_assert_eq(gpufit_evaluate_summary(m, c, &b, NULL), GPUFIT_OK);
     cr_assert(memcmp(&a, &b, sizeof a) == 0);
+    /* a job that does not resolve keeps no plan: the evaluation reports why */
+    cr_assert_eq(gpufit_job_set_int(c, GPUFIT_JOB_KV_DTYPE, GPUFIT_DTYPE_NONE, NULL), GPUFIT_OK);
+    assert_plan_fresh(c, "unresolvable");
+    cr_assert_eq(c->plan_state, 0);
+    cr_assert_eq(gpufit_evaluate_summary(m, c, &b, NULL), GPUFIT_E_INVALID_ARG);
     gpufit_job_free(c);
     gpufit_job_free(j);
     gpufit_model_free(m);
