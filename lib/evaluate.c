@@ -538,9 +538,9 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     if (p->ep > 1 && ep_ranks % p->ep != 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
                             p->training ? "ep (%llu) must divide dp x cp (%llu): each expert is "
-                                         "also split over the tp ranks"
-                                       : "ep (%llu) must divide dp x tp (%llu): whole experts "
-                                         "are spread over the serving ranks",
+                                          "also split over the tp ranks"
+                                        : "ep (%llu) must divide dp x tp (%llu): whole experts "
+                                          "are spread over the serving ranks",
                             (unsigned long long)p->ep, (unsigned long long)ep_ranks);
     if (p->ep > 1 && s->E == 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
@@ -675,7 +675,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         /* interleaving cuts every stage into vpp equal chunks (Megatron: layers divisible by
          * pp x vpp; uneven first/last stages still split into whole chunks) */
         if (p->vpp > 1 && (F % p->vpp != 0 || Z % p->vpp != 0 ||
-                          (rest_stages > 0 && rest % (rest_stages * p->vpp) != 0)))
+                           (rest_stages > 0 && rest % (rest_stages * p->vpp) != 0)))
             return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_VPP, UINT64_MAX,
                                 "pp x vpp (%llu x %llu) must divide the %llu layers evenly "
                                 "(each stage holds vpp equal chunks)",
@@ -727,7 +727,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
             take_layers(s, begin, count, &sl);
             sl.embedding = stage == 0;
             sl.output = stage == (by_rule && p->framework == GPUFIT_FW_LLAMACPP ? out_stage
-                                                                               : stages - 1);
+                                                                                : stages - 1);
             /* Micro-batches in flight on stage i (§4.3): 1F1B keeps min(p - i, m); GPipe all m;
              * the interleaved schedule keeps min(2(p - i - 1) + (v - 1)p + 1, m v) chunks of
              * L/(p v) layers (Megatron's warm-up count + 1), which is L (1 + (p-1)/(p v)) layer
