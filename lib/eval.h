@@ -20,32 +20,6 @@ enum gpufit__note {
     GPUFIT__NOTE_HOST_TOO_SMALL,   /* the host role exceeds host_memory_bytes */
 };
 
-/* The job with every "auto" resolved. */
-typedef struct gpufit__plan {
-    int32_t task, training, lora, framework, attention, ckpt, optimizer, lora_targets;
-    int32_t schedule; /* gpufit_pp_schedule, resolved */
-    int32_t amp;                                 /* autocast over fp32 weights */
-    int64_t w_dt, c_dt, g_dt, m_dt, o_dt, kv_dt; /* resolved dtypes */
-    uint64_t a_b;                                /* activation bytes per element */
-    uint64_t resid_b;                            /* residual-stream bytes per element */
-    uint64_t b, s;                               /* training micro-batch, sequence */
-    uint64_t batch, ctx, prompt;                 /* inference */
-    double dropout;
-    uint64_t dp, tp, pp, vpp, cp, ep, sp, zero, offload;
-    uint64_t etp; /* tensor parallelism inside each expert: tp (Megatron's default), or 1 when
-                   * a server spreads whole experts over its ranks (vLLM expert parallel) */
-    uint64_t shard; /* ranks ZeRO/FSDP shard over: zero_shard_size, or dp */
-    int64_t n_gpu_layers;
-    uint64_t lora_rank;
-    uint64_t capacity; /* bytes; 0 = unknown */
-    const gpufit__gpu *gpu;
-    uint64_t ctx_bytes, ws_bytes; /* runtime context, workspaces */
-    uint64_t comm_bytes;          /* NCCL buffers */
-    double frag;                  /* allocator slack fraction */
-    double util;                  /* server budget fraction; 0 = none */
-    uint64_t max_num_seqs;        /* server: sequences the sampler is profiled with */
-} gpufit__plan;
-
 typedef struct gpufit__role {
     const char *name;
     uint32_t n_devices, layers;
@@ -149,7 +123,8 @@ int gpufit__trainable(const gpufit__plan *p, const gpufit__shape *s, const gpufi
                       size_t ng, const gpufit__slice *sl, uint64_t *params_out,
                       uint64_t *opt_bytes_out);
 
-/* Per-layer and global bytes for models whose layers of a class share their types. */
+/* Per-layer and global bytes for models whose layers of a class share their types. Only the
+ * classes in the shape's [w_first, w_end) are set. */
 typedef struct gpufit__ubytes {
     uint64_t w[GPUFIT__W_COUNT], t[GPUFIT__W_COUNT], o[GPUFIT__W_COUNT]; /* one layer */
     uint64_t we[GPUFIT__W_COUNT], te[GPUFIT__W_COUNT], oe[GPUFIT__W_COUNT]; /* its experts */

@@ -8,6 +8,11 @@
 
 #define GIB ((uint64_t)1 << 30)
 
+static uint64_t max_u(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
 static void add_note(struct gpufit_result *r, int note)
 {
     for (uint32_t i = 0; i < r->n_notes; i++)
@@ -23,15 +28,15 @@ static void take_layers(const gpufit__shape *s, uint64_t begin, uint64_t count,
                         gpufit__slice *sl)
 {
     uint64_t at = 0, end = begin + count;
-    for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++) {
-        uint64_t n = s->layers[w], lo = 0, hi = 0; /* a class the model lacks: nothing */
-        if (n > 0) {
-            lo = begin > at ? begin - at : 0;
-            hi = end > at ? end - at : 0;
-            lo = lo < n ? lo : n;
-            hi = hi < n ? hi : n;
-            at += n;
-        }
+    for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++) /* a class the model lacks: none */
+        sl->layers[w] = sl->layer_begin[w] = 0;
+    for (int w = s->w_first; w < s->w_end; w++) {
+        uint64_t n = s->layers[w], lo, hi;
+        lo = begin > at ? begin - at : 0;
+        hi = end > at ? end - at : 0;
+        lo = lo < n ? lo : n;
+        hi = hi < n ? hi : n;
+        at += n;
         sl->layers[w] = hi - lo;
         sl->layer_begin[w] = lo;
     }
@@ -129,7 +134,7 @@ static int slice_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpuf
     *w = wc->w_g[k]; /* nothing in host memory: that is only llama.cpp's (not uniform) */
     *t = wc->t_g[k];
     *o = wc->o_g[k];
-    for (int c = GPUFIT__W_DENSE; c < GPUFIT__W_COUNT; c++) {
+    for (int c = s->w_first; c < s->w_end; c++) {
         uint64_t n = sl->layers[c], x;
         if (n == 0)
             continue;
@@ -146,24 +151,47 @@ static int slice_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpuf
 
 static uint64_t shard_of(uint64_t bytes, uint64_t n)
 {
-    return n > 1 ? bytes / n + (bytes % n != 0) : bytes;
+    return gpufit__div_up(bytes, n);
 }
 
-/* Memory of one role. */
-static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gpufit__counts *c,
-                         const gpufit__tgroup *g, size_t ng, const wcache *wc,
-                         const gpufit__act_terms *at, const gpufit__slice *sl, gpufit__role *role,
-                         uint64_t *hc, struct gpufit_result *r, gpufit_error *err)
+/* What one GPU process keeps in host memory, by component: the host role's components (the
+ * others are 0). any: something was placed there. */
+typedef struct host_part {
+    int any;
+    uint64_t weights, optimizer, master, kv;
+} host_part;
+
+/* What the roles of one evaluation share. */
+typedef struct role_ctx {
+    const gpufit__plan *p;
+    const gpufit__shape *s;
+    const gpufit__counts *c;
+    const gpufit__tgroup *g;
+    size_t ng;
+    const wcache *wc;
+    const gpufit__act_terms *at; /* training: one layer's activations (else NULL) */
+    struct gpufit_result *r;     /* its roles and notes */
+    gpufit_error *err;
+} role_ctx;
+
+/* Memory of one role; every component but fragmentation (finish_role) is set here. */
+static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__role *role,
+                         host_part *hc)
 {
+    const gpufit__plan *p = x->p;
+    const gpufit__shape *s = x->s;
+    const gpufit__counts *c = x->c;
+    struct gpufit_result *r = x->r;
+    gpufit_error *err = x->err;
     uint64_t *m = role->comp;
-    uint64_t w_dev = 0, w_host = 0, trainable = 0, opt = 0;
+    uint64_t w_dev = 0, w_host = 0, trainable = 0, opt = 0, ws = 0;
     expert_part ex;
-    memset(m, 0, sizeof role->comp);
-    CK(slice_bytes(p, s, g, ng, wc, sl, &w_dev, &w_host, &trainable, &opt, &ex));
-    hc[GPUFIT_MEM_WEIGHTS] += w_host;
-    hc[0] |= w_host != 0; /* hc[0]: this role placed something in host memory */
+    CK(slice_bytes(p, s, x->g, x->ng, x->wc, sl, &w_dev, &w_host, &trainable, &opt, &ex));
+    hc->weights += w_host;
+    hc->any |= w_host != 0;
     if (s->arch == GPUFIT_ARCH_GENERIC) /* parameter count only: weights from n_params */
         CK(gpufit__dtype_bytes(p->w_dt, c->total / (p->tp * p->pp), &w_dev));
+    m[0] = 0; /* unused */
     m[GPUFIT_MEM_WEIGHTS] = w_dev;
 
     if (p->training) {
@@ -174,7 +202,7 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
         /* ZeRO / distributed-optimizer shards: dense parameters over the data- (and context-)
          * parallel ranks, routed experts over the expert data-parallel group dp x cp / ep
          * (memory-model.md §3.1, §3.6). */
-        uint64_t nd = p->shard * p->cp, ne = nd / p->ep > 0 ? nd / p->ep : 1;
+        uint64_t nd = p->shard * p->cp, ne = nd >= p->ep ? gpufit__div(nd, p->ep) : 1;
         uint64_t t_d = trainable - ex.t, gb = 0, mb = 0, ge, me;
         CK(gpufit__dtype_bytes(p->g_dt, t_d, &gb));
         CK(gpufit__dtype_bytes(p->g_dt, ex.t, &ge));
@@ -213,15 +241,15 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
                 shard_of(m[GPUFIT_MEM_WEIGHTS] - ex.w, nd) + shard_of(ex.w, ne) + gathered;
         }
         if (p->offload >= GPUFIT_OFFLOAD_OPTIMIZER) { /* ZeRO-Offload: states in host RAM */
-            hc[GPUFIT_MEM_OPTIMIZER_STATES] += opt;
-            hc[GPUFIT_MEM_MASTER_WEIGHTS] += mb;
-            hc[0] = 1;
+            hc->optimizer += opt;
+            hc->master += mb;
+            hc->any = 1;
             opt = mb = 0;
             add_note(r, GPUFIT__NOTE_HOST_OFFLOAD);
         }
         if (p->offload >= GPUFIT_OFFLOAD_OPTIMIZER_PARAMS) {
-            hc[GPUFIT_MEM_WEIGHTS] += m[GPUFIT_MEM_WEIGHTS];
-            hc[0] = 1;
+            hc->weights += m[GPUFIT_MEM_WEIGHTS];
+            hc->any = 1;
             m[GPUFIT_MEM_WEIGHTS] = 2 * c->largest_layer * 2 / p->tp;
         }
         CK(gpufit__add(gb, fp32_grads, &gb));
@@ -234,11 +262,11 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
             /* DeepSpeed buckets, default sizes 5e8 elements of 16-bit gradients: ZeRO 1/2
              * with overlap_comm use 4.5 x (allgather + reduce bucket); ZeRO-3 one reduce
              * bucket + the 5e7-element prefetch bucket (memory-model.md §3.3). */
-            uint64_t bucket = p->zero <= 2 ? 9000000000ull : 1000000000ull + 100000000ull;
-            CK(gpufit__add(m[GPUFIT_MEM_WORKSPACE], bucket, &m[GPUFIT_MEM_WORKSPACE]));
+            ws = p->zero <= 2 ? 9000000000ull : 1000000000ull + 100000000ull;
         }
         m[GPUFIT_MEM_OPTIMIZER_STATES] = opt;
         m[GPUFIT_MEM_MASTER_WEIGHTS] = mb;
+        m[GPUFIT_MEM_KV_CACHE] = 0;
         /* autocast caches a 16-bit cast of every fp32 weight from forward to backward (§2.2);
          * fp8 recipes keep fp8 copies. Under ZeRO-3 / FSDP the compute-dtype parameters are
          * the gathered units, already counted; adapters' base weights are not cast copies. */
@@ -247,7 +275,7 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
             CK(gpufit__mul(trainable, e, &cache));
             CK(gpufit__add(m[GPUFIT_MEM_WEIGHTS], cache, &m[GPUFIT_MEM_WEIGHTS]));
         }
-        CK(gpufit__train_activations(p, s, at, sl, &m[GPUFIT_MEM_ACTIVATIONS],
+        CK(gpufit__train_activations(p, s, x->at, sl, &m[GPUFIT_MEM_ACTIVATIONS],
                                      &m[GPUFIT_MEM_LOGITS]));
         if (p->task == GPUFIT_TASK_QLORA) {
             /* QLoRA pages optimizer states (bitsandbytes paged optimizers, Dettmers et al. 2023
@@ -257,11 +285,12 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
             uint64_t paged = m[GPUFIT_MEM_OPTIMIZER_STATES] < live ? m[GPUFIT_MEM_OPTIMIZER_STATES]
                                                                    : live;
             m[GPUFIT_MEM_OPTIMIZER_STATES] -= paged;
-            hc[GPUFIT_MEM_OPTIMIZER_STATES] += paged;
-            hc[0] |= paged != 0;
+            hc->optimizer += paged;
+            hc->any |= paged != 0;
         }
     } else {
         uint64_t per_tok = 0, tokens;
+        m[GPUFIT_MEM_GRADIENTS] = m[GPUFIT_MEM_OPTIMIZER_STATES] = m[GPUFIT_MEM_MASTER_WEIGHTS] = 0;
         CK(gpufit__kv_bytes_per_token(p, s, sl, &per_tok));
         if (p->framework == GPUFIT_FW_LLAMACPP) { /* unified cache, padded (§6.4) */
             uint64_t pad = p->attention == GPUFIT_ATTN_FLASH ? 256 : 32;
@@ -275,7 +304,7 @@ static int32_t eval_role(const gpufit__plan *p, const gpufit__shape *s, const gp
         CK(gpufit__infer_activations(p, s, sl, &m[GPUFIT_MEM_ACTIVATIONS], &m[GPUFIT_MEM_LOGITS]));
         role->kv_cap_tokens = per_tok; /* stash; turned into capacity below */
     }
-    CK(gpufit__add(m[GPUFIT_MEM_WORKSPACE], p->ws_bytes, &m[GPUFIT_MEM_WORKSPACE]));
+    CK(gpufit__add(ws, p->ws_bytes, &m[GPUFIT_MEM_WORKSPACE]));
     m[GPUFIT_MEM_RUNTIME_CONTEXT] = p->ctx_bytes;
     m[GPUFIT_MEM_COMM_BUFFERS] = p->comm_bytes;
     return GPUFIT_OK;
@@ -290,15 +319,18 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
     uint64_t cap = role->capacity; /* the role's own GPU (device_gpus), else the job's */
     role->kv_cap_tokens = 0;
     role->kv_cap_bytes = 0;
-    uint64_t alloc = 0;
-    int ovf = 0;
-    static const int allocated[] = {GPUFIT_MEM_WEIGHTS,     GPUFIT_MEM_GRADIENTS,
-                                    GPUFIT_MEM_OPTIMIZER_STATES, GPUFIT_MEM_MASTER_WEIGHTS,
-                                    GPUFIT_MEM_ACTIVATIONS, GPUFIT_MEM_KV_CACHE,
-                                    GPUFIT_MEM_LOGITS,      GPUFIT_MEM_WORKSPACE};
+    /* allocated = the KV cache + the other tensors and workspaces (held apart for the server
+     * budget below); a sum of unsigned terms wraps iff some partial sum does, in any order */
+    uint64_t alloc, other;
+    CK(gpufit__add(m[GPUFIT_MEM_WEIGHTS], m[GPUFIT_MEM_GRADIENTS], &other) ||
+       gpufit__add(other, m[GPUFIT_MEM_OPTIMIZER_STATES], &other) ||
+       gpufit__add(other, m[GPUFIT_MEM_MASTER_WEIGHTS], &other) ||
+       gpufit__add(other, m[GPUFIT_MEM_ACTIVATIONS], &other) ||
+       gpufit__add(other, m[GPUFIT_MEM_LOGITS], &other) ||
+       gpufit__add(other, m[GPUFIT_MEM_WORKSPACE], &other));
     if (!p->training && p->util > 0.0 && cap > 0) {
         /* vLLM/SGLang: the KV pool takes util x total minus the profiled peak (§6.2) */
-        uint64_t budget, other = 0, visible = cap;
+        uint64_t budget, profiled, visible = cap;
         /* vLLM budgets from torch.cuda.mem_get_info()'s total, which leaves out the driver's
          * reservation when nvidia-smi reports the full marketed size (a whole number of GiB:
          * A100 80GB 81920 MiB -> ~79.2 GiB, RTX 3090 24576 MiB -> 23.58 GiB; H100's 81559 MiB
@@ -308,13 +340,10 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
             visible = visible > reserve ? visible - reserve : 0;
         }
         CK(mul_frac(visible, p->util, &budget));
-        for (size_t i = 0; i < sizeof allocated / sizeof allocated[0]; i++)
-            if (allocated[i] != GPUFIT_MEM_KV_CACHE)
-                CK(gpufit__add(other, m[allocated[i]], &other));
         /* NCCL buffers count among the profiler's non-torch memory, inside the budget */
-        CK(gpufit__add(other, m[GPUFIT_MEM_COMM_BUFFERS], &other));
+        CK(gpufit__add(other, m[GPUFIT_MEM_COMM_BUFFERS], &profiled));
         uint64_t need = m[GPUFIT_MEM_KV_CACHE];
-        role->kv_cap_bytes = budget > other ? budget - other : 0;
+        role->kv_cap_bytes = budget > profiled ? budget - profiled : 0;
         role->kv_cap_tokens = per_tok > 0 ? role->kv_cap_bytes / per_tok : 0;
         m[GPUFIT_MEM_KV_CACHE] = role->kv_cap_bytes;
         if (role->kv_cap_bytes < need || role->kv_cap_bytes == 0) {
@@ -322,16 +351,17 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
             role->fits = 0;
         }
     }
-    for (size_t i = 0; i < sizeof allocated / sizeof allocated[0]; i++)
-        ovf |= gpufit__add(alloc, m[allocated[i]], &alloc);
-    CK(ovf);
+    CK(gpufit__add(other, m[GPUFIT_MEM_KV_CACHE], &alloc));
     /* Caching-allocator slack comes from tensors freed and re-allocated in other sizes
      * (memory-model.md §8.3): activations, logits and a growing KV cache; weights and
      * optimizer states are allocated once and keep exact-size segments. */
     uint64_t dynamic = m[GPUFIT_MEM_ACTIVATIONS] + m[GPUFIT_MEM_LOGITS];
     if (!p->training && p->framework == GPUFIT_FW_PYTORCH)
         dynamic += m[GPUFIT_MEM_KV_CACHE];
-    CK(mul_frac(dynamic, p->frag, &m[GPUFIT_MEM_FRAGMENTATION]));
+    if (p->frag == 0.0) /* servers and llama.cpp: mul_frac would give 0 */
+        m[GPUFIT_MEM_FRAGMENTATION] = 0;
+    else
+        CK(mul_frac(dynamic, p->frag, &m[GPUFIT_MEM_FRAGMENTATION]));
     role->alloc = alloc;
     CK(gpufit__add(alloc, m[GPUFIT_MEM_FRAGMENTATION], &role->reserved));
     CK(gpufit__add(role->reserved, m[GPUFIT_MEM_RUNTIME_CONTEXT], &role->used));
@@ -351,6 +381,35 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
         role->headroom = 0;
     }
     return GPUFIT_OK;
+}
+
+/* Folds role i, the roles before it folded, into the verdict: the worst role has the least
+ * headroom (the fullest device when capacities are equal or unknown); a role that does not
+ * fit fails the job, and one without a capacity leaves it without a verdict. */
+static void rank_role(struct gpufit_result *r, uint32_t i)
+{
+    const gpufit__role *a = &r->roles[i], *w = &r->roles[r->worst];
+    if (i == 0)
+        r->fits = a->capacity > 0 ? 1 : -1;
+    if (a->capacity > 0 && w->capacity > 0 ? a->headroom < w->headroom : a->used > w->used)
+        r->worst = i;
+    if (a->fits == 0)
+        r->fits = 0;
+    if (a->capacity == 0)
+        r->fits = r->fits == 0 ? 0 : -1;
+}
+
+/* Role k of x->r: its memory, what it keeps in host memory (hc), its verdict, folded. */
+static int32_t run_role(const role_ctx *x, const gpufit__slice *sl, uint32_t k, host_part *hc)
+{
+    gpufit__role *role = &x->r->roles[k];
+    *hc = (host_part){0, 0, 0, 0, 0};
+    int32_t st = eval_role(x, sl, role, hc);
+    if (st == GPUFIT_OK)
+        st = finish_role(x->p, role, x->err, x->r);
+    if (st == GPUFIT_OK)
+        rank_role(x->r, k);
+    return st;
 }
 
 /* First layer il in [0, L + 1] with il / (L + 1) >= pt, in llama.cpp's float arithmetic. */
@@ -414,7 +473,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
 {
     gpufit__shape sbuf;
     gpufit__counts cbuf;
-    gpufit__plan p;
+    gpufit__plan pbuf;
     gpufit__tgroup gbuf[GPUFIT__TGROUPS_MAX];
     const gpufit__tgroup *g = mdl->cache_groups;
     size_t ng = mdl->cache_ng;
@@ -430,17 +489,26 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     }
     const gpufit__shape *s = mdl->cache_state == 1 ? &mdl->cache_shape : &sbuf;
     const gpufit__counts *c = mdl->cache_state == 1 ? &mdl->cache_counts : &cbuf;
-    st = gpufit__plan_resolve(j, s, &p, err);
-    if (st != GPUFIT_OK)
-        return st;
+    /* the job's resolved plan, unless it is stale (then resolved here, reporting its errors) */
+    const gpufit__plan *p = &j->plan;
+    if (j->plan_state != 1) {
+        st = gpufit__plan_resolve(j, s, &pbuf, err);
+        if (st != GPUFIT_OK)
+            return st;
+        p = &pbuf;
+    }
     /* a model read from a GGUF file stores its file type and exact bytes per layer */
-    if (mdl->gguf_layers > 0 && j->weight_dtype < 0 && mdl->gguf_file_type > 0)
-        p.w_dt = mdl->gguf_file_type;
+    if (mdl->gguf_layers > 0 && j->weight_dtype < 0 && mdl->gguf_file_type > 0) {
+        if (p != &pbuf)
+            pbuf = *p;
+        pbuf.w_dt = mdl->gguf_file_type;
+        p = &pbuf;
+    }
     wcache wc;
-    int uniform = p.framework != GPUFIT_FW_LLAMACPP &&
-                  !(p.w_dt >= GPUFIT_DTYPE_Q4_0 && p.w_dt <= GPUFIT_DTYPE_F16_GGUF) &&
+    int uniform = p->framework != GPUFIT_FW_LLAMACPP &&
+                  !(p->w_dt >= GPUFIT_DTYPE_Q4_0 && p->w_dt <= GPUFIT_DTYPE_F16_GGUF) &&
                   mdl->gguf_layers == 0;
-    CK(wcache_build(&p, s, g, ng, mdl->cache_state == 1 ? &mdl->cache_agg : NULL, uniform, &wc));
+    CK(wcache_build(p, s, g, ng, mdl->cache_state == 1 ? &mdl->cache_agg : NULL, uniform, &wc));
     wc.gguf = mdl->gguf_layers > 0 ? mdl : NULL;
     /* every field is set below; roles are filled whole by the role loop (not zeroed here:
      * this runs millions of times inside the planner) */
@@ -452,79 +520,85 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     r->gpu_name[0] = '\0';
     r->n_params = c->total;
     r->n_active = c->active;
-    r->capacity = p.capacity;
+    r->capacity = p->capacity;
     memcpy(r->model_name, mdl->name, sizeof r->model_name);
-    r->gpu = p.gpu; /* the report names it; capacity-only GPUs keep the job's name */
-    if (p.gpu == NULL)
+    r->gpu = p->gpu; /* the report names it; capacity-only GPUs keep the job's name */
+    if (p->gpu == NULL)
         memcpy(r->gpu_name, j->gpu_name, sizeof r->gpu_name);
 
-    /* layout checks (parallelism details: issue 3) */
-    if (s->nq % p.tp != 0)
+    /* layout checks (parallelism details: issue 3), in the order their errors are reported; a
+     * degree of 1 divides everything, so the common layouts skip the 64-bit divisions */
+    if (p->tp > 1 && s->nq % p->tp != 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_TP, UINT64_MAX,
-                            "tp (%llu) must divide n_heads (%llu)", (unsigned long long)p.tp,
+                            "tp (%llu) must divide n_heads (%llu)", (unsigned long long)p->tp,
                             (unsigned long long)s->nq);
-    if (p.pp > s->n_layers && s->arch != GPUFIT_ARCH_GENERIC)
+    if (p->pp > s->n_layers && s->arch != GPUFIT_ARCH_GENERIC)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_PP, UINT64_MAX,
-                            "pp (%llu) exceeds n_layers (%llu)", (unsigned long long)p.pp,
+                            "pp (%llu) exceeds n_layers (%llu)", (unsigned long long)p->pp,
                             (unsigned long long)s->n_layers);
-    if (s->f % p.tp != 0 || (s->E > 0 && s->f_moe % p.tp != 0))
+    if (p->tp > 1 && (s->f % p->tp != 0 || (s->E > 0 && s->f_moe % p->tp != 0)))
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_TP, UINT64_MAX,
                             "tp (%llu) must divide ffn_hidden_size (%llu) and moe_ffn_hidden_size",
-                            (unsigned long long)p.tp, (unsigned long long)s->f);
+                            (unsigned long long)p->tp, (unsigned long long)s->f);
     /* Training (Megatron-Core, expert tensor parallelism = tp): ep x tp ranks hold one copy of
      * the experts, so ep divides dp x cp. Serving (vLLM expert parallel): whole experts over the
      * dp x tp ranks. */
-    uint64_t ep_ranks = p.training ? p.dp * p.cp : p.dp * p.tp;
-    if (p.ep > 1 && ep_ranks % p.ep != 0)
+    uint64_t ep_ranks = p->training ? p->dp * p->cp : p->dp * p->tp;
+    if (p->ep > 1 && ep_ranks % p->ep != 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
-                            p.training ? "ep (%llu) must divide dp x cp (%llu): each expert is "
-                                         "also split over the tp ranks"
-                                       : "ep (%llu) must divide dp x tp (%llu): whole experts "
-                                         "are spread over the serving ranks",
-                            (unsigned long long)p.ep, (unsigned long long)ep_ranks);
-    if (p.ep > 1 && s->E == 0)
+                            p->training ? "ep (%llu) must divide dp x cp (%llu): each expert is "
+                                          "also split over the tp ranks"
+                                        : "ep (%llu) must divide dp x tp (%llu): whole experts "
+                                          "are spread over the serving ranks",
+                            (unsigned long long)p->ep, (unsigned long long)ep_ranks);
+    if (p->ep > 1 && s->E == 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
                             "ep (%llu) needs a mixture-of-experts model (n_experts > 0)",
-                            (unsigned long long)p.ep);
-    if (p.shard > p.dp || p.dp % p.shard != 0)
+                            (unsigned long long)p->ep);
+    if (p->shard != p->dp && (p->shard > p->dp || p->dp % p->shard != 0))
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_ZERO_SHARD_SIZE, UINT64_MAX,
                             "zero_shard_size (%llu) must divide dp (%llu)",
-                            (unsigned long long)p.shard, (unsigned long long)p.dp);
-    if (p.vpp > 1 && p.pp == 1)
+                            (unsigned long long)p->shard, (unsigned long long)p->dp);
+    if (p->vpp > 1 && p->pp == 1)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_VPP, UINT64_MAX,
                             "vpp (%llu) needs pipeline parallelism (pp > 1)",
-                            (unsigned long long)p.vpp);
-    if (p.sp && p.tp == 1)
+                            (unsigned long long)p->vpp);
+    if (p->sp && p->tp == 1)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_SP, UINT64_MAX,
                             "sp (sequence parallelism) needs tensor parallelism (tp > 1)");
-    if (s->E > 0 && s->E % p.ep != 0)
+    if (p->ep > 1 && s->E % p->ep != 0) /* (no experts: E = 0) */
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
-                            "ep (%llu) must divide n_experts (%llu)", (unsigned long long)p.ep,
+                            "ep (%llu) must divide n_experts (%llu)", (unsigned long long)p->ep,
                             (unsigned long long)s->E);
-    if (p.training && p.s % p.cp != 0)
+    if (p->training && p->cp > 1 && p->s % p->cp != 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_CP, UINT64_MAX,
-                            "cp (%llu) must divide seq_len (%llu)", (unsigned long long)p.cp,
-                            (unsigned long long)p.s);
+                            "cp (%llu) must divide seq_len (%llu)", (unsigned long long)p->cp,
+                            (unsigned long long)p->s);
     /* Megatron and DeepSpeed reject a global batch that is not a whole number of
      * micro-batches on every data-parallel rank (Megatron arguments.py; DeepSpeed config). */
-    if (p.training && j->global_batch > 0 && (uint64_t)j->global_batch % (p.b * p.dp) != 0)
-        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_GLOBAL_BATCH, UINT64_MAX,
-                            "global_batch (%lld) must be a multiple of micro_batch x dp "
-                            "(%llu x %llu)",
-                            (long long)j->global_batch, (unsigned long long)p.b,
-                            (unsigned long long)p.dp);
+    uint64_t n_mb = 1; /* training: micro-batches per step on each data-parallel rank */
+    if (p->training && j->global_batch > 0) {
+        uint64_t per_step = p->b * p->dp; /* <= 2^20 x 2^24 */
+        n_mb = (uint64_t)j->global_batch / per_step;
+        if (n_mb * per_step != (uint64_t)j->global_batch) /* else n_mb >= 1 */
+            return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_GLOBAL_BATCH, UINT64_MAX,
+                                "global_batch (%lld) must be a multiple of micro_batch x dp "
+                                "(%llu x %llu)",
+                                (long long)j->global_batch, (unsigned long long)p->b,
+                                (unsigned long long)p->dp);
+    }
     /* a split names one share / one GPU per pipeline stage */
     const gpufit__list *lists[2] = {&j->tensor_split, &j->device_gpus};
     for (int k = 0; k < 2; k++)
-        if (lists[k]->n > 0 && lists[k]->n != p.pp)
+        if (lists[k]->n > 0 && lists[k]->n != p->pp)
             return gpufit__fail(err, GPUFIT_E_INCONSISTENT,
                                 k == 0 ? GPUFIT_JOB_TENSOR_SPLIT : GPUFIT_JOB_DEVICE_GPUS,
                                 UINT64_MAX,
                                 "%s has %u entries but pp = %llu: give one per pipeline stage",
                                 k == 0 ? "tensor_split" : "device_gpus", lists[k]->n,
-                                (unsigned long long)p.pp);
+                                (unsigned long long)p->pp);
     if ((j->tensor_split.n > 0 || j->device_gpus.n > 0) &&
-        (j->pp_first_layers > 0 || j->pp_last_layers > 0 || p.vpp > 1))
+        (j->pp_first_layers > 0 || j->pp_last_layers > 0 || p->vpp > 1))
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT,
                             j->tensor_split.n > 0 ? GPUFIT_JOB_TENSOR_SPLIT
                                                   : GPUFIT_JOB_DEVICE_GPUS,
@@ -532,38 +606,38 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
                             "%s splits the layers itself: leave pp_first_layers, "
                             "pp_last_layers and vpp unset",
                             j->tensor_split.n > 0 ? "tensor_split" : "device_gpus");
-    uint64_t layout = p.dp * p.tp * p.pp * p.cp;
+    uint64_t layout = p->dp * p->tp * p->pp * p->cp;
     if (j->gpus > 0 && (uint64_t)j->gpus != layout)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_GPUS, UINT64_MAX,
                             "gpus (%lld) must equal dp x tp x pp x cp (%llu)", (long long)j->gpus,
                             (unsigned long long)layout);
 
-    if (p.gpu == NULL && p.capacity == 0)
+    if (p->gpu == NULL && p->capacity == 0)
         add_note(r, GPUFIT__NOTE_NO_GPU);
-    if (p.gpu != NULL && !p.gpu->supports_bf16 &&
-        (p.c_dt == GPUFIT_DTYPE_BF16 || p.w_dt == GPUFIT_DTYPE_BF16))
+    if (p->gpu != NULL && !p->gpu->supports_bf16 &&
+        (p->c_dt == GPUFIT_DTYPE_BF16 || p->w_dt == GPUFIT_DTYPE_BF16))
         add_note(r, GPUFIT__NOTE_BF16_UNSUPPORTED);
     /* FP8 weights alone run on older GPUs in llama.cpp and vLLM/SGLang (weight-only FP8 with
      * Marlin kernels on Ampere); FP8 compute needs the hardware */
-    if (p.gpu != NULL && !p.gpu->supports_fp8 &&
-        (p.c_dt == GPUFIT_DTYPE_FP8 ||
-         (p.w_dt == GPUFIT_DTYPE_FP8 && p.framework != GPUFIT_FW_LLAMACPP &&
-          p.framework != GPUFIT_FW_VLLM && p.framework != GPUFIT_FW_SGLANG)))
+    if (p->gpu != NULL && !p->gpu->supports_fp8 &&
+        (p->c_dt == GPUFIT_DTYPE_FP8 ||
+         (p->w_dt == GPUFIT_DTYPE_FP8 && p->framework != GPUFIT_FW_LLAMACPP &&
+          p->framework != GPUFIT_FW_VLLM && p->framework != GPUFIT_FW_SGLANG)))
         add_note(r, GPUFIT__NOTE_FP8_UNSUPPORTED);
-    if (p.framework == GPUFIT_FW_LLAMACPP && p.attention != GPUFIT_ATTN_FLASH &&
-        p.kv_dt > GPUFIT_DTYPE_FP8 && !p.training)
+    if (p->framework == GPUFIT_FW_LLAMACPP && p->attention != GPUFIT_ATTN_FLASH &&
+        p->kv_dt > GPUFIT_DTYPE_FP8 && !p->training)
         add_note(r, GPUFIT__NOTE_QUANT_V_NEEDS_FA);
     if (s->arch == GPUFIT_ARCH_GENERIC)
         add_note(r, GPUFIT__NOTE_GENERIC_MODEL);
 
     uint64_t L = s->n_layers;
-    uint64_t hostc[GPUFIT__NCOMP] = {0}; /* host memory per GPU process, by component */
-    uint64_t rolehost[GPUFIT__NCOMP];
+    host_part hostc = {0, 0, 0, 0, 0}; /* host memory per GPU process: the most of any role */
+    host_part rolehost;
     /* Inference with partial offload: the last n_gpu_layers layers sit on the GPU; the output
      * layer counts as one more (llama.cpp -ngl). */
-    if (!p.training && p.n_gpu_layers >= 0 && (uint64_t)p.n_gpu_layers <= L && p.pp == 1) {
+    if (!p->training && p->n_gpu_layers >= 0 && (uint64_t)p->n_gpu_layers <= L && p->pp == 1) {
         gpufit__slice dev = {0}, hst = {0};
-        uint64_t ngl = (uint64_t)p.n_gpu_layers;
+        uint64_t ngl = (uint64_t)p->n_gpu_layers;
         take_layers(s, L - ngl, ngl, &dev);
         take_layers(s, 0, L - ngl, &hst);
         hst.embedding = 1;
@@ -574,27 +648,25 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         role->name = "all";
         role->n_devices = 1;
         role->layers = (uint32_t)ngl;
-        role->capacity = p.capacity;
+        role->capacity = p->capacity;
         role->gpu = NULL;
         role->fits = 1;
-        memset(rolehost, 0, sizeof rolehost);
-        st = eval_role(&p, s, c, g, ng, &wc, NULL, &dev, role, rolehost, r, err);
-        if (st == GPUFIT_OK)
-            st = finish_role(&p, role, err, r);
+        role_ctx x = {p, s, c, g, ng, &wc, NULL, r, err};
+        st = run_role(&x, &dev, 0, &rolehost);
         if (st != GPUFIT_OK)
             return st;
         uint64_t hw = 0, hh = 0, kvt = 0;
-        CK(wc.gguf != NULL ? gpufit__weights_bytes_gguf(mdl, &p, s, &hst, &hw, &hh)
-                           : gpufit__weights_bytes(&p, s, g, ng, &hst, &hw, &hh));
-        CK(gpufit__kv_bytes_per_token(&p, s, &hst, &kvt));
-        hostc[GPUFIT_MEM_WEIGHTS] = rolehost[GPUFIT_MEM_WEIGHTS] + hw + hh;
-        hostc[GPUFIT_MEM_KV_CACHE] = kvt * p.batch * p.ctx;
-        hostc[0] = 1;
+        CK(wc.gguf != NULL ? gpufit__weights_bytes_gguf(mdl, p, s, &hst, &hw, &hh)
+                           : gpufit__weights_bytes(p, s, g, ng, &hst, &hw, &hh));
+        CK(gpufit__kv_bytes_per_token(p, s, &hst, &kvt));
+        hostc.weights = rolehost.weights + hw + hh;
+        hostc.kv = kvt * p->batch * p->ctx;
+        hostc.any = 1;
         r->n_roles = 1;
     } else {
         /* Pipeline stages: pp_first_layers / pp_last_layers fix the end stages (0 = balanced),
          * the other stages share the rest evenly, earlier ones taking the remainder. */
-        uint64_t stages = p.pp;
+        uint64_t stages = p->pp;
         uint64_t F = stages > 1 ? (uint64_t)j->pp_first_layers : 0;
         uint64_t Z = stages > 1 ? (uint64_t)j->pp_last_layers : 0;
         uint64_t fixed = (F > 0) + (Z > 0);
@@ -611,33 +683,31 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         uint64_t rest = L - F - Z;
         /* interleaving cuts every stage into vpp equal chunks (Megatron: layers divisible by
          * pp x vpp; uneven first/last stages still split into whole chunks) */
-        if (p.vpp > 1 && (F % p.vpp != 0 || Z % p.vpp != 0 ||
-                          (rest_stages > 0 && rest % (rest_stages * p.vpp) != 0)))
+        if (p->vpp > 1 && (F % p->vpp != 0 || Z % p->vpp != 0 ||
+                           (rest_stages > 0 && rest % (rest_stages * p->vpp) != 0)))
             return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_VPP, UINT64_MAX,
                                 "pp x vpp (%llu x %llu) must divide the %llu layers evenly "
                                 "(each stage holds vpp equal chunks)",
-                                (unsigned long long)stages, (unsigned long long)p.vpp,
+                                (unsigned long long)stages, (unsigned long long)p->vpp,
                                 (unsigned long long)(rest_stages > 0 ? rest : L));
-        uint64_t base = rest_stages > 0 ? rest / rest_stages : 0;
-        uint64_t rem = rest_stages > 0 ? rest % rest_stages : 0;
+        uint64_t base = rest_stages == 1 ? rest : 0, rem = 0;
+        if (rest_stages > 1) {
+            base = rest / rest_stages;
+            rem = rest % rest_stages;
+        }
         /* a split by shares or over different GPUs: every stage is a role of its own */
         int split = j->tensor_split.n > 0 || j->device_gpus.n > 0;
         /* llama.cpp splits layers by its own rule even with equal shares (17 + 15 of 32 layers
          * on two GPUs, the output head on the second): stages keep their pp_* roles */
-        int by_rule = split || (p.framework == GPUFIT_FW_LLAMACPP && stages > 1 && F == 0 &&
+        int by_rule = split || (p->framework == GPUFIT_FW_LLAMACPP && stages > 1 && F == 0 &&
                                 Z == 0 && stages <= GPUFIT_LIST_MAX);
         uint64_t sb[GPUFIT_LIST_MAX + 1], out_stage = stages - 1;
         if (by_rule)
             split_layers(j, L, stages, sb, &out_stage);
-        uint64_t n_mb = 1;
         gpufit__act_terms at; /* training: one layer's activations, the same on every stage */
-        if (p.training) {
-            CK(gpufit__train_layer_terms(&p, s, &at));
-            uint64_t gbs = j->global_batch > 0 ? (uint64_t)j->global_batch : p.b * p.dp;
-            n_mb = gbs / (p.b * p.dp);
-            if (n_mb == 0)
-                n_mb = 1;
-        }
+        if (p->training)
+            CK(gpufit__train_layer_terms(p, s, &at));
+        role_ctx x = {p, s, c, g, ng, &wc, &at, r, err};
         static const char *const names[3] = {"pp_first", "pp_middle", "pp_last"};
         static const char *const dev_names[GPUFIT_LIST_MAX] = {
             "gpu0", "gpu1", "gpu2",  "gpu3",  "gpu4",  "gpu5",  "gpu6",  "gpu7",
@@ -665,26 +735,26 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
             gpufit__slice sl; /* every field is set here */
             take_layers(s, begin, count, &sl);
             sl.embedding = stage == 0;
-            sl.output = stage == (by_rule && p.framework == GPUFIT_FW_LLAMACPP ? out_stage
-                                                                               : stages - 1);
+            sl.output = stage == (by_rule && p->framework == GPUFIT_FW_LLAMACPP ? out_stage
+                                                                                : stages - 1);
             /* Micro-batches in flight on stage i (§4.3): 1F1B keeps min(p - i, m); GPipe all m;
              * the interleaved schedule keeps min(2(p - i - 1) + (v - 1)p + 1, m v) chunks of
              * L/(p v) layers (Megatron's warm-up count + 1), which is L (1 + (p-1)/(p v)) layer
              * activations on the first stage. */
             sl.inflight_den = 1;
-            if (!p.training) {
+            if (!p->training) {
                 sl.inflight = 1;
-            } else if (p.schedule == GPUFIT_PP_GPIPE) {
+            } else if (p->schedule == GPUFIT_PP_GPIPE) {
                 sl.inflight = n_mb;
-            } else if (p.schedule == GPUFIT_PP_INTERLEAVED && stages > 1) {
-                uint64_t chunks = 2 * (stages - stage - 1) + (p.vpp - 1) * stages + 1;
-                sl.inflight = chunks < n_mb * p.vpp ? chunks : n_mb * p.vpp;
-                sl.inflight_den = p.vpp;
+            } else if (p->schedule == GPUFIT_PP_INTERLEAVED && stages > 1) {
+                uint64_t chunks = 2 * (stages - stage - 1) + (p->vpp - 1) * stages + 1;
+                sl.inflight = chunks < n_mb * p->vpp ? chunks : n_mb * p->vpp;
+                sl.inflight_den = p->vpp;
             } else {
                 sl.inflight = stages - stage < n_mb ? stages - stage : n_mb;
             }
             gpufit__role *role = &r->roles[k];
-            uint64_t per_stage = p.dp * p.tp * p.cp;
+            uint64_t per_stage = p->dp * p->tp * p->cp;
             if (split) {
                 role->name = dev_names[k];
                 role->n_devices = (uint32_t)per_stage;
@@ -695,55 +765,58 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
             }
             role->gpu = j->device_gpus.n > 0 ? gpufit__gpu_by_id((int64_t)j->device_gpus.v[k])
                                              : NULL;
-            role->capacity = role->gpu != NULL ? role->gpu->memory_bytes : p.capacity;
+            role->capacity = role->gpu != NULL ? role->gpu->memory_bytes : p->capacity;
             role->layers = (uint32_t)count;
             role->fits = 1;
-            memset(rolehost, 0, sizeof rolehost);
-            st = eval_role(&p, s, c, g, ng, &wc, &at, &sl, role, rolehost, r, err);
-            if (st == GPUFIT_OK)
-                st = finish_role(&p, role, err, r);
+            st = run_role(&x, &sl, (uint32_t)k, &rolehost);
             if (st != GPUFIT_OK)
                 return st;
-            for (int cc = 0; rolehost[0] && cc < GPUFIT__NCOMP; cc++)
-                if (rolehost[cc] > hostc[cc])
-                    hostc[cc] = rolehost[cc];
+            if (rolehost.any) {
+                hostc.any = 1;
+                hostc.weights = max_u(hostc.weights, rolehost.weights);
+                hostc.optimizer = max_u(hostc.optimizer, rolehost.optimizer);
+                hostc.master = max_u(hostc.master, rolehost.master);
+                hostc.kv = max_u(hostc.kv, rolehost.kv);
+            }
         }
         r->n_roles = (uint32_t)n;
     }
-    /* the worst role: the least headroom (the fullest device when capacities are equal or
-     * unknown) */
-    r->fits = r->roles[0].capacity > 0 ? 1 : -1;
-    for (uint32_t i = 0; i < r->n_roles; i++) {
-        const gpufit__role *a = &r->roles[i], *w = &r->roles[r->worst];
-        if (a->capacity > 0 && w->capacity > 0 ? a->headroom < w->headroom : a->used > w->used)
-            r->worst = i;
-        if (r->roles[i].fits == 0)
-            r->fits = 0;
-        if (a->capacity == 0)
-            r->fits = r->fits == 0 ? 0 : -1;
-    }
+    /* the worst role and the verdict (rank_role) */
     r->peak = r->roles[r->worst].used;
     r->capacity = r->roles[r->worst].capacity;
     /* The host role: what one GPU process keeps in CPU RAM (offload, paged optimizer states,
      * layers left on the CPU, llama.cpp's token embedding), checked against host_memory_bytes. */
     uint64_t host = 0;
-    for (int cc = 1; hostc[0] && cc < GPUFIT__NCOMP; cc++)
-        CK(gpufit__add(host, hostc[cc], &host));
+    if (hostc.any)
+        CK(gpufit__add(hostc.weights, hostc.optimizer, &host) ||
+           gpufit__add(host, hostc.master, &host) || gpufit__add(host, hostc.kv, &host));
     r->host_bytes = host;
     if (host > 0 && r->n_roles < GPUFIT__ROLES_MAX) {
-        gpufit__role *hr = &r->roles[r->n_roles++];
-        memset(hr, 0, sizeof *hr);
-        hr->name = "host";
-        hr->n_devices = r->roles[0].n_devices;
-        for (uint32_t i = 1; i + 1 < r->n_roles; i++)
-            hr->n_devices += r->roles[i].n_devices;
-        if (p.framework == GPUFIT_FW_LLAMACPP)
-            hr->n_devices = 1; /* one process drives every GPU */
-        memcpy(hr->comp, hostc, sizeof hr->comp);
-        hr->comp[0] = 0;
-        hr->alloc = hr->reserved = hr->used = host;
+        uint32_t n_devices = 0;
+        for (uint32_t i = 0; i < r->n_roles; i++)
+            n_devices += r->roles[i].n_devices;
+        if (p->framework == GPUFIT_FW_LLAMACPP)
+            n_devices = 1; /* one process drives every GPU */
         uint64_t cap = (uint64_t)j->host_memory_bytes;
+        /* every field, one by one: gcc clears a struct this size with rep stos, slow to start */
+        gpufit__role *hr = &r->roles[r->n_roles++];
+        uint64_t *hm = hr->comp;
+        hr->name = "host";
+        hr->n_devices = n_devices;
+        hr->layers = 0;
+        hm[0] = 0;
+        hm[GPUFIT_MEM_WEIGHTS] = hostc.weights;
+        hm[GPUFIT_MEM_GRADIENTS] = 0;
+        hm[GPUFIT_MEM_OPTIMIZER_STATES] = hostc.optimizer;
+        hm[GPUFIT_MEM_MASTER_WEIGHTS] = hostc.master;
+        hm[GPUFIT_MEM_ACTIVATIONS] = 0;
+        hm[GPUFIT_MEM_KV_CACHE] = hostc.kv;
+        hm[GPUFIT_MEM_LOGITS] = hm[GPUFIT_MEM_COMM_BUFFERS] = hm[GPUFIT_MEM_WORKSPACE] = 0;
+        hm[GPUFIT_MEM_RUNTIME_CONTEXT] = hm[GPUFIT_MEM_FRAGMENTATION] = 0;
+        hr->alloc = hr->reserved = hr->used = host;
+        hr->kv_cap_bytes = hr->kv_cap_tokens = 0;
         hr->capacity = cap;
+        hr->gpu = NULL;
         hr->fits = cap > 0 ? host <= cap : -1;
         hr->headroom = cap > 0 ? (int64_t)cap - (int64_t)host : 0;
         if (hr->fits == 0) {

@@ -36,6 +36,32 @@ typedef struct gpufit__list {
     double v[GPUFIT_LIST_MAX];
 } gpufit__list;
 
+/* The job with every "auto" resolved. */
+typedef struct gpufit__plan {
+    int32_t task, training, lora, framework, attention, ckpt, optimizer, lora_targets;
+    int32_t schedule; /* gpufit_pp_schedule, resolved */
+    int32_t amp;                                 /* autocast over fp32 weights */
+    int64_t w_dt, c_dt, g_dt, m_dt, o_dt, kv_dt; /* resolved dtypes */
+    uint64_t a_b;                                /* activation bytes per element */
+    uint64_t resid_b;                            /* residual-stream bytes per element */
+    uint64_t b, s;                               /* training micro-batch, sequence */
+    uint64_t batch, ctx, prompt;                 /* inference */
+    double dropout;
+    uint64_t dp, tp, pp, vpp, cp, ep, sp, zero, offload;
+    uint64_t etp; /* tensor parallelism inside each expert: tp (Megatron's default), or 1 when
+                   * a server spreads whole experts over its ranks (vLLM expert parallel) */
+    uint64_t shard; /* ranks ZeRO/FSDP shard over: zero_shard_size, or dp */
+    int64_t n_gpu_layers;
+    uint64_t lora_rank;
+    uint64_t capacity; /* bytes; 0 = unknown */
+    const struct gpufit__gpu *gpu;
+    uint64_t ctx_bytes, ws_bytes; /* runtime context, workspaces */
+    uint64_t comm_bytes;          /* NCCL buffers */
+    double frag;                  /* allocator slack fraction */
+    double util;                  /* server budget fraction; 0 = none */
+    uint64_t max_num_seqs;        /* server: sequences the sampler is profiled with */
+} gpufit__plan;
+
 struct gpufit_job {
     int64_t task, micro_batch, seq_len, global_batch, batch, context_len, prompt_len;
     int64_t lora_rank, lora_targets, n_gpu_layers, max_num_seqs;
@@ -53,7 +79,16 @@ struct gpufit_job {
     int64_t mitigations;
     gpufit__list tensor_split, device_gpus; /* per pipeline stage; n = 0: not set */
     char gpu_name[GPUFIT__NAME_MAX]; /* display name of a capacity-only GPU ("" = none) */
+    /* Derived: the resolved plan, so that evaluation does not resolve the job again (policy.c).
+     * Valid only while plan_state == 1. The setters mark it stale (0) and the public functions
+     * that change a job refresh it (gpufit__job_refresh); code that edits a copy's fields
+     * directly sets plan_state = 0, and evaluation then resolves the copy itself. */
+    int32_t plan_state;
+    gpufit__plan plan;
 };
+/* Resolves j's plan into j->plan (plan_state 1), or marks it stale (0) when it does not
+ * resolve: evaluation then reports the error (policy.c). */
+void gpufit__job_refresh(struct gpufit_job *j);
 
 /* ---------------------------------------------------------------------------------------
  * Errors (status.c)
@@ -81,6 +116,17 @@ static inline int gpufit__mul(uint64_t a, uint64_t b, uint64_t *out)
 static inline int gpufit__add(uint64_t a, uint64_t b, uint64_t *out)
 {
     return __builtin_add_overflow(a, b, out);
+}
+
+/* x / d and ceil(x / d) for a divisor d >= 1 that is usually 1 (a parallel degree, the
+ * elements of a plain dtype's block): that case skips the 64-bit division. */
+static inline uint64_t gpufit__div(uint64_t x, uint64_t d)
+{
+    return d == 1 ? x : x / d;
+}
+static inline uint64_t gpufit__div_up(uint64_t x, uint64_t d)
+{
+    return d == 1 ? x : x / d + (x % d != 0);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -221,6 +267,8 @@ typedef struct gpufit__shape {
     uint64_t mla;                /* 1 when MLA */
     uint64_t r_q, r_kv, d_n, d_r, d_v;
     uint64_t layers[GPUFIT__W_COUNT]; /* layers per class; [GLOBAL] unused */
+    int32_t w_first, w_end;      /* classes with layers lie in [w_first, w_end): loops over
+                                    the classes of a slice stop there */
     uint64_t n_layers;           /* all transformer layers */
     uint64_t tied, max_position;
     uint64_t n_params_generic;

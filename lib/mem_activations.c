@@ -32,7 +32,7 @@ static void attention(const gpufit__plan *p, const gpufit__shape *s, uint64_t to
                       layer_terms *t)
 {
     uint64_t a = p->a_b, tp = p->tp, hs = p->sp ? tp : 1;
-    uint64_t nq = (s->nq + tp - 1) / tp;
+    uint64_t nq = gpufit__div_up(s->nq, tp);
     uint64_t q = s->mla ? nq * (s->d_n + s->d_r) : nq * s->dh;
     uint64_t c = s->mla ? q : (s->nkv > tp ? s->nkv / tp : 1) * s->dh;
     uint64_t cv = s->mla ? nq * s->d_v : c;
@@ -40,10 +40,10 @@ static void attention(const gpufit__plan *p, const gpufit__shape *s, uint64_t to
     int frozen_o = p->lora && p->lora_targets == GPUFIT_LORA_QV && eager;
     if (eager && p->framework == GPUFIT_FW_PYTORCH && !s->mla) /* repeat_kv saves expanded K/V */
         c = cv = q;
-    uint64_t bytes = norm_bytes(p, s, tok, s->h) / hs; /* norm input (+stats) */
-    bytes += a * tok * s->h / hs;                      /* QKV-projection input */
+    uint64_t bytes = gpufit__div(norm_bytes(p, s, tok, s->h), hs); /* norm input (+stats) */
+    bytes += gpufit__div(a * tok * s->h, hs);                      /* QKV-projection input */
     if (p->amp && !s->mla) /* autocast: q, k and v each save their own 16-bit cast */
-        bytes += 2 * a * tok * s->h / hs;
+        bytes += gpufit__div(2 * a * tok * s->h, hs);
     if (s->mla)                                        /* compressed latents (§1.3 shapes) */
         bytes += a * tok * (s->r_q + s->r_kv + s->d_r);
     bytes += a * tok * (q + c + cv); /* Q, K, V */
@@ -61,7 +61,7 @@ static void attention(const gpufit__plan *p, const gpufit__shape *s, uint64_t to
     if (!frozen_o)
         bytes += a * tok * (s->mla ? cv : q); /* output-projection input */
     if (p->dropout > 0.0)
-        bytes += tok * s->h / hs; /* residual-dropout mask */
+        bytes += gpufit__div(tok * s->h, hs); /* residual-dropout mask */
     t->total += bytes + s2;
     t->s2 += s2;
 }
@@ -71,7 +71,7 @@ static uint64_t mlp(const gpufit__plan *p, const gpufit__shape *s, uint64_t tok,
                     uint64_t shard, layer_terms *t)
 {
     uint64_t a = p->a_b;
-    uint64_t fs = (f + shard - 1) / shard;
+    uint64_t fs = gpufit__div_up(f, shard);
     int frozen = p->lora && p->lora_targets != GPUFIT_LORA_ALL_LINEAR;
     uint64_t k_mlp = s->gated ? (p->framework == GPUFIT_FW_PYTORCH ? 4 : 3) : 2;
     if (frozen) /* the down projection's input is not needed for a frozen weight */
@@ -88,7 +88,7 @@ static void ffn_block(const gpufit__plan *p, const gpufit__shape *s, uint64_t to
                       layer_terms *t)
 {
     uint64_t hs = p->sp ? p->tp : 1;
-    uint64_t bytes = norm_bytes(p, s, tok, s->h) / hs;
+    uint64_t bytes = gpufit__div(norm_bytes(p, s, tok, s->h), hs);
     if (!moe) {
         bytes += mlp(p, s, tok, s->f, p->tp, t);
     } else { /* §4.6: router logits + probs (fp32), k-fold dispatched tokens, shared experts */
@@ -99,27 +99,27 @@ static void ffn_block(const gpufit__plan *p, const gpufit__shape *s, uint64_t to
             bytes += s->n_shared * mlp(p, s, tok, s->f_sh, p->tp, t);
     }
     if (p->dropout > 0.0)
-        bytes += tok * s->h / hs;
+        bytes += gpufit__div(tok * s->h, hs);
     t->total += bytes;
 }
 
 static void layer(const gpufit__plan *p, const gpufit__shape *s, int where, layer_terms *t)
 {
-    uint64_t seq = p->s / p->cp;
+    uint64_t seq = gpufit__div(p->s, p->cp);
     uint64_t tok = seq * p->b;
     *t = (layer_terms){0};
     attention(p, s, tok, seq, t);
     if (where == GPUFIT__W_DEC)
         attention(p, s, tok, seq, t); /* cross-attention over the encoder output */
     ffn_block(p, s, tok, where == GPUFIT__W_MOE, t);
-    t->input = p->resid_b * tok * s->h / (p->sp ? p->tp : 1);
+    t->input = gpufit__div(p->resid_b * tok * s->h, p->sp ? p->tp : 1);
 }
 
 int gpufit__train_layer_terms(const gpufit__plan *p, const gpufit__shape *s,
                               gpufit__act_terms *at)
 {
-    uint64_t tok = p->s / p->cp * p->b, x, transient;
-    *at = (gpufit__act_terms){.tok = tok};
+    uint64_t seq = gpufit__div(p->s, p->cp), tok = seq * p->b, x, transient;
+    at->tok = tok; /* keep and transient are read only for the classes the model has */
     if (s->arch == GPUFIT_ARCH_GENERIC)
         return 0;
     /* Overflow guard: every per-layer term is at most 64 bytes per token per width element
@@ -128,10 +128,10 @@ int gpufit__train_layer_terms(const gpufit__plan *p, const gpufit__shape *s,
     uint64_t width = s->h + s->q + 2 * s->c + s->f + s->k * (s->f_moe + s->h) +
                      s->n_shared * s->f_sh + s->E + s->r_q + s->r_kv;
     if (gpufit__mul(width, 64, &x) || gpufit__mul(x, tok, &x) ||
-        gpufit__mul(s->nq * 16, p->s / p->cp, &transient) || gpufit__mul(transient, tok, &transient) ||
+        gpufit__mul(s->nq * 16, seq, &transient) || gpufit__mul(transient, tok, &transient) ||
         gpufit__add(x, transient, &x) || gpufit__mul(x, 4, &x))
         return 1;
-    for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++) {
+    for (int w = s->w_first; w < s->w_end; w++) {
         if (s->layers[w] == 0)
             continue;
         layer_terms t;
@@ -162,7 +162,7 @@ int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
         *logits_out = 0;
         return 0;
     }
-    for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++) {
+    for (int w = s->w_first; w < s->w_end; w++) {
         if (sl->layers[w] == 0)
             continue;
         if (gpufit__mul(at->keep[w], sl->layers[w], &x) || gpufit__add(stored, x, &stored))
@@ -171,9 +171,9 @@ int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
     }
     if (gpufit__mul(stored, sl->inflight, &stored))
         return 1;
-    stored /= sl->inflight_den;
+    stored = gpufit__div(stored, sl->inflight_den);
     if (sl->embedding) { /* token ids (int64) and the embedding-dropout mask (§4.4) */
-        uint64_t mb = (sl->inflight + sl->inflight_den - 1) / sl->inflight_den;
+        uint64_t mb = gpufit__div_up(sl->inflight, sl->inflight_den);
         uint64_t per = 8 + (p->dropout > 0.0 ? s->h / (p->sp ? p->tp : 1) : 0);
         if (gpufit__mul(per * tok, mb, &x) || gpufit__add(stored, x, &stored))
             return 1;
@@ -187,7 +187,7 @@ int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
          * 16 bit: 6sbV/t at either peak. */
         stored += norm_bytes(p, s, tok, s->h) + p->a_b * tok * s->h;
         uint64_t coef = p->framework == GPUFIT_FW_PYTORCH ? 12 : 4 + p->a_b;
-        if (gpufit__mul(coef * tok, (s->V + p->tp - 1) / p->tp, &logits))
+        if (gpufit__mul(coef * tok, gpufit__div_up(s->V, p->tp), &logits))
             return 1;
     }
     if (gpufit__add(stored, transient, act_out))

@@ -30,9 +30,10 @@ int gpufit__kv_bytes_per_token(const gpufit__plan *p, const gpufit__shape *s,
             return 1;
         v_row = 0;
     } else {
-        uint64_t heads = s->nkv > p->tp ? s->nkv / p->tp : 1;
-        uint64_t kw = s->mla ? (s->nq / p->tp) * (s->d_n + s->d_r) : heads * s->dh;
-        uint64_t vw = s->mla ? (s->nq / p->tp) * s->d_v : heads * s->dh;
+        uint64_t heads = s->nkv > p->tp ? gpufit__div(s->nkv, p->tp) : 1;
+        uint64_t nq = gpufit__div(s->nq, p->tp);
+        uint64_t kw = s->mla ? nq * (s->d_n + s->d_r) : heads * s->dh;
+        uint64_t vw = s->mla ? nq * s->d_v : heads * s->dh;
         /* llama.cpp cannot quantise V without flash attention: V stays f16 */
         uint64_t vdt = kv;
         if (p->framework == GPUFIT_FW_LLAMACPP && p->attention != GPUFIT_ATTN_FLASH &&
@@ -100,15 +101,16 @@ int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
         gpufit__add(g1, g2, &g1) || gpufit__mul(g1, 4, &g1) ||
         gpufit__mul(p->max_num_seqs * 48, s->V, &g2))
         return 1;
-    uint64_t f = (s->f + tp - 1) / tp;
-    uint64_t q = (s->mla ? s->nq * (s->d_n + s->d_r) : s->nq * s->dh) / tp;
-    uint64_t c = s->mla ? q : (s->nkv > tp ? s->nkv / tp : 1) * s->dh;
+    uint64_t f = gpufit__div_up(s->f, tp);
+    uint64_t q = gpufit__div(s->mla ? s->nq * (s->d_n + s->d_r) : s->nq * s->dh, tp);
+    uint64_t c = s->mla ? q : (s->nkv > tp ? gpufit__div(s->nkv, tp) : 1) * s->dh;
     uint64_t qkv = a * T * (q + 2 * c);
-    uint64_t ffn = s->E > 0 ? a * T * s->k * (3 * ((s->f_moe + tp - 1) / tp) + s->h)
+    uint64_t ffn = s->E > 0 ? a * T * s->k * (3 * gpufit__div_up(s->f_moe, tp) + s->h)
                             : a * T * (s->gated ? 3 : 2) * f;
     uint64_t scores = 0;
     if (p->attention == GPUFIT_ATTN_EAGER) /* HF eager: fp32 softmax + cast (§6.3) */
-        scores = (a + 4) * ((s->nq + tp - 1) / tp) * T * (p->prompt < p->ctx ? p->ctx : p->prompt);
+        scores = (a + 4) * gpufit__div_up(s->nq, tp) * T *
+                 (p->prompt < p->ctx ? p->ctx : p->prompt);
     uint64_t per_layer = max_u(max_u(qkv, ffn), scores) + 3 * a * T * s->h;
     uint64_t logits = 0;
     uint64_t act = layers_of(sl) > 0 ? per_layer : 0;
@@ -128,7 +130,7 @@ int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
     } else if (sl->output) {
         /* HF generate keeps the last position only (logits_to_keep = 1): 16-bit logits and
          * their fp32 copy per sequence (transformers generation utils). */
-        logits = p->batch * ((s->V + tp - 1) / tp) * (a + 4);
+        logits = p->batch * gpufit__div_up(s->V, tp) * (a + 4);
     }
     *act_out = act;
     *logits_out = logits;

@@ -445,23 +445,25 @@ static int agg_bytes(const closed_plan *cp, uint64_t el, uint64_t rows, uint64_t
     }
     if (cp->lin_dt == GPUFIT_DTYPE_INT8) /* int8 + an fp32 scale per row */
         return gpufit__mul(rows, 4, &b) || gpufit__add(el, b, out);
-    if (gpufit__mul(el / cp->lin_d->block_elems, cp->lin_d->block_bytes, out))
+    if (gpufit__mul(gpufit__div(el, cp->lin_d->block_elems), cp->lin_d->block_bytes, out))
         return 1;
     if (cp->lin_dt == GPUFIT_DTYPE_GPTQ4) /* + g_idx, int32 per input feature */
         return gpufit__mul(cols, 4, &b) || gpufit__add(*out, b, out);
     return 0;
 }
 
-/* Bytes of a part of the model (one layer of a class, or one side of the global tensors):
- * weights, trainable parameters, optimizer states, and the routed experts' share of each. */
-typedef struct part_bytes {
-    uint64_t w, t, o, we, te, oe;
-} part_bytes;
+/* A layer class the walk below sums from 0. */
+static void clear_class(gpufit__ubytes *u, int w)
+{
+    u->w[w] = u->t[w] = u->o[w] = u->we[w] = u->te[w] = u->oe[w] = 0;
+}
 
-/* Closed form of the part summed in a under the plan (the loop below, summed); 0 if the
- * closed form would not be exact for this part, 1 when out was filled, -1 on overflow. */
+/* Closed form of layer class w, summed in a, under the plan (the loop below, summed): its
+ * weights, trainable parameters, optimizer states and the routed experts' share of each into
+ * u; 0 if the closed form would not be exact for this class (u untouched), 1 when u was
+ * filled, -1 on overflow. */
 static int closed_form(const gpufit__plan *p, const gpufit__shape *s, const closed_plan *cp,
-                       const gpufit__class_agg *a, part_bytes *out)
+                       const gpufit__class_agg *a, gpufit__ubytes *u, int w)
 {
     uint64_t tp = p->tp, ep = p->ep;
     if (tp > 1 && a->rows_gcd % tp != 0)
@@ -469,91 +471,76 @@ static int closed_form(const gpufit__plan *p, const gpufit__shape *s, const clos
     if (cp->lin_blocks && !(a->cols256 && 256 % cp->lin_d->block_elems == 0))
         return 0;
     uint64_t kv_rows = (tp == 1 ? s->nkv : s->nkv > tp ? s->nkv / tp : 1) * s->dh;
-    uint64_t lin = a->lin_el / tp + a->kv_n * kv_rows * a->kv_cols;
-    uint64_t lin_rows = a->lin_rows / tp + a->kv_n * kv_rows;
+    uint64_t lin = gpufit__div(a->lin_el, tp) + a->kv_n * kv_rows * a->kv_cols;
+    uint64_t lin_rows = gpufit__div(a->lin_rows, tp) + a->kv_n * kv_rows;
     uint64_t lin_cols = a->lin_cols + a->kv_n * a->kv_cols;
     uint64_t exp = 0, exp_rows = 0, exp_cols = 0, bl, be, bd;
     if (a->exp_el > 0) {
-        exp = a->exp_el / (p->etp * ep);
-        exp_rows = a->exp_rows / (p->etp * ep);
-        exp_cols = a->exp_cols / ep;
+        exp = gpufit__div(a->exp_el, p->etp * ep);
+        exp_rows = gpufit__div(a->exp_rows, p->etp * ep);
+        exp_cols = gpufit__div(a->exp_cols, ep);
     }
-    uint64_t dense = a->other2d_el / tp + a->oned_el;
+    uint64_t dense = gpufit__div(a->other2d_el, tp) + a->oned_el;
     if (agg_bytes(cp, lin, lin_rows, lin_cols, &bl) || agg_bytes(cp, exp, exp_rows, exp_cols, &be) ||
         gpufit__mul(dense, cp->dense_b, &bd))
         return -1;
-    *out = (part_bytes){bl + be + bd, 0, 0, be, 0, 0};
-    if (p->training) {
-        uint64_t t, te;
-        if (p->lora) {
-            t = p->lora_rank * (a->lora_rc[p->lora_targets] + a->lora_rc_exp[p->lora_targets]);
-            te = p->lora_rank * a->lora_rc_exp[p->lora_targets];
-        } else {
-            t = lin + exp + dense;
-            te = exp;
-        }
-        if (gpufit__mul(t, cp->k_opt, &out->o) || gpufit__mul(te, cp->k_opt, &out->oe))
-            return -1;
-        out->t = t;
-        out->te = te;
+    uint64_t t = 0, te = 0;
+    if (p->training && p->lora) {
+        t = p->lora_rank * (a->lora_rc[p->lora_targets] + a->lora_rc_exp[p->lora_targets]);
+        te = p->lora_rank * a->lora_rc_exp[p->lora_targets];
+    } else if (p->training) {
+        t = lin + exp + dense;
+        te = exp;
     }
+    if (gpufit__mul(t, cp->k_opt, &u->o[w]) || gpufit__mul(te, cp->k_opt, &u->oe[w]))
+        return -1;
+    u->w[w] = bl + be + bd;
+    u->we[w] = be;
+    u->t[w] = t;
+    u->te[w] = te;
     return 1;
 }
 
 int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
                           size_t ng, const gpufit__aggregates *agg, gpufit__ubytes *u)
 {
-    memset(u, 0, sizeof *u);
     int64_t dense_dt = dense_dtype(p);
     /* closed[where]: 1 when that part is summed in closed form (GLOBAL: all three sides) */
     int closed[GPUFIT__W_COUNT] = {0}, n_open = 0;
     closed_plan cp;
     if (agg != NULL && !closed_setup(p, dense_dt, &cp))
         agg = NULL;
-    for (int w = GPUFIT__W_DENSE; agg != NULL && w < GPUFIT__W_COUNT; w++) {
-        part_bytes b;
-        if (s->layers[w] == 0)
-            continue;
-        closed[w] = closed_form(p, s, &cp, &agg->layer[w], &b);
-        if (closed[w] < 0)
-            return 1;
-        if (closed[w] == 0) {
-            n_open++;
-            continue;
+    /* Every field read later is set here (no memset of the whole struct: it runs on every
+     * evaluation): a class in closed form, else 0 for the walk below to add to. Classes outside
+     * [w_first, w_end) have no layers and no tensor groups: nothing reads them. */
+    for (int w = s->w_first; w < s->w_end; w++) {
+        if (agg != NULL && s->layers[w] > 0) {
+            closed[w] = closed_form(p, s, &cp, &agg->layer[w], u, w);
+            if (closed[w] < 0)
+                return 1;
+            n_open += closed[w] == 0;
         }
-        u->w[w] = b.w;
-        u->t[w] = b.t;
-        u->o[w] = b.o;
-        u->we[w] = b.we;
-        u->te[w] = b.te;
-        u->oe[w] = b.oe;
+        if (closed[w] == 0)
+            clear_class(u, w);
     }
     /* The global tensors (embeddings, output head, final norms) are, for every built-in
      * architecture, no linear layers, experts or K/V (glob_dense): each side is its 2-D
      * elements split over tp (exact when tp divides their rows) and its replicated 1-D
      * elements, all in the dense dtype; adapters never sit on them. */
-    if (agg != NULL && agg->glob_dense) {
-        uint64_t w[3], t[3] = {0, 0, 0}, o[3] = {0, 0, 0};
-        int all = 1;
-        for (int k = 0; k < 3 && all; k++) {
-            const gpufit__class_agg *a = &agg->glob[k];
-            all = p->tp == 1 || a->rows_gcd % p->tp == 0;
-            uint64_t el = a->other2d_el / p->tp + a->oned_el; /* <= the model's parameters */
-            if (gpufit__mul(el, cp.dense_b, &w[k]))
-                return 1;
-            if (p->training && !p->lora) {
-                t[k] = el;
-                if (gpufit__mul(el, cp.k_opt, &o[k]))
-                    return 1;
-            }
-        }
-        for (int k = 0; k < 3 && all; k++) {
-            u->w_glob[k] = w[k];
-            u->t_glob[k] = t[k];
-            u->o_glob[k] = o[k];
-        }
-        closed[GPUFIT__W_GLOBAL] = all;
+    int all = agg != NULL && agg->glob_dense, trained = p->training && !p->lora;
+    for (int k = 0; k < 3 && all; k++) {
+        const gpufit__class_agg *a = &agg->glob[k];
+        all = p->tp == 1 || a->rows_gcd % p->tp == 0;
+        /* <= the model's parameters */
+        uint64_t el = gpufit__div(a->other2d_el, p->tp) + a->oned_el;
+        u->t_glob[k] = trained ? el : 0;
+        if (gpufit__mul(el, cp.dense_b, &u->w_glob[k]) ||
+            gpufit__mul(u->t_glob[k], cp.k_opt, &u->o_glob[k]))
+            return 1;
     }
+    closed[GPUFIT__W_GLOBAL] = all;
+    for (int k = 0; k < 3 && !all; k++) /* 0 for the walk */
+        u->w_glob[k] = u->t_glob[k] = u->o_glob[k] = 0;
     int layers_closed = agg != NULL && n_open == 0;
     if (layers_closed && closed[GPUFIT__W_GLOBAL] > 0)
         return 0; /* every part is summed: no walk */

@@ -105,6 +105,7 @@ static void training_candidates(ctx *x, const gpufit__plan *p, const gpufit__sha
     int64_t gbs = j->global_batch > 0 ? j->global_batch : j->micro_batch * j->dp;
     struct gpufit_job kept = *j;
     kept.global_batch = gbs;
+    kept.plan_state = 0; /* edited: evaluation resolves it */
     int64_t mb = 0;
     if (gpufit__max_fitting(x->m, &kept, GPUFIT_JOB_MICRO_BATCH, &mb, NULL) != GPUFIT_OK ||
         mb >= j->micro_batch)

@@ -233,8 +233,15 @@ static int32_t resolve_layers(const struct gpufit_model *m, gpufit__shape *s, gp
         return need_positive(m->ffn_hidden_size, GPUFIT_MODEL_FFN_HIDDEN_SIZE, "ffn_hidden_size",
                              err);
     s->f = (uint64_t)m->ffn_hidden_size;
-    for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++)
+    s->w_first = GPUFIT__W_COUNT;
+    s->w_end = GPUFIT__W_DENSE;
+    for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++) {
         s->n_layers += s->layers[w];
+        if (s->layers[w] > 0) {
+            s->w_first = s->w_first < w ? s->w_first : w;
+            s->w_end = w + 1;
+        }
+    }
     return GPUFIT_OK;
 }
 

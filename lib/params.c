@@ -391,6 +391,8 @@ static int32_t set_int(const gpufit__param_entry *e, struct gpufit_model *m,
     *(int64_t *)field_of(e, m, j) = v;
     if (e->domain == GPUFIT_DOMAIN_MODEL)
         m->cache_state = 0;
+    else
+        j->plan_state = 0;
     if (e->id == GPUFIT_JOB_GPU) { /* a new GPU drops any capacity-only description */
         j->gpu_memory_bytes = 0;
         j->gpu_memory_gib = 0.0;
@@ -426,6 +428,8 @@ static int32_t set_float(const gpufit__param_entry *e, struct gpufit_model *m,
     *(double *)field_of(e, m, j) = v;
     if (e->domain == GPUFIT_DOMAIN_MODEL)
         m->cache_state = 0;
+    else
+        j->plan_state = 0;
     if (e->id == GPUFIT_JOB_GPU_MEMORY_GIB)
         j->gpu_memory_bytes = (int64_t)llround(v * 1073741824.0);
     return GPUFIT_OK;
@@ -503,8 +507,10 @@ int32_t gpufit_job_set_int(gpufit_job *j, int32_t p, int64_t v, gpufit_error *er
     if (e == NULL)
         return st;
     st = set_int(e, NULL, j, v, UINT64_MAX, err);
-    if (st == GPUFIT_OK)
+    if (st == GPUFIT_OK) {
+        gpufit__job_refresh(j);
         gpufit__ok(err);
+    }
     return st;
 }
 
@@ -516,8 +522,10 @@ int32_t gpufit_job_set_float(gpufit_job *j, int32_t p, double v, gpufit_error *e
     if (e == NULL)
         return st;
     st = set_float(e, NULL, j, v, UINT64_MAX, err);
-    if (st == GPUFIT_OK)
+    if (st == GPUFIT_OK) {
+        gpufit__job_refresh(j);
         gpufit__ok(err);
+    }
     return st;
 }
 
@@ -610,6 +618,7 @@ static int32_t set_list(const gpufit__param_entry *e, struct gpufit_job *j, cons
                             "%s needs at least one share above 0", e->name);
     l.n = n;
     *(gpufit__list *)field_of(e, NULL, j) = l;
+    j->plan_state = 0;
     return GPUFIT_OK;
 }
 
@@ -622,8 +631,10 @@ int32_t gpufit_job_set_list(gpufit_job *j, int32_t p, const double *v, uint32_t 
     if (e == NULL)
         return st;
     st = set_list(e, j, v, n, UINT64_MAX, err);
-    if (st == GPUFIT_OK)
+    if (st == GPUFIT_OK) {
+        gpufit__job_refresh(j);
         gpufit__ok(err);
+    }
     return st;
 }
 
@@ -699,6 +710,7 @@ static int parse_number(const char *s, size_t n, double *out, double *unit_out)
 static int32_t apply_gpu(struct gpufit_job *j, const char *val, size_t vlen, uint64_t offset,
                          gpufit_error *err)
 {
+    j->plan_state = 0; /* (on failure the caller drops its copy) */
     if (gpufit__streq_ci(val, vlen, "none")) {
         j->gpu = -1;
         return GPUFIT_OK;

@@ -99,6 +99,7 @@ static void plan_serving(struct gpufit_list *l, struct gpufit_result *r,
                          const struct gpufit_job *j, uint64_t gpn, uint64_t total)
 {
     struct gpufit_job c = *j;
+    c.plan_state = 0; /* its fields are edited below: evaluation resolves it */
     c.gpus = 0;
     c.pp_first_layers = c.pp_last_layers = 0;
     c.tensor_split.n = c.device_gpus.n = 0;
@@ -200,6 +201,7 @@ int32_t gpufit_plan(gpufit_list **out, const gpufit_model *m, const gpufit_job *
     static const int64_t mbs_set[] = {1, 2, 4, 8};
     static const int64_t ckpt_set[] = {GPUFIT_CKPT_NONE, GPUFIT_CKPT_SELECTIVE, GPUFIT_CKPT_FULL};
     struct gpufit_job c = *j;
+    c.plan_state = 0; /* its fields are edited below: evaluation resolves it */
     c.gpus = 0;
     c.pp_first_layers = c.pp_last_layers = 0;
     c.zero_shard_size = 0;

@@ -98,7 +98,9 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
                              gpufit__plan *p, gpufit_error *err)
 {
     (void)s;
-    *p = (gpufit__plan){0};
+    /* every field is set below on success (no zeroing of the whole plan: this runs on every
+     * evaluation); the policies set amp only under autocast */
+    p->amp = 0;
     p->task = (int32_t)j->task;
     p->training = j->task != GPUFIT_TASK_INFERENCE;
     p->lora = j->task == GPUFIT_TASK_LORA || j->task == GPUFIT_TASK_QLORA;
@@ -263,4 +265,9 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
               : server                        ? 0.9
                                               : 0.0;
     return GPUFIT_OK;
+}
+
+void gpufit__job_refresh(struct gpufit_job *j)
+{
+    j->plan_state = gpufit__plan_resolve(j, NULL, &j->plan, NULL) == GPUFIT_OK;
 }

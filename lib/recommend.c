@@ -41,6 +41,7 @@ static uint32_t smallest_count(const struct gpufit_model *m, const struct gpufit
 {
     for (uint32_t n = 1; n <= max_count; n *= 2) {
         struct gpufit_job j = *j0;
+        j.plan_state = 0; /* edited below: evaluation resolves it */
         j.gpu = g->id;
         j.gpu_memory_bytes = 0;
         j.gpus = 0;

@@ -39,20 +39,25 @@ int32_t gpufit_result_summary(const gpufit_result *r, gpufit_summary *out)
 
 int32_t gpufit__summary_out(const struct gpufit_result *r, gpufit_summary *out)
 {
-    gpufit_summary s;
-    memset(&s, 0, sizeof s);
-    s.fits = r->fits;
-    s.n_roles = r->n_roles;
-    s.worst_role = r->worst;
-    s.n_notes = r->n_notes;
-    s.capacity_bytes = r->capacity;
-    s.peak_bytes = r->peak;
-    s.headroom_bytes = r->capacity > 0 ? r->roles[r->worst].headroom : 0;
-    s.n_params = r->n_params;
-    s.n_active_params = r->n_active;
-    s.host_bytes = r->host_bytes;
-    s.n_mitigations = r->n_mitigations;
-    return gpufit__copy_out(out, &s, sizeof s, sizeof s);
+    /* gpufit__copy_out's rule with min_size == own size: the whole struct, written in place
+     * (the reserved fields 0) instead of built on the stack and copied */
+    if (out->struct_size < sizeof *out)
+        return GPUFIT_E_STRUCT_SIZE;
+    *out = (gpufit_summary){
+        .struct_size = sizeof *out,
+        .fits = r->fits,
+        .n_roles = r->n_roles,
+        .worst_role = r->worst,
+        .n_notes = r->n_notes,
+        .capacity_bytes = r->capacity,
+        .peak_bytes = r->peak,
+        .headroom_bytes = r->capacity > 0 ? r->roles[r->worst].headroom : 0,
+        .n_params = r->n_params,
+        .n_active_params = r->n_active,
+        .host_bytes = r->host_bytes,
+        .n_mitigations = r->n_mitigations,
+    };
+    return GPUFIT_OK;
 }
 
 int32_t gpufit_result_role(const gpufit_result *r, uint32_t i, gpufit_role_info *out)
@@ -157,6 +162,7 @@ int32_t gpufit_job_apply_mitigation(gpufit_job *j, const gpufit_result *r, uint3
         if (st != GPUFIT_OK)
             return st;
     }
+    gpufit__job_refresh(&copy);
     *j = copy;
     gpufit__ok(err);
     return GPUFIT_OK;

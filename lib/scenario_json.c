@@ -601,6 +601,7 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
         }
     }
     gpufit__model_refresh(&c.m);
+    gpufit__job_refresh(&c.j);
     *m = c.m;
     *j = c.j;
     gpufit__ok(err);

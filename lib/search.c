@@ -7,7 +7,7 @@ static int fits_with(const struct gpufit_model *m, const struct gpufit_job *j, i
                      int64_t v, int *ok)
 {
     struct gpufit_model mm = *m;
-    struct gpufit_job jj = *j;
+    struct gpufit_job jj = *j; /* set_param and the edit below leave its plan stale */
     gpufit__result_buf rb;
     struct gpufit_result *r = gpufit__result_init(&rb);
     if (gpufit__set_param(&mm, &jj, param, v, 0.0, NULL) != GPUFIT_OK)

@@ -120,8 +120,10 @@ int32_t gpufit_apply_spec(gpufit_model *m, gpufit_job *j, const char *spec, gpuf
         gpufit__model_refresh(&mc);
         *m = mc;
     }
-    if (j != NULL)
+    if (j != NULL) {
+        gpufit__job_refresh(&jc);
         *j = jc;
+    }
     gpufit__ok(err);
     return GPUFIT_OK;
 }

@@ -65,7 +65,8 @@ Test(fastpath, closed_form_equals_the_group_walk)
                 int rb = gpufit__uniform_bytes(&p, &m->cache_shape, m->cache_groups, m->cache_ng,
                                                NULL, &b);
                 cr_assert_eq(ra, rb, "%s", spec);
-                for (int w = 0; w < GPUFIT__W_COUNT; w++) {
+                /* the classes the model has (uniform_bytes leaves the others unset) */
+                for (int w = m->cache_shape.w_first; w < m->cache_shape.w_end; w++) {
                     cr_assert_eq(a.w[w], b.w[w], "%s: weights of class %d", spec, w);
                     cr_assert_eq(a.t[w], b.t[w], "%s: trainable of class %d", spec, w);
                     cr_assert_eq(a.o[w], b.o[w], "%s: optimizer of class %d", spec, w);
@@ -90,4 +91,60 @@ Test(fastpath, closed_form_equals_the_group_walk)
     cr_assert(compared > 500, "%d comparisons", compared);
     /* the global closed form is the common case, not a corner */
     cr_assert(globals_dense == presets, "%d of %d presets", globals_dense, presets);
+}
+
+/* A job's cached plan (gpufit__job_refresh) is what resolving the job again gives, after every
+ * kind of public change; a copy edited directly and marked stale evaluates like a fresh job. */
+static void assert_plan_fresh(const gpufit_job *j, const char *what)
+{
+    gpufit__plan fresh;
+    int ok = gpufit__plan_resolve(j, NULL, &fresh, NULL) == GPUFIT_OK;
+    cr_assert_eq(j->plan_state, ok, "%s", what);
+    if (ok)
+        cr_assert(memcmp(&fresh, &j->plan, sizeof fresh) == 0, "%s", what);
+}
+
+Test(fastpath, job_plan_cache_follows_every_change)
+{
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL, *c = NULL;
+    cr_assert_eq(gpufit_model_new(&m, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_job_new(&j, NULL), GPUFIT_OK);
+    assert_plan_fresh(j, "new job");
+    cr_assert_eq(gpufit_apply_spec(m, j, "model=llama-3-8b task=pretrain gpu=h100 tp=2", NULL),
+                 GPUFIT_OK);
+    assert_plan_fresh(j, "spec");
+    cr_assert_eq(gpufit_job_set_int(j, GPUFIT_JOB_DP, 4, NULL), GPUFIT_OK);
+    assert_plan_fresh(j, "set_int");
+    cr_assert_eq(gpufit_job_set_float(j, GPUFIT_JOB_FRAGMENTATION, 0.1, NULL), GPUFIT_OK);
+    assert_plan_fresh(j, "set_float");
+    const double split[2] = {3, 1};
+    cr_assert_eq(gpufit_job_set_int(j, GPUFIT_JOB_PP, 2, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_job_set_list(j, GPUFIT_JOB_TENSOR_SPLIT, split, 2, NULL), GPUFIT_OK);
+    assert_plan_fresh(j, "set_list");
+    static const char json[] = "{\"task\": \"inference\", \"framework\": \"vllm\"}";
+    cr_assert_eq(gpufit_apply_json(m, j, json, sizeof json - 1, NULL), GPUFIT_OK);
+    assert_plan_fresh(j, "json");
+    /* a rejected setting leaves the job and its plan as they were */
+    cr_assert_neq(gpufit_apply_spec(m, j, "tp=3 precision=nonsense", NULL), GPUFIT_OK);
+    assert_plan_fresh(j, "rejected spec");
+    cr_assert_eq(gpufit_job_copy(&c, j, NULL), GPUFIT_OK);
+    assert_plan_fresh(c, "copy");
+    /* an edited copy marked stale is resolved by the evaluation itself */
+    struct gpufit_job e = *j;
+    e.tp = 2;
+    e.plan_state = 0;
+    gpufit_summary a = {.struct_size = sizeof a}, b = {.struct_size = sizeof b};
+    cr_assert_eq(gpufit_job_set_int(c, GPUFIT_JOB_TP, 2, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_evaluate_summary(m, &e, &a, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_evaluate_summary(m, c, &b, NULL), GPUFIT_OK);
+    cr_assert(memcmp(&a, &b, sizeof a) == 0);
+    /* a job that does not resolve keeps no plan: the evaluation reports why */
+    cr_assert_eq(gpufit_job_set_int(c, GPUFIT_JOB_KV_DTYPE, GPUFIT_DTYPE_NONE, NULL), GPUFIT_OK);
+    assert_plan_fresh(c, "unresolvable");
+    cr_assert_eq(c->plan_state, 0);
+    cr_assert_eq(gpufit_evaluate_summary(m, c, &b, NULL), GPUFIT_E_INVALID_ARG);
+    gpufit_job_free(c);
+    gpufit_job_free(j);
+    gpufit_model_free(m);
 }
