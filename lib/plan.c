@@ -91,6 +91,30 @@ static void insert(struct gpufit_list *l, const gpufit__lay *e)
     l->n = n + 1;
 }
 
+/* Keeps the layout just evaluated into r when it ranks among the best: its degrees come from
+ * the evaluated job copy c (micro_batch 0 when serving), the strings are written only for the
+ * layouts kept. 1 when kept, so that the caller writes them. */
+static int rank_layout(struct gpufit_list *l, const struct gpufit_result *r,
+                       const struct gpufit_job *c, double cost, int training, gpufit__lay *e)
+{
+    memset(e, 0, sizeof *e);
+    e->info.cost = cost;
+    e->info.peak_bytes = r->peak;
+    if (l->n == l->cap && !better(e, &l->u.lay[l->n - 1]))
+        return 0;
+    e->info.tp = (uint32_t)c->tp;
+    e->info.pp = (uint32_t)c->pp;
+    e->info.vpp = (uint32_t)c->vpp;
+    e->info.dp = (uint32_t)c->dp;
+    e->info.cp = (uint32_t)c->cp;
+    e->info.ep = (uint32_t)c->ep;
+    e->info.zero = (uint32_t)c->zero;
+    e->info.micro_batch = training ? (uint32_t)c->micro_batch : 0;
+    e->info.checkpointing = (int32_t)c->checkpointing;
+    e->info.headroom_bytes = (int64_t)r->capacity - (int64_t)r->peak;
+    return 1;
+}
+
 /* Serving: every (tp, pp, ep) of one replica, the replicas (dp) filling the cluster; a layout
  * fits when the fullest device holds the weights and the KV cache of `batch` sequences of
  * `context_len` tokens (with a server budget, within gpu_memory_utilization). */
@@ -106,6 +130,7 @@ static void plan_serving(struct gpufit_list *l, struct gpufit_result *r,
     c.vpp = c.cp = 1;
     c.sp = 0;
     c.zero = 0;
+    c.checkpointing = GPUFIT_CKPT_NONE;
     for (uint64_t tp = 1; tp <= gpn; tp *= 2) {
         if (gpn % tp || s->nq % tp || s->f % tp || (s->E > 0 && s->f_moe % tp))
             continue;
@@ -126,18 +151,8 @@ static void plan_serving(struct gpufit_list *l, struct gpufit_result *r,
                 if (gpufit__evaluate_into(r, mc, &c, NULL) != GPUFIT_OK || r->fits != 1)
                     continue;
                 gpufit__lay e;
-                memset(&e, 0, sizeof e);
-                e.info.cost = serving_cost(&c, gpn, r->capacity, r->peak);
-                e.info.peak_bytes = r->peak;
-                if (l->n == l->cap && !better(&e, &l->u.lay[l->n - 1]))
+                if (!rank_layout(l, r, &c, serving_cost(&c, gpn, r->capacity, r->peak), 0, &e))
                     continue;
-                e.info.tp = (uint32_t)tp;
-                e.info.pp = (uint32_t)pp;
-                e.info.vpp = e.info.cp = 1;
-                e.info.dp = (uint32_t)dp;
-                e.info.ep = (uint32_t)ep;
-                e.info.checkpointing = GPUFIT_CKPT_NONE;
-                e.info.headroom_bytes = (int64_t)r->capacity - (int64_t)r->peak;
                 /* every stage keeps its layers' KV: the replica holds the fewest tokens */
                 e.info.kv_capacity_tokens = UINT64_MAX;
                 for (uint32_t k = 0; k < r->n_roles; k++)
@@ -247,25 +262,12 @@ int32_t gpufit_plan(gpufit_list **out, const gpufit_model *m, const gpufit_job *
                                         r->fits != 1)
                                         continue;
                                     gpufit__lay e;
-                                    memset(&e, 0, sizeof e);
                                     uint64_t n_mb = (uint64_t)gbs / ((uint64_t)mbs * dp);
-                                    e.info.cost = layout_cost(&c, gpn, flash, n_mb, r->capacity,
-                                                              r->peak);
-                                    e.info.peak_bytes = r->peak;
-                                    if (l->n == l->cap &&
-                                        !better(&e, &l->u.lay[l->n - 1]))
+                                    if (!rank_layout(l, r, &c,
+                                                     layout_cost(&c, gpn, flash, n_mb,
+                                                                 r->capacity, r->peak),
+                                                     1, &e))
                                         continue; /* strings only for the kept ones */
-                                    e.info.tp = (uint32_t)tp;
-                                    e.info.pp = (uint32_t)pp;
-                                    e.info.vpp = (uint32_t)vpp;
-                                    e.info.dp = (uint32_t)dp;
-                                    e.info.cp = (uint32_t)cp;
-                                    e.info.ep = (uint32_t)ep;
-                                    e.info.zero = (uint32_t)zero;
-                                    e.info.micro_batch = (uint32_t)mbs;
-                                    e.info.checkpointing = (int32_t)ckpt_set[ci];
-                                    e.info.headroom_bytes =
-                                        (int64_t)r->capacity - (int64_t)r->peak;
                                     snprintf(e.spec, sizeof e.spec,
                                              "tp=%llu pp=%llu vpp=%llu dp=%llu cp=%llu ep=%llu "
                                              "zero=%lld micro_batch=%lld global_batch=%lld "
