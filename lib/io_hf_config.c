@@ -223,14 +223,9 @@ read_members(gpufit__json *p, hcfg *cfg, hcfg *text, int *has_text, gpufit_error
 {
     for (;;) {
         gpufit__json_token k, v;
-        int32_t st = gpufit__json_next(p, &k, err);
-        if (st != GPUFIT_OK)
-            return st;
-        if (k.type == GPUFIT__JSON_OBJECT_END)
-            return GPUFIT_OK;
-        st = gpufit__json_next(p, &v, err);
-        if (st != GPUFIT_OK)
-            return st;
+        int32_t st = gpufit__json_member(p, &k, &v, err);
+        if (st <= 0)
+            return st; /* the object's end (GPUFIT_OK) or the parse error */
         if (text != NULL && v.type == GPUFIT__JSON_OBJECT &&
             gpufit__json_equals(&k, "text_config")) {
             *has_text = 2; /* read by the caller, which resumes this loop afterwards */

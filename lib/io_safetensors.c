@@ -135,14 +135,12 @@ static int32_t read_tensor(
     int has_shape = 0, has_offs = 0;
     for (;;) {
         gpufit__json_token k, v;
-        int32_t st = gpufit__json_next(p, &k, err);
-        if (st != GPUFIT_OK)
-            return st;
-        if (k.type == GPUFIT__JSON_OBJECT_END)
+        int32_t st = gpufit__json_member(p, &k, &v, err);
+        if (st <= 0) {
+            if (st < 0)
+                return st;
             break;
-        st = gpufit__json_next(p, &v, err);
-        if (st != GPUFIT_OK)
-            return st;
+        }
         if (gpufit__json_equals(&k, "dtype")) {
             dt = NULL;
             for (size_t i = 0; i < N_ST_DTYPES && v.type == GPUFIT__JSON_STRING; i++)
@@ -223,14 +221,12 @@ static int32_t read_header(const char *json, size_t len, uint64_t base, sums *s,
                             "safetensors: the header must be a JSON object");
     for (;;) {
         gpufit__json_token k, v;
-        st = gpufit__json_next(&p, &k, err);
-        if (st != GPUFIT_OK)
-            return st;
-        if (k.type == GPUFIT__JSON_OBJECT_END)
+        st = gpufit__json_member(&p, &k, &v, err);
+        if (st <= 0) {
+            if (st < 0)
+                return st;
             break;
-        st = gpufit__json_next(&p, &v, err);
-        if (st != GPUFIT_OK)
-            return st;
+        }
         if (gpufit__json_equals(&k, "__metadata__")) {
             if (v.type != GPUFIT__JSON_OBJECT)
                 return gpufit__fail(err, GPUFIT_E_PARSE, 0, base + (uint64_t)v.offset,
@@ -273,14 +269,12 @@ static int32_t read_index(const char *json, size_t len, uint64_t *total, gpufit_
                             "safetensors index: the document must be a JSON object");
     for (;;) {
         gpufit__json_token k, v;
-        st = gpufit__json_next(&p, &k, err);
-        if (st != GPUFIT_OK)
-            return st;
-        if (k.type == GPUFIT__JSON_OBJECT_END)
+        st = gpufit__json_member(&p, &k, &v, err);
+        if (st <= 0) {
+            if (st < 0)
+                return st;
             break;
-        st = gpufit__json_next(&p, &v, err);
-        if (st != GPUFIT_OK)
-            return st;
+        }
         if (!gpufit__json_equals(&k, "metadata") || v.type != GPUFIT__JSON_OBJECT) {
             st = gpufit__json_skip(&p, &v, err);
             if (st != GPUFIT_OK)
@@ -289,14 +283,12 @@ static int32_t read_index(const char *json, size_t len, uint64_t *total, gpufit_
         }
         for (;;) { /* members of "metadata" (deeper containers skipped) */
             gpufit__json_token mk, mv;
-            st = gpufit__json_next(&p, &mk, err);
-            if (st != GPUFIT_OK)
-                return st;
-            if (mk.type == GPUFIT__JSON_OBJECT_END)
+            st = gpufit__json_member(&p, &mk, &mv, err);
+            if (st <= 0) {
+                if (st < 0)
+                    return st;
                 break;
-            st = gpufit__json_next(&p, &mv, err);
-            if (st != GPUFIT_OK)
-                return st;
+            }
             if (gpufit__json_equals(&mk, "total_size")) {
                 if (!parse_count(&mv, total))
                     return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, mv.offset,

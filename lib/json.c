@@ -556,6 +556,18 @@ int32_t gpufit__json_decode(
     return GPUFIT_OK;
 }
 
+int32_t gpufit__json_member(gpufit__json *p, gpufit__json_token *k, gpufit__json_token *v,
+                            gpufit_error *err)
+{
+    int32_t st = gpufit__json_next(p, k, err);
+    if (st != GPUFIT_OK)
+        return st;
+    if (k->type == GPUFIT__JSON_OBJECT_END)
+        return 0;
+    st = gpufit__json_next(p, v, err); /* the grammar makes a key's next token its value */
+    return st != GPUFIT_OK ? st : 1;
+}
+
 int gpufit__json_equals(const gpufit__json_token *t, const char *lit)
 {
     if (t == NULL || lit == NULL || (t->type != GPUFIT__JSON_STRING && t->type != GPUFIT__JSON_KEY))

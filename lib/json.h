@@ -93,6 +93,12 @@ int32_t gpufit__json_validate(const char *buf, size_t len, gpufit_error *err);
 int32_t gpufit__json_decode(
     const gpufit__json_token *t, char *out, size_t cap, size_t *out_len, gpufit_error *err);
 
+/* Reads the next member of an object whose '{' has been read: its key into *k and the first
+ * token of its value into *v. Returns 1 for a member, 0 at the object's end (the '}' in *k), or
+ * the parse error (a negative status). */
+int32_t gpufit__json_member(gpufit__json *p, gpufit__json_token *k, gpufit__json_token *v,
+                            gpufit_error *err);
+
 /* 1 when a STRING or KEY token's decoded value equals the C string lit (case-sensitive). */
 int gpufit__json_equals(const gpufit__json_token *t, const char *lit);
 
