@@ -381,6 +381,9 @@ typedef enum gpufit_param {
     GPUFIT_JOB_PP_LAST_LAYERS = 1212,  /**< Layers on the last stage; 0 = balanced. */
     GPUFIT_JOB_ZERO_SHARD_SIZE = 1213, /**< Ranks ZeRO/FSDP shards over (hybrid); 0 = dp. */
     GPUFIT_JOB_TENSOR_SPLIT = 1214, /**< List: share of the layers per pipeline stage/device. */
+    GPUFIT_JOB_REDUCE_BUCKET_SIZE = 1215, /**< DeepSpeed ZeRO reduce bucket, elements; 0 = 5e8. */
+    GPUFIT_JOB_OVERLAP_COMM = 1216, /**< DeepSpeed overlap_comm: -1 auto (stage 3), 0 off, 1 on. */
+    GPUFIT_JOB_SYNC_EACH_BATCH = 1217, /**< FSDP: sync grads every micro-batch (0/1; 0 = no_sync). */
     /* job: device and runtime */
     GPUFIT_JOB_GPU = 1300,                /**< Catalogue GPU id (see gpufit_gpu_info); -1 = none. */
     GPUFIT_JOB_GPU_MEMORY_BYTES = 1301,   /**< Capacity override, bytes; 0 = from the GPU. */

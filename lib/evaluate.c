@@ -214,24 +214,49 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
             CK(gpufit__dtype_bytes(p->m_dt, t_d, &mb));
             CK(gpufit__dtype_bytes(p->m_dt, ex.t, &me));
         }
-        /* DeepSpeed's 16-bit optimizers keep an fp32 copy of the gradients (of the partition
-         * under ZeRO 1/2): "18 = 2 grads16 + 4 grads32 + 4 params32 + 8 states" (§3.2). */
-        uint64_t fp32_grads = 0;
+        /* DeepSpeed's gradient copies besides the 16-bit .grad (docs/memory/deepspeed.md) */
+        uint64_t ds_grads = 0, full_grads = gb + ge, x16 = 0, f32_d, f32_e;
         int ds = p->framework == GPUFIT_FW_DEEPSPEED;
-        if (ds && p->m_dt == GPUFIT_DTYPE_FP32 && p->g_dt != GPUFIT_DTYPE_FP32 &&
-            p->g_dt != GPUFIT_DTYPE_TF32) {
-            CK(gpufit__mul(trainable, 4, &fp32_grads));
-            if (p->zero >= 1)
-                fp32_grads = shard_of(fp32_grads - 4 * ex.t, nd) + shard_of(4 * ex.t, ne);
+        int g32 = p->g_dt == GPUFIT_DTYPE_FP32 || p->g_dt == GPUFIT_DTYPE_TF32;
+        CK(gpufit__mul(t_d, 4, &f32_d) || gpufit__mul(ex.t, 4, &f32_e));
+        switch (p->ds_opt) {
+        case GPUFIT__DS_ZERO:
+            /* "18 = 2 grads16 + 4 grads32 + 4 params32 + 8 states" (§3.2): the step's fp32 copy
+             * of the partition; ZeRO-1/2 first flatten it in the gradient dtype
+             * (stage_1_and_2.py step: flatten(averaged_gradients) then .to(fp32)) */
+            if (p->m_dt == GPUFIT_DTYPE_FP32 && !g32)
+                ds_grads = shard_of(f32_d, nd) + shard_of(f32_e, ne);
+            if (p->zero <= 2 && p->offload == GPUFIT_OFFLOAD_NONE)
+                ds_grads += shard_of(gb, nd) + shard_of(ge, ne);
+            break;
+        case GPUFIT__DS_FP16:
+            /* fused_optimizer.py FP16_Optimizer.step: the fp32 copy of every .grad, listed
+             * and then flattened (_flatten_dense_tensors([p.grad.to(fp32) ...])): 8 B/param */
+            CK(gpufit__mul(trainable, 8, &ds_grads));
+            break;
+        case GPUFIT__DS_BF16:
+            /* bf16_optimizer.py: the 16-bit .grad of every parameter (zeroed, not freed, by
+             * clear_lp_grads) besides the unsharded accumulation buffer (gb, grad_acc_dtype);
+             * step: fp32 copy of the partition when that buffer is 16-bit */
+            CK(gpufit__dtype_bytes(p->w_dt, trainable, &ds_grads));
+            if (!g32)
+                ds_grads += shard_of(f32_d, nd) + shard_of(f32_e, ne);
+            break;
+        default:
+            break;
         }
-        /* ZeRO: stage 1 shards optimizer + master, 2 also grads, 3 also weights (§3.1) */
-        if (p->zero >= 1) {
+        /* ZeRO / BF16_Optimizer: stage 1 shards optimizer + master, 2 also grads, 3 also
+         * weights (§3.1) */
+        if (p->zero >= 1 || p->ds_opt == GPUFIT__DS_BF16) {
             opt = shard_of(opt - ex.o, nd) + shard_of(ex.o, ne);
             mb = shard_of(mb, nd) + shard_of(me, ne);
         } else {
             mb += me;
         }
         gb = p->zero >= 2 ? shard_of(gb, nd) + shard_of(ge, ne) : gb + ge;
+        /* FSDP under accelerate's no_sync keeps full unsharded gradients (policy.c) */
+        if (p->nosync)
+            CK(gpufit__add(gb, full_grads, &gb));
         if (p->zero >= 3 && nd > 1) {
             uint64_t gathered = 0; /* two layers gathered at once: current + prefetch (§3.4) */
             CK(gpufit__dtype_bytes(p->c_dt == GPUFIT_DTYPE_FP32 ? GPUFIT_DTYPE_FP32
@@ -252,17 +277,24 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
             hc->any = 1;
             m[GPUFIT_MEM_WEIGHTS] = 2 * c->largest_layer * 2 / p->tp;
         }
-        CK(gpufit__add(gb, fp32_grads, &gb));
+        CK(gpufit__add(gb, ds_grads, &gb));
         /* PyTorch DDP all-reduces through buckets that copy every gradient unless
          * gradient_as_bucket_view=True (memory-model.md §2.4, pytorch PR #41954). */
         if (p->framework == GPUFIT_FW_PYTORCH && p->dp > 1 && p->zero == 0)
             CK(gpufit__add(gb, gb, &gb));
         m[GPUFIT_MEM_GRADIENTS] = gb;
-        if (ds && p->zero >= 1) {
-            /* DeepSpeed buckets, default sizes 5e8 elements of 16-bit gradients: ZeRO 1/2
-             * with overlap_comm use 4.5 x (allgather + reduce bucket); ZeRO-3 one reduce
-             * bucket + the 5e7-element prefetch bucket (memory-model.md §3.3). */
-            ws = p->zero <= 2 ? 9000000000ull : 1000000000ull + 100000000ull;
+        if (p->ds_opt == GPUFIT__DS_ZERO) {
+            /* ZeRO reduce buckets of reduce_bucket_size elements in the model dtype:
+             * stage_1_and_2.py setup_buckets (a second with overlap_comm) and
+             * reduce_gradients(pipeline_parallel) (one); stage3.py __init__ (one) */
+            CK(gpufit__dtype_bytes(p->w_dt, p->bucket, &x16));
+            ws = p->zero <= 2 && p->overlap ? 2 * x16 : x16;
+        } else if (ds && p->ds_opt != GPUFIT__DS_BF16) {
+            /* no ZeRO: engine.py allreduce_no_retain flattens the .grad of up to
+             * MEMORY_OPT_ALLREDUCE_SIZE (5e8) elements per all-reduce (BF16_Optimizer's flat
+             * buffers are all-reduced in place) */
+            CK(gpufit__dtype_bytes(p->g_dt, trainable < 500000000u ? trainable : 500000000u,
+                                   &ws));
         }
         m[GPUFIT_MEM_OPTIMIZER_STATES] = opt;
         m[GPUFIT_MEM_MASTER_WEIGHTS] = mb;
@@ -277,6 +309,16 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         }
         CK(gpufit__train_activations(p, s, x->at, sl, &m[GPUFIT_MEM_ACTIVATIONS],
                                      &m[GPUFIT_MEM_LOGITS]));
+        if (ds && p->pp > 1 && !sl->output) {
+            /* DeepSpeed's PipelineEngine keeps each in-flight micro-batch's stage output in
+             * pipe_buffers['outputs'] until its backward (pipe/engine.py _exec_forward_pass),
+             * the 1/tp partition when tp > 1 (pipe_partitioned, default on) */
+            uint64_t out, per = p->b * gpufit__div(p->s, p->cp);
+            CK(gpufit__mul(per, s->h, &out));
+            out = gpufit__div_up(out, p->tp);
+            CK(gpufit__mul(out, p->a_b * gpufit__div_up(sl->inflight, sl->inflight_den), &out) ||
+               gpufit__add(m[GPUFIT_MEM_ACTIVATIONS], out, &m[GPUFIT_MEM_ACTIVATIONS]));
+        }
         if (p->task == GPUFIT_TASK_QLORA) {
             /* QLoRA pages optimizer states (bitsandbytes paged optimizers, Dettmers et al. 2023
              * §3): unified memory evicts them to the host while activations are live, so only
@@ -307,6 +349,13 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
     CK(gpufit__add(ws, p->ws_bytes, &m[GPUFIT_MEM_WORKSPACE]));
     m[GPUFIT_MEM_RUNTIME_CONTEXT] = p->ctx_bytes;
     m[GPUFIT_MEM_COMM_BUFFERS] = p->comm_bytes;
+    if (p->training && p->framework == GPUFIT_FW_DEEPSPEED && p->pp > 1) {
+        /* PipelineEngine send/recv: one NCCL communicator per neighbouring stage (pipe/p2p.py);
+         * the first and last stages also all-reduce the tied embedding (PipelineModule
+         * tied_comms, _exec_reduce_tied_grads) */
+        uint64_t n = sl->embedding || sl->output ? 1 + (s->tied != 0) : 2;
+        m[GPUFIT_MEM_COMM_BUFFERS] += n * GPUFIT__NCCL_COMM_BYTES;
+    }
     return GPUFIT_OK;
 }
 

@@ -36,6 +36,14 @@ typedef struct gpufit__list {
     double v[GPUFIT_LIST_MAX];
 } gpufit__list;
 
+/* The optimizer wrapper DeepSpeed's engine picks (engine.py _do_optimizer_sanity_check). */
+enum gpufit__ds_opt {
+    GPUFIT__DS_NONE = 0, /* not DeepSpeed, or fp32: the torch optimizer itself */
+    GPUFIT__DS_FP16,     /* FP16_Optimizer (fp16, or bf16 without pipeline): nothing sharded */
+    GPUFIT__DS_BF16,     /* BF16_Optimizer: fp32 master + states sharded over dp, grads not */
+    GPUFIT__DS_ZERO      /* ZeRO stage 1-3 optimizer */
+};
+
 /* The job with every "auto" resolved. */
 typedef struct gpufit__plan {
     int32_t task, training, lora, framework, attention, ckpt, optimizer, lora_targets;
@@ -51,6 +59,11 @@ typedef struct gpufit__plan {
     uint64_t etp; /* tensor parallelism inside each expert: tp (Megatron's default), or 1 when
                    * a server spreads whole experts over its ranks (vLLM expert parallel) */
     uint64_t shard; /* ranks ZeRO/FSDP shard over: zero_shard_size, or dp */
+    int32_t ds_opt;    /* DeepSpeed's optimizer wrapper (gpufit__ds_opt), GPUFIT__DS_NONE elsewhere */
+    int32_t overlap;   /* DeepSpeed overlap_comm, resolved */
+    uint64_t bucket;   /* DeepSpeed reduce_bucket_size, elements, resolved */
+    int32_t nosync;    /* FSDP accumulates full unsharded gradients under no_sync */
+    int32_t reserved_; /* padding */
     int64_t n_gpu_layers;
     uint64_t lora_rank;
     uint64_t capacity; /* bytes; 0 = unknown */
@@ -72,6 +85,7 @@ struct gpufit_job {
     double dropout;
     int64_t dp, tp, pp, vpp, cp, ep, sp, zero, offload, gpus, pp_schedule;
     int64_t pp_first_layers, pp_last_layers, zero_shard_size, host_memory_bytes;
+    int64_t reduce_bucket_size, overlap_comm, sync_each_batch; /* DeepSpeed / FSDP (policy.c) */
     int64_t gpu, gpu_memory_bytes, framework;
     double gpu_memory_gib;
     int64_t cuda_context_bytes, workspace_bytes;

@@ -68,6 +68,8 @@ static const gpufit__enum_value offload_values[] = {
     {"optimizer", GPUFIT_OFFLOAD_OPTIMIZER},
     {"optimizer_params", GPUFIT_OFFLOAD_OPTIMIZER_PARAMS},
     {NULL, 0}};
+static const gpufit__enum_value overlap_values[] = {
+    {"auto", -1}, {"off", 0}, {"on", 1}, {"false", 0}, {"true", 1}, {"0", 0}, {"1", 1}, {NULL, 0}};
 static const gpufit__enum_value schedule_values[] = {{"auto", -1},
                                                      {"1f1b", GPUFIT_PP_1F1B},
                                                      {"interleaved", GPUFIT_PP_INTERLEAVED},
@@ -252,6 +254,18 @@ static const gpufit__param_entry table[] = {
        "layers", "layers on the last pipeline stage (uneven split); 0 = balanced"),
     JI(GPUFIT_JOB_ZERO_SHARD_SIZE, zero_shard_size, 0, 1 << 24, 0, "zero_shard_size", NULL,
        "GPUs", "ranks that ZeRO/FSDP shard over (FSDP hybrid shard: GPUs per node); 0 = dp"),
+    JI(GPUFIT_JOB_REDUCE_BUCKET_SIZE, reduce_bucket_size, 0, (int64_t)1 << 40, 0,
+       "reduce_bucket_size", NULL, "elements",
+       "DeepSpeed ZeRO reduce bucket (zero_optimization.reduce_bucket_size); 0 = DeepSpeed's "
+       "default 500000000; framework=deepspeed training only"),
+    JE(GPUFIT_JOB_OVERLAP_COMM, overlap_comm, -1, 1, -1, overlap_values, "overlap_comm", NULL,
+       "DeepSpeed zero_optimization.overlap_comm: auto (on for ZeRO-3 only, as DeepSpeed), off, "
+       "on (a second reduce bucket under ZeRO-1/2; off under pipeline parallelism); "
+       "framework=deepspeed training only"),
+    JB(GPUFIT_JOB_SYNC_EACH_BATCH, sync_each_batch, 0, "sync_each_batch",
+       "FSDP gradient accumulation (accelerate / HF Trainer): 1 = reduce-scatter every "
+       "micro-batch; 0 = accelerate's default no_sync, which keeps full unsharded gradients "
+       "until the last micro-batch; framework=pytorch training only"),
     JL(GPUFIT_JOB_TENSOR_SPLIT, tensor_split, 0.0, 1e6, "tensor_split", "share",
        ("share of the transformer layers on each pipeline stage, e.g. 3,1 (llama.cpp "
         "--tensor-split); one entry per stage; empty = balanced (by memory with device_gpus)")),

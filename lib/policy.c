@@ -94,6 +94,70 @@ static void inference_policy(const struct gpufit_job *j, int64_t prec, gpufit__p
     p->g_dt = p->m_dt = p->o_dt = GPUFIT_DTYPE_NONE;
 }
 
+/* DeepSpeed's optimizer wrapper and ZeRO buckets, FSDP's no_sync gradients (docs/memory/
+ * deepspeed.md, docs/memory/fsdp.md). Needs the dtypes, zero, dp, pp and offload resolved. */
+static int32_t deepspeed_policy(const struct gpufit_job *j, gpufit__plan *p, gpufit_error *err)
+{
+    int ds = p->framework == GPUFIT_FW_DEEPSPEED && p->training;
+    if (j->reduce_bucket_size > 0 && !ds)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_REDUCE_BUCKET_SIZE, UINT64_MAX,
+                            "reduce_bucket_size applies to DeepSpeed training "
+                            "(framework=deepspeed, task other than inference)");
+    if (j->overlap_comm >= 0 && !ds)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_OVERLAP_COMM, UINT64_MAX,
+                            "overlap_comm applies to DeepSpeed training "
+                            "(framework=deepspeed, task other than inference)");
+    if (j->sync_each_batch > 0 && !(p->framework == GPUFIT_FW_PYTORCH && p->training))
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_SYNC_EACH_BATCH, UINT64_MAX,
+                            "sync_each_batch applies to PyTorch (accelerate / HF Trainer) "
+                            "training (framework=pytorch)");
+    /* zero/config.py: reduce_bucket_size 5e8; overlap_comm None -> stage == 3
+     * (overlap_comm_valid); engine.py _configure_zero_optimizer turns it off for a
+     * PipelineModule under stage 1/2 ("Pipeline parallelism does not support overlapped
+     * communication, will be disabled"). */
+    p->bucket = j->reduce_bucket_size > 0 ? (uint64_t)j->reduce_bucket_size : 500000000u;
+    p->overlap = j->overlap_comm >= 0 ? (int32_t)j->overlap_comm : p->zero == 3;
+    if (p->zero <= 2 && p->pp > 1)
+        p->overlap = 0;
+    /* engine.py _do_optimizer_sanity_check: ZeRO, except bf16 weights + fp32 gradient
+     * accumulation at stage 1 without offload (BF16_Optimizer); without ZeRO, fp32 runs the
+     * torch optimizer, bf16 under a PipelineModule the BF16_Optimizer, otherwise
+     * FP16_Optimizer (fp16, or bf16 as DDP_BFLOAT16). bf16 + fp32 accumulation without ZeRO is
+     * the BF16_Optimizer of DeepSpeed 0.6-0.8 (BLOOM's ZERO_STAGE=0); fp16 + fp32 accumulation
+     * without ZeRO has no optimizer (NotImplementedError). */
+    p->ds_opt = GPUFIT__DS_NONE;
+    if (ds) {
+        int w16 = p->w_dt == GPUFIT_DTYPE_BF16 || p->w_dt == GPUFIT_DTYPE_FP16;
+        int g32 = p->g_dt == GPUFIT_DTYPE_FP32 || p->g_dt == GPUFIT_DTYPE_TF32;
+        if (p->zero >= 1)
+            p->ds_opt = p->w_dt == GPUFIT_DTYPE_BF16 && g32 && p->zero == 1 &&
+                                p->offload == GPUFIT_OFFLOAD_NONE
+                            ? GPUFIT__DS_BF16
+                            : GPUFIT__DS_ZERO;
+        else if (!w16)
+            p->ds_opt = GPUFIT__DS_NONE;
+        else if (p->w_dt == GPUFIT_DTYPE_BF16 && (g32 || p->pp > 1))
+            p->ds_opt = GPUFIT__DS_BF16;
+        else if (g32)
+            return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_GRAD_DTYPE, UINT64_MAX,
+                                "DeepSpeed has no optimizer for fp16 weights with fp32 "
+                                "gradients without ZeRO (engine.py _do_optimizer_sanity_check): "
+                                "use zero >= 1 or grad_dtype=fp16");
+        else
+            p->ds_opt = GPUFIT__DS_FP16;
+    }
+    /* accelerate (accelerator.py accumulate / no_sync) runs the non-final micro-batches of
+     * an accumulation inside model.no_sync() (FSDP1) / set_requires_gradient_sync(False)
+     * (FSDP2) unless sync_each_batch; FSDP then keeps full unsharded gradients until the
+     * sync (FULL_SHARD and SHARD_GRAD_OP alike: FSDP1 _post_backward_hook returns before the
+     * reduce-scatter). */
+    p->nosync = p->framework == GPUFIT_FW_PYTORCH && p->training && p->zero >= 2 &&
+                p->shard > 1 && j->sync_each_batch <= 0 && j->global_batch > 0 &&
+                (uint64_t)j->global_batch > p->b * p->dp;
+    p->reserved_ = 0;
+    return GPUFIT_OK;
+}
+
 int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
                              gpufit__plan *p, gpufit_error *err)
 {
@@ -207,6 +271,9 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     p->zero = (uint64_t)j->zero;
     p->offload = (uint64_t)j->offload;
     p->shard = j->zero_shard_size > 0 ? (uint64_t)j->zero_shard_size : p->dp;
+    int32_t st = deepspeed_policy(j, p, err);
+    if (st != GPUFIT_OK)
+        return st;
     p->n_gpu_layers = j->n_gpu_layers;
     p->schedule = j->pp_schedule >= 0 ? (int32_t)j->pp_schedule
                   : j->vpp > 1        ? GPUFIT_PP_INTERLEAVED
@@ -243,13 +310,25 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
                                              : (p->training ? 2 : 1) * per_handle;
     /* NCCL: ~0.6 GiB per communicator the layout creates (memory-model.md §8.4) */
     uint64_t comms = (p->dp > 1) + (p->tp > 1) + (p->pp > 1) + (p->cp > 1) + (p->ep > 1);
+    if (fw == GPUFIT_FW_DEEPSPEED && p->training) {
+        /* Megatron-DeepSpeed: one communicator per process group used (NCCL creates them
+         * lazily, at a group's first collective; docs/memory/deepspeed.md): Megatron's tp
+         * group (layers) and the model-parallel group of the grad-norm all-reduce (mpu, or
+         * the pipe grid's ds_model_proc_group: tp x pp ranks); with pp > 1 DeepSpeed's grid
+         * (pipe/topology.py) adds its tp slice group (pipe_partitioned activations) and the
+         * pipe group (loss broadcast), per-neighbour send/recv in eval_role; the dp group
+         * reduces gradients. */
+        comms = (p->dp > 1) + (p->tp > 1) + (p->tp * p->pp > 1) + (p->cp > 1) + (p->ep > 1);
+        if (p->pp > 1)
+            comms += (p->tp > 1) + 1;
+    }
     /* vLLM/SGLang TP groups hold two: the engine's own PyNccl communicator and torch's
      * device group, created by the logits all-gather (vllm distributed/parallel_state.py) */
     if (server && p->tp > 1)
         comms++;
     if (fw == GPUFIT_FW_LLAMACPP) /* ggml copies activations between devices itself */
         comms = 0;
-    p->comm_bytes = comms * (GIB * 6 / 10);
+    p->comm_bytes = comms * GPUFIT__NCCL_COMM_BYTES;
     /* caching-allocator slack as a fraction of the dynamically allocated bytes (activations,
      * logits, growing KV cache): memory-model.md §8.3 puts reserved - allocated at 0-20 % of
      * all allocated bytes in steady training, i.e. more of the part that is freed and
