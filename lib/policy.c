@@ -332,7 +332,8 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     /* caching-allocator slack as a fraction of the dynamically allocated bytes (activations,
      * logits, growing KV cache): memory-model.md §8.3 puts reserved - allocated at 0-20 % of
      * all allocated bytes in steady training, i.e. more of the part that is freed and
-     * re-allocated; a server's KV pool and ggml's static buffers keep none. */
+     * re-allocated; a server's KV pool and ggml's static buffers keep none. Point 0.25, range
+     * 0.10-0.35 (docs/memory/allocator.md: no source measures it for checkpointed pipelines) */
     p->frag = j->fragmentation >= 0.0 ? j->fragmentation
               : server || fw == GPUFIT_FW_LLAMACPP ? 0.0
                                                    : 0.25;
