@@ -215,10 +215,11 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
             CK(gpufit__dtype_bytes(p->m_dt, ex.t, &me));
         }
         /* DeepSpeed's gradient copies besides the 16-bit .grad (docs/memory/deepspeed.md) */
-        uint64_t ds_grads = 0, full_grads = gb + ge, x16 = 0, f32_d, f32_e;
+        uint64_t ds_grads = 0, full_grads = gb + ge, x16 = 0, f32_d = 0, f32_e = 0;
         int ds = p->framework == GPUFIT_FW_DEEPSPEED;
         int g32 = p->g_dt == GPUFIT_DTYPE_FP32 || p->g_dt == GPUFIT_DTYPE_TF32;
-        CK(gpufit__mul(t_d, 4, &f32_d) || gpufit__mul(ex.t, 4, &f32_e));
+        if (ds) /* fp32 bytes of the dense and expert parameters */
+            CK(gpufit__mul(t_d, 4, &f32_d) || gpufit__mul(ex.t, 4, &f32_e));
         switch (p->ds_opt) {
         case GPUFIT__DS_ZERO:
             /* "18 = 2 grads16 + 4 grads32 + 4 params32 + 8 states" (§3.2): the step's fp32 copy
