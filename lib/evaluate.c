@@ -285,10 +285,11 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
             CK(gpufit__add(gb, gb, &gb));
         m[GPUFIT_MEM_GRADIENTS] = gb;
         if (p->ds_opt == GPUFIT__DS_ZERO) {
-            /* ZeRO reduce buckets of reduce_bucket_size elements in the model dtype:
-             * stage_1_and_2.py setup_buckets (a second with overlap_comm) and
-             * reduce_gradients(pipeline_parallel) (one); stage3.py __init__ (one) */
-            CK(gpufit__dtype_bytes(p->w_dt, p->bucket, &x16));
+            /* ZeRO reduce buckets of reduce_bucket_size elements in the trainable parameters'
+             * dtype (LoRA: the adapters'): stage_1_and_2.py setup_buckets (a second with
+             * overlap_comm) and reduce_gradients(pipeline_parallel) (one); stage3.py __init__
+             * (one) */
+            CK(gpufit__dtype_bytes(p->lora ? p->g_dt : p->w_dt, p->bucket, &x16));
             ws = p->zero <= 2 && p->overlap ? 2 * x16 : x16;
         } else if (ds && p->ds_opt != GPUFIT__DS_BF16) {
             /* no ZeRO: engine.py allreduce_no_retain flattens the .grad of up to

@@ -163,6 +163,17 @@ Test(deepspeed, zero1_buckets_and_step_copies)
     cr_assert_eq(z2.g, 2 * P / 8 + 2 * P / 8 + 4 * P / 8);
 }
 
+/* The bucket holds the trainable parameters' gradients: a QLoRA job's adapters are fp32
+ * (amp_bf16 default, PEFT upcasts them), not the NF4 base: 5e8 x 4 B. */
+Test(deepspeed, lora_bucket_in_the_adapters_dtype)
+{
+    scenario s;
+    cr_assert_eq(run(&s, "model=llama-3-8b task=qlora framework=deepspeed zero=2 dp=8"), GPUFIT_OK,
+                 "%s", s.err.message);
+    cr_assert_eq(comp(&s, 0, GPUFIT_MEM_WORKSPACE), CUBLAS + 2000000000ull);
+    done(&s);
+}
+
 /* ZeRO-3: overlap_comm defaults to on (zero/config.py overlap_comm_valid), but stage3.py keeps
  * one IPG buffer of reduce_bucket_size elements whatever overlap_comm says. */
 Test(deepspeed, zero3_one_reduce_bucket)
