@@ -65,7 +65,10 @@ static double sglang_fraction(uint64_t capacity, uint64_t tp, uint64_t pp, int64
                       (double)(tp * pp) / 8.0 * 1024.0;
     if (mib > 60 * 1024 && reserved < 10240.0)
         reserved = 10240.0;
-    return round((mib - reserved) / mib * 1000.0) / 1000.0;
+    double f = round((mib - reserved) / mib * 1000.0) / 1000.0;
+    /* a GPU smaller than the reserve: SGLang's pool is empty and it refuses to start; keep a
+     * positive fraction so that the budget (0) and the KV note say so */
+    return f > 0.0 ? f : 0.001;
 }
 
 static int is_gguf(int64_t dt)
