@@ -919,6 +919,9 @@ static int cmd_params(void)
         } else if (in.flags & GPUFIT_PARAM_FLAG_UNSET_DEFAULT) {
             printf("int    required (no default), range [%lld, %lld]", (long long)in.min_int,
                    (long long)in.max_int);
+        } else if (strcmp(in.unit, "version") == 0) { /* releases are written as text */
+            printf("text   default current, a release such as 0.6.3 or 12.4 (stored as "
+                   "major x 1000000 + minor x 1000 + patch)");
         } else {
             printf("int    default %lld, range [%lld, %lld]", (long long)in.default_int,
                    (long long)in.min_int, (long long)in.max_int);

@@ -391,9 +391,18 @@ typedef enum gpufit_param {
     GPUFIT_JOB_GPU_MEMORY_GIB = 1303,     /**< Capacity override in GiB (sets the bytes). */
     GPUFIT_JOB_HOST_MEMORY_BYTES = 1304,  /**< Host RAM per GPU process, bytes; 0 = unchecked. */
     GPUFIT_JOB_DEVICE_GPUS = 1305,        /**< List: catalogue GPU id of each pipeline stage. */
+    /** Serving-engine release (vLLM, SGLang) as major x 1000000 + minor x 1000 + patch
+     *  (text `0.6.3` or `0.19` in specs, JSON and Python); 0 = the framework's current release.
+     *  Selects the engine's KV-budget rule; INCONSISTENT on frameworks without releases
+     *  modelled (pytorch, megatron, deepspeed, llamacpp). */
+    GPUFIT_JOB_FRAMEWORK_VERSION = 1307,
     GPUFIT_JOB_CUDA_CONTEXT_BYTES = 1400, /**< CUDA context per process, bytes; -1 = default. */
     GPUFIT_JOB_WORKSPACE_BYTES = 1401,    /**< Library workspaces, bytes; -1 = default. */
     GPUFIT_JOB_FRAGMENTATION = 1402,      /**< Allocator slack fraction; -1 = default. */
+    /** CUDA toolkit release the job runs on, encoded as GPUFIT_JOB_FRAMEWORK_VERSION (text
+     *  `11.8`, `12.4`); 0 = current CUDA 12.x. Decides lazy module loading and so the CUDA
+     *  context default (cuda_context_bytes wins when set). */
+    GPUFIT_JOB_CUDA_VERSION = 1403,
     GPUFIT_JOB_MITIGATIONS = 1500,        /**< Mitigations gpufit_evaluate ranks; 0 = none. */
     GPUFIT_PARAM_MAX_ = 0x7FFFFFFF        /**< Not a value. */
 } gpufit_param;

@@ -21,7 +21,40 @@ enum gpufit__note {
     GPUFIT__NOTE_HOST_OFFLOAD,     /* some memory is placed in host RAM */
     GPUFIT__NOTE_GENERIC_MODEL,    /* parameter-count-only model: activations approximate */
     GPUFIT__NOTE_HOST_TOO_SMALL,   /* the host role exceeds host_memory_bytes */
+    GPUFIT__NOTE_VLLM_ASSUMED,     /* framework_version unset: the current vLLM release */
+    GPUFIT__NOTE_SGLANG_ASSUMED,   /* framework_version unset: the current SGLang release */
 };
+
+/* A server's KV budget rule (policy.c picks it from framework and framework_version). */
+enum gpufit__kv_rule {
+    GPUFIT__KV_NONE = 0,      /* not a server */
+    GPUFIT__KV_VLLM_ALL = 1,  /* vLLM <= 0.6.3: util x total - everything on the device */
+    GPUFIT__KV_VLLM_PROF = 2, /* vLLM >= 0.6.4: util x total - (weights + peak + non-torch) */
+    GPUFIT__KV_SGLANG = 3,    /* SGLang: f x free before loading - weights (no profile run) */
+};
+
+/* Release numbers as stored in framework_version / cuda_version. */
+#define GPUFIT__VER(a, b, c) ((int64_t)(a) * 1000000 + (int64_t)(b) * 1000 + (int64_t)(c))
+#define GPUFIT__VLLM_CURRENT GPUFIT__VER(0, 19, 0)
+#define GPUFIT__SGLANG_CURRENT GPUFIT__VER(0, 5, 4)
+#define GPUFIT__CUDA_CURRENT GPUFIT__VER(12, 8, 0)
+
+/* Stack constants that depend on the user's software and hardware: a point value (what gpufit
+ * uses) and a documented [low, high] range (docs/memory/runtime.md), in bytes. */
+typedef struct gpufit__stack_const {
+    uint64_t point, low, high;
+} gpufit__stack_const;
+enum gpufit__stack_id {
+    GPUFIT__STACK_CTX_LAZY = 0,  /* CUDA context, lazy module loading */
+    GPUFIT__STACK_CTX_EAGER,     /* CUDA context, every kernel image loaded at start */
+    GPUFIT__STACK_CTX_GGML,      /* llama.cpp's context (ggml kernels only), lazy loading */
+    GPUFIT__STACK_CUBLAS_WS,     /* cuBLAS workspace per handle-stream, cc < 9 */
+    GPUFIT__STACK_CUBLAS_WS_SM90, /* cuBLAS workspace per handle-stream, cc >= 9 */
+    GPUFIT__STACK_SERVER_NONTORCH, /* vLLM/SGLang non-torch + workspaces after the profile */
+    GPUFIT__STACK_NCCL_COMM,     /* NCCL buffers per communicator */
+    GPUFIT__STACK_COUNT
+};
+extern const gpufit__stack_const gpufit__stack[GPUFIT__STACK_COUNT];
 
 typedef struct gpufit__role {
     const char *name;

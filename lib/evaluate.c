@@ -339,7 +339,7 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         if (p->framework == GPUFIT_FW_LLAMACPP) { /* unified cache, padded (§6.4) */
             uint64_t pad = p->attention == GPUFIT_ATTN_FLASH ? 256 : 32;
             tokens = (p->batch * p->ctx + pad - 1) / pad * pad;
-        } else if (p->framework == GPUFIT_FW_VLLM || p->framework == GPUFIT_FW_SGLANG) {
+        } else if (p->framework == GPUFIT_FW_VLLM) {
             tokens = p->batch * ((p->ctx + 15) / 16 * 16); /* 16-token pages (§6.2) */
         } else {
             tokens = p->batch * p->ctx;
@@ -390,9 +390,24 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
             uint64_t reserve = visible / 100 > GIB * 2 / 5 ? visible / 100 : GIB * 2 / 5;
             visible = visible > reserve ? visible - reserve : 0;
         }
-        CK(mul_frac(visible, p->util, &budget));
-        /* NCCL buffers count among the profiler's non-torch memory, inside the budget */
-        CK(gpufit__add(other, m[GPUFIT_MEM_COMM_BUFFERS], &profiled));
+        if (p->kv_rule == GPUFIT__KV_SGLANG) {
+            /* SGLang (model_runner.py profile_max_num_token): KV = free memory after loading
+             * the weights - (1 - mem_fraction_static) x free memory before loading, the latter
+             * measured after the CUDA context and NCCL are up: f x free_before - weights. No
+             * profile run; activations and CUDA graphs live in the (1 - f) rest. */
+            uint64_t up = p->ctx_bytes + m[GPUFIT_MEM_COMM_BUFFERS], before;
+            before = visible > up ? visible - up : 0;
+            CK(mul_frac(before, p->util, &budget));
+            profiled = m[GPUFIT_MEM_WEIGHTS];
+        } else {
+            CK(mul_frac(visible, p->util, &budget));
+            /* NCCL buffers count among the profiler's non-torch memory, inside the budget */
+            CK(gpufit__add(other, m[GPUFIT_MEM_COMM_BUFFERS], &profiled));
+            /* vLLM <= 0.6.3 counts every non-torch byte on the device, the CUDA context too
+             * (vllm/worker/worker.py determine_num_available_blocks) */
+            if (p->kv_rule == GPUFIT__KV_VLLM_ALL)
+                CK(gpufit__add(profiled, p->ctx_bytes, &profiled));
+        }
         uint64_t need = m[GPUFIT_MEM_KV_CACHE];
         role->kv_cap_bytes = budget > profiled ? budget - profiled : 0;
         role->kv_cap_tokens = per_tok > 0 ? role->kv_cap_bytes / per_tok : 0;
@@ -680,6 +695,9 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         add_note(r, GPUFIT__NOTE_QUANT_V_NEEDS_FA);
     if (s->arch == GPUFIT_ARCH_GENERIC)
         add_note(r, GPUFIT__NOTE_GENERIC_MODEL);
+    if (p->fw_version_assumed) /* the release whose KV rule was used */
+        add_note(r, p->framework == GPUFIT_FW_VLLM ? GPUFIT__NOTE_VLLM_ASSUMED
+                                                   : GPUFIT__NOTE_SGLANG_ASSUMED);
 
     uint64_t L = s->n_layers;
     host_part hostc = {0, 0, 0, 0, 0}; /* host memory per GPU process: the most of any role */

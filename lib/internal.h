@@ -73,6 +73,11 @@ typedef struct gpufit__plan {
     double frag;                  /* allocator slack fraction */
     double util;                  /* server budget fraction; 0 = none */
     uint64_t max_num_seqs;        /* server: sequences the sampler is profiled with */
+    int64_t fw_version;           /* serving engine release (major*1e6 + minor*1e3 + patch),
+                                   * resolved: the current release when unset */
+    int32_t fw_version_assumed;   /* 1 when fw_version is the default (a report note) */
+    int32_t kv_rule;              /* enum gpufit__kv_rule (eval.h): the server's KV budget */
+    uint64_t sampler_b;           /* server profile: bytes per logit of the sampler warm-up */
 } gpufit__plan;
 
 struct gpufit_job {
@@ -86,9 +91,9 @@ struct gpufit_job {
     int64_t dp, tp, pp, vpp, cp, ep, sp, zero, offload, gpus, pp_schedule;
     int64_t pp_first_layers, pp_last_layers, zero_shard_size, host_memory_bytes;
     int64_t reduce_bucket_size, overlap_comm, sync_each_batch; /* DeepSpeed / FSDP (policy.c) */
-    int64_t gpu, gpu_memory_bytes, framework;
+    int64_t gpu, gpu_memory_bytes, framework, framework_version;
     double gpu_memory_gib;
-    int64_t cuda_context_bytes, workspace_bytes;
+    int64_t cuda_context_bytes, cuda_version, workspace_bytes;
     double fragmentation;
     int64_t mitigations;
     gpufit__list tensor_split, device_gpus; /* per pipeline stage; n = 0: not set */

@@ -114,7 +114,7 @@ int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
     uint64_t per_layer = max_u(max_u(qkv, ffn), scores) + 3 * a * T * s->h;
     uint64_t logits = 0;
     uint64_t act = layers_of(sl) > 0 ? per_layer : 0;
-    if (sl->output && server) {
+    if (sl->output && p->framework == GPUFIT_FW_VLLM) {
         /* vLLM V1's profile then warms the sampler up on R = min(max_num_seqs, T) rows of
          * full-vocabulary logits (gpu_model_runner _dummy_sampler_run). The PyTorch-native
          * top-k/top-p path peaks inside torch.sort: gathered logits 2 (4 if fp32) + fp32 copy
@@ -123,11 +123,12 @@ int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
          * topk_topp_sampler.py; pytorch SortStable.cu; cub DispatchSegmentedRadixSort), while
          * the step's hidden states (T x h) and the R sampled rows with their random copy stay
          * alive. The forward's transients are freed by then, so the profiled peak is the
-         * larger of the two (vllm gpu_worker determine_available_memory). */
+         * larger of the two (vllm gpu_worker determine_available_memory). From 0.17 the
+         * profile's sampler skips top-k/top-p: p->sampler_b per logit (policy.c). */
         uint64_t R = p->max_num_seqs < T ? p->max_num_seqs : T;
-        uint64_t sampler = R * s->V * (a >= 4 ? 40 : 38) + (T + 2 * R) * s->h * a;
+        uint64_t sampler = R * s->V * p->sampler_b + (T + 2 * R) * s->h * a;
         act = act > sampler ? act : sampler;
-    } else if (sl->output) {
+    } else if (sl->output && !server) { /* SGLang runs no profile (sglang.md) */
         /* HF generate keeps the last position only (logits_to_keep = 1): 16-bit logits and
          * their fp32 copy per sequence (transformers generation utils). */
         logits = p->batch * gpufit__div_up(s->V, tp) * (a + 4);

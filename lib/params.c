@@ -204,7 +204,9 @@ static const gpufit__param_entry table[] = {
        "inference: layers placed on the GPU, the rest in host memory; -1 = all"),
     ROW_F(GPUFIT_JOB_GPU_MEMORY_UTILIZATION, GPUFIT_DOMAIN_JOB, JOFF(gpu_memory_utilization), 0.0,
           1.0, 0.0, "gpu_memory_utilization", NULL, "fraction",
-          "fraction of the GPU a server takes (KV cache gets the rest); 0 = framework default"),
+          "fraction of the GPU a server takes (KV cache gets the rest): vLLM's "
+          "gpu_memory_utilization (default 0.9), SGLang's mem_fraction_static (default from "
+          "GPU memory and tp); 0 = framework default"),
     JI(GPUFIT_JOB_MAX_NUM_SEQS, max_num_seqs, 0, 1 << 20, 0, "max_num_seqs", NULL, "sequences",
        "servers: sequences per step, the rows the sampler is profiled with; 0 = vLLM's default "
        "(1024 on GPUs of 70 GiB or more, else 256)"),
@@ -276,6 +278,11 @@ static const gpufit__param_entry table[] = {
        NULL, "bytes", "device capacity override; 0 = the GPU's"),
     JE(GPUFIT_JOB_FRAMEWORK, framework, 0, 5, GPUFIT_FW_PYTORCH, framework_values, "framework",
        NULL, "pytorch, megatron, deepspeed, vllm, llamacpp, sglang: sets runtime defaults"),
+    JI(GPUFIT_JOB_FRAMEWORK_VERSION, framework_version, 0, 999999999, 0, "framework_version", NULL,
+       "version",
+       "serving-engine release, written 0.6.3 or 0.19 (stored as major x 1000000 + minor x 1000 "
+       "+ patch): selects vLLM's or SGLang's KV-budget rule; 0 = the current release (vLLM "
+       "0.19, SGLang 0.5.4+); vllm and sglang only"),
     JI(GPUFIT_JOB_HOST_MEMORY_BYTES, host_memory_bytes, 0, (int64_t)1 << 50, 0,
        "host_memory_bytes", NULL, "bytes",
        "host RAM available to each GPU process, checked by the host role; 0 = unchecked"),
@@ -286,6 +293,9 @@ static const gpufit__param_entry table[] = {
           "gpu_memory_gib", NULL, "GiB", "device capacity override in GiB (sets gpu_memory_bytes)"),
     JI(GPUFIT_JOB_CUDA_CONTEXT_BYTES, cuda_context_bytes, -1, BIG, -1, "cuda_context_bytes", NULL,
        "bytes", "CUDA context per process; -1 = framework default"),
+    JI(GPUFIT_JOB_CUDA_VERSION, cuda_version, 0, 999999999, 0, "cuda_version", NULL, "version",
+       "CUDA release, written 11.8 or 12.4 (stored like framework_version): lazy module loading "
+       "(PyTorch from 11.7, others from 12.2) sets the CUDA context default; 0 = current 12.x"),
     JI(GPUFIT_JOB_WORKSPACE_BYTES, workspace_bytes, -1, BIG, -1, "workspace_bytes", NULL, "bytes",
        "cuBLAS and other library workspaces; -1 = framework default"),
     ROW_F(GPUFIT_JOB_FRAGMENTATION, GPUFIT_DOMAIN_JOB, JOFF(fragmentation), -1.0, 4.0, -1.0,
@@ -751,6 +761,37 @@ static int32_t apply_gpu(struct gpufit_job *j, const char *val, size_t vlen, uin
                         (int)(vlen > 64 ? 64 : vlen), val);
 }
 
+/* A release as text: 1 to 3 dot-separated decimal parts of at most 3 digits ("0.6.3", "0.19",
+ * "12"), an optional leading 'v'; "current" / "auto" = 0. Stored as major x 1000000 + minor x
+ * 1000 + patch (GPUFIT_JOB_FRAMEWORK_VERSION). */
+static int32_t apply_version(const gpufit__param_entry *e, struct gpufit_job *j, const char *val,
+                             size_t vlen, uint64_t offset, gpufit_error *err)
+{
+    if (gpufit__streq_ci(val, vlen, "current") || gpufit__streq_ci(val, vlen, "auto"))
+        return set_int(e, NULL, j, 0, offset, err);
+    size_t i = vlen > 0 && (val[0] == 'v' || val[0] == 'V') ? 1 : 0;
+    int64_t parts[3] = {0, 0, 0};
+    int n = 0;
+    while (i < vlen) {
+        size_t b = i;
+        int64_t x = 0;
+        while (i < vlen && val[i] >= '0' && val[i] <= '9' && i - b < 4)
+            x = x * 10 + (val[i++] - '0');
+        if (i == b || i - b > 3 || n == 3 || (i < vlen && val[i] != '.') ||
+            (i < vlen && i + 1 == vlen))
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
+                                "%s: '%.*s' is not a release such as 0.6.3 or 0.19 (up to three "
+                                "numbers of at most 3 digits, separated by dots)",
+                                e->name, (int)(vlen > 64 ? 64 : vlen), val);
+        parts[n++] = x;
+        if (i < vlen)
+            i++; /* the dot */
+    }
+    if (n == 0)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset, "%s has no value", e->name);
+    return set_int(e, NULL, j, parts[0] * 1000000 + parts[1] * 1000 + parts[2], offset, err);
+}
+
 /* A list from text: comma-separated numbers, or GPU names for device_gpus; "none" clears. */
 static int32_t apply_list(const gpufit__param_entry *e, struct gpufit_job *j, const char *val,
                           size_t vlen, uint64_t offset, gpufit_error *err)
@@ -821,6 +862,8 @@ int32_t gpufit__apply_kv(struct gpufit_model *m, struct gpufit_job *j, const cha
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset, "%s has no value", e->name);
     if (e->type == GPUFIT_TYPE_LIST)
         return apply_list(e, j, val, vlen, offset, err);
+    if (e->id == GPUFIT_JOB_FRAMEWORK_VERSION || e->id == GPUFIT_JOB_CUDA_VERSION)
+        return apply_version(e, j, val, vlen, offset, err);
     if (e->min_i == -1 && !e->is_double && gpufit__streq_ci(val, vlen, "auto"))
         return set_int(e, m, j, -1, offset, err);
     if (e->values != NULL) {

@@ -7,6 +7,70 @@
 #define MIB ((uint64_t)1 << 20)
 #define GIB ((uint64_t)1 << 30)
 
+/* Stack constants: point value and documented range (docs/memory/runtime.md has the sources).
+ * The band issue reads the ranges from here. */
+const gpufit__stack_const gpufit__stack[GPUFIT__STACK_COUNT] = {
+    /* lazy loading (CUDA >= 11.7 under PyTorch >= 1.13, which sets CUDA_MODULE_LOADING=LAZY;
+     * the CUDA default from 12.2): 274 MiB measured in pytorch PR #86509, ~300-400 MB in
+     * pytorch issues #107667 / #109888, 426 MiB on cu130 (unsloth-zoo PR #1053) */
+    [GPUFIT__STACK_CTX_LAZY] = {GIB / 2, 300 * MIB, 600 * MIB},
+    /* eager loading: every kernel image of torch + cuDNN/cuBLAS loaded at start: 636 MiB
+     * measured (pytorch PR #86509, PyTorch 1.13), ">1000MB" (issue #107667), NVML views add
+     * the driver's per-process reservation */
+    [GPUFIT__STACK_CTX_EAGER] = {GIB, 900 * MIB, 1434 * MIB},
+    /* llama.cpp: the ggml-cuda kernels only (its CI logs, memory-model.md §8.1) */
+    [GPUFIT__STACK_CTX_GGML] = {300 * MIB, 200 * MIB, 600 * MIB},
+    /* PyTorch CublasHandlePool.cpp: ":4096:2:16:8" = 8,519,680 B per handle-stream; exact
+     * unless CUBLAS_WORKSPACE_CONFIG is set */
+    [GPUFIT__STACK_CUBLAS_WS] = {8519680, 8519680, 8519680},
+    [GPUFIT__STACK_CUBLAS_WS_SM90] = {32 * MIB, 32 * MIB, 32 * MIB},
+    /* vLLM's "non_torch_memory" after the profile run: 0.35 GiB on one GPU (validation README,
+     * vllm issue #10517 log); workspaces and library handles, more with custom all-reduce */
+    [GPUFIT__STACK_SERVER_NONTORCH] = {350 * MIB, 250 * MIB, 700 * MIB},
+    /* NCCL per communicator: 544 MB (2 GPUs) to 688 MB (> 2 GPUs) on A100 NVLink (NVIDIA/nccl
+     * issue #964); fewer channels on PCIe, more with all-to-all peers (issue #1685) */
+    [GPUFIT__STACK_NCCL_COMM] = {GIB * 6 / 10, 256 * MIB, GIB},
+};
+
+/* SGLang's default mem_fraction_static (python/sglang/srt/server_args.py). From 0.5.4
+ * (PR #10975, _handle_gpu_memory_settings): reserved MiB = 512 + 1.5 x max(chunked prefill,
+ * 2048) + 2 x cuda_graph_max_bs + tp x pp / 8 x 1024, at least 10240 above 60 GiB; both sizes
+ * by GPU memory bucket; fraction = round((gpu_mem - reserved) / gpu_mem, 3). Before: by tp
+ * (0.88, 0.87 at tp >= 2, 0.85 at 4, 0.81 at 8, 0.79 at 16). *graph_bs receives
+ * cuda_graph_max_bs. */
+static double sglang_fraction(uint64_t capacity, uint64_t tp, uint64_t pp, int64_t version,
+                              uint64_t *graph_bs)
+{
+    double mib = (double)capacity / (double)MIB;
+    uint64_t chunk, bs;
+    if (mib < 20 * 1024) {
+        chunk = 2048, bs = 8;
+    } else if (mib < 35 * 1024) {
+        chunk = 2048, bs = tp < 4 ? 24 : 80;
+    } else if (mib < 60 * 1024) {
+        chunk = 4096, bs = tp < 4 ? 32 : 160;
+    } else if (mib < 160 * 1024) {
+        chunk = 8192, bs = tp < 4 ? 256 : 512;
+    } else {
+        chunk = 16384, bs = 512;
+    }
+    if (capacity == 0)
+        chunk = 4096, bs = 160;
+    *graph_bs = bs;
+    if (version < GPUFIT__VER(0, 5, 4))
+        return tp >= 16 ? 0.79 : tp >= 8 ? 0.81 : tp >= 4 ? 0.85 : tp >= 2 ? 0.87 : 0.88;
+    if (capacity == 0)
+        return 0.88;
+    double reserved = 512.0 + 1.5 * (double)(chunk > 2048 ? chunk : 2048) + 2.0 * (double)bs +
+                      (double)(tp * pp) / 8.0 * 1024.0;
+    if (mib > 60 * 1024 && reserved < 10240.0)
+        reserved = 10240.0;
+    double f = round((mib - reserved) / mib * 1000.0) / 1000.0;
+    /* a GPU smaller than the reserve: SGLang's pool is empty and it refuses to start; keep a
+     * positive fraction so that the budget (0) and the KV note say so */
+    return f > 0.0 ? f : 0.001;
+}
+
 static int is_gguf(int64_t dt)
 {
     return dt >= GPUFIT_DTYPE_Q4_0 && dt <= GPUFIT_DTYPE_F16_GGUF;
@@ -295,16 +359,59 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     }
     int hopper = p->gpu != NULL && p->gpu->cc_major >= 9;
 
-    /* CUDA context per process: memory-model.md §8.1 (lazy loading, ~0.3-0.5 GiB) */
+    /* Serving-engine release and its KV budget rule (docs/memory/vllm.md, sglang.md) */
+    if (j->framework_version > 0 && !server)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_FRAMEWORK_VERSION, UINT64_MAX,
+                            "framework_version applies to vllm and sglang only (framework is "
+                            "%s)",
+                            gpufit_param_value_name(GPUFIT_JOB_FRAMEWORK, j->framework));
+    p->fw_version_assumed = server && j->framework_version <= 0;
+    p->fw_version = j->framework_version > 0       ? j->framework_version
+                    : fw == GPUFIT_FW_VLLM   ? GPUFIT__VLLM_CURRENT
+                    : fw == GPUFIT_FW_SGLANG ? GPUFIT__SGLANG_CURRENT
+                                             : 0;
+    /* vLLM <= 0.6.3 (vllm/worker/worker.py determine_num_available_blocks) subtracts all
+     * non-torch memory on the device, CUDA context included; 0.6.4+ (vllm/utils.py
+     * memory_profiling) only what grew after its baseline snapshot, taken with the context
+     * already up. */
+    p->kv_rule = fw == GPUFIT_FW_SGLANG                              ? GPUFIT__KV_SGLANG
+                 : fw != GPUFIT_FW_VLLM                              ? GPUFIT__KV_NONE
+                 : p->fw_version < GPUFIT__VER(0, 6, 4) ? GPUFIT__KV_VLLM_ALL
+                                                                     : GPUFIT__KV_VLLM_PROF;
+    /* The profile's sampler warm-up, bytes per logit: up to 0.16 the PyTorch top-k/top-p path
+     * sorts (38 B, 40 with fp32 logits: mem_inference.c); from 0.17 the GPU model runner
+     * (vllm/v1/worker/gpu/model_runner.py _dummy_sampler_run) samples without top-k/top-p:
+     * the logits and their fp32 copy only. */
+    p->sampler_b = fw != GPUFIT_FW_VLLM ? 0
+                   : p->fw_version >= GPUFIT__VER(0, 17, 0) ? p->a_b + 4
+                   : p->a_b >= 4                            ? 40
+                                                            : 38;
+
+    /* CUDA context: lazy module loading from CUDA 11.7 under PyTorch (which sets
+     * CUDA_MODULE_LOADING=LAZY since 1.13), from 12.2 elsewhere (the CUDA default); memory-model
+     * §8.1, docs/memory/runtime.md */
+    int64_t cuda = j->cuda_version > 0 ? j->cuda_version : GPUFIT__CUDA_CURRENT;
+    int lazy = cuda >= (fw == GPUFIT_FW_LLAMACPP ? GPUFIT__VER(12, 2, 0) : GPUFIT__VER(11, 7, 0));
+
     p->ctx_bytes = j->cuda_context_bytes >= 0 ? (uint64_t)j->cuda_context_bytes
-                   : fw == GPUFIT_FW_LLAMACPP ? 300 * MIB
-                                              : GIB / 2;
+                   : !lazy ? gpufit__stack[GPUFIT__STACK_CTX_EAGER].point
+                   : fw == GPUFIT_FW_LLAMACPP ? gpufit__stack[GPUFIT__STACK_CTX_GGML].point
+                                              : gpufit__stack[GPUFIT__STACK_CTX_LAZY].point;
     /* cuBLAS workspaces: memory-model.md §8.2 (8,519,680 B per handle-stream, 32 MiB on
      * compute capability >= 9; forward and backward streams when training). vLLM's profiler
      * reports such non-torch allocations as ~0.35 GiB on one GPU (validation README). */
-    uint64_t per_handle = hopper ? 32 * MIB : 8519680;
+    uint64_t per_handle = gpufit__stack[hopper ? GPUFIT__STACK_CUBLAS_WS_SM90
+                                               : GPUFIT__STACK_CUBLAS_WS].point;
+    /* SGLang captures CUDA graphs out of its (1 - mem_fraction_static) reserve: its own
+     * estimate is 2 MiB per captured batch size up to cuda_graph_max_bs (server_args.py) */
+    uint64_t graph_bs = 0;
+    double sg_frac = fw == GPUFIT_FW_SGLANG ? sglang_fraction(p->capacity, p->tp, p->pp,
+                                                              p->fw_version, &graph_bs)
+                                            : 0.0;
     p->ws_bytes = j->workspace_bytes >= 0 ? (uint64_t)j->workspace_bytes
-                  : server                ? 350 * MIB
+                  : fw == GPUFIT_FW_SGLANG
+                      ? gpufit__stack[GPUFIT__STACK_SERVER_NONTORCH].point + graph_bs * 2 * MIB
+                  : server ? gpufit__stack[GPUFIT__STACK_SERVER_NONTORCH].point
                   : fw == GPUFIT_FW_LLAMACPP ? 0
                   : fw == GPUFIT_FW_MEGATRON ? 3 * per_handle
                                              : (p->training ? 2 : 1) * per_handle;
@@ -328,7 +435,7 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
         comms++;
     if (fw == GPUFIT_FW_LLAMACPP) /* ggml copies activations between devices itself */
         comms = 0;
-    p->comm_bytes = comms * GPUFIT__NCCL_COMM_BYTES;
+    p->comm_bytes = comms * gpufit__stack[GPUFIT__STACK_NCCL_COMM].point;
     /* caching-allocator slack as a fraction of the dynamically allocated bytes (activations,
      * logits, growing KV cache): memory-model.md §8.3 puts reserved - allocated at 0-20 % of
      * all allocated bytes in steady training, i.e. more of the part that is freed and
@@ -337,11 +444,16 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     p->frag = j->fragmentation >= 0.0 ? j->fragmentation
               : server || fw == GPUFIT_FW_LLAMACPP ? 0.0
                                                    : 0.25;
-    /* vLLM defaults: 1024 sequences on GPUs of 70 GiB or more, else 256 (engine arg_utils) */
-    p->max_num_seqs = j->max_num_seqs > 0                      ? (uint64_t)j->max_num_seqs
-                      : p->capacity >= ((uint64_t)70 << 30) ? 1024
-                                                             : 256;
+    /* vLLM defaults: 1024 sequences on GPUs of 70 GiB or more, else 256 (V1 engine arg_utils,
+     * from 0.8); V0 (before 0.8) 256 everywhere (EngineArgs.max_num_seqs) */
+    p->max_num_seqs = j->max_num_seqs > 0 ? (uint64_t)j->max_num_seqs
+                      : p->capacity >= ((uint64_t)70 << 30) &&
+                              !(fw == GPUFIT_FW_VLLM && p->fw_version < GPUFIT__VER(0, 8, 0))
+                          ? 1024
+                          : 256;
+    /* gpu_memory_utilization (vLLM, default 0.9) or mem_fraction_static (SGLang) */
     p->util = j->gpu_memory_utilization > 0.0 ? j->gpu_memory_utilization
+              : fw == GPUFIT_FW_SGLANG        ? sg_frac
               : server                        ? 0.9
                                               : 0.0;
     return GPUFIT_OK;

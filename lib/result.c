@@ -112,6 +112,12 @@ static const char *note_text(int note)
     case GPUFIT__NOTE_GENERIC_MODEL:
         return "generic model: weights and states from n_params, activations from "
                "activation_bytes_per_token";
+    case GPUFIT__NOTE_VLLM_ASSUMED:
+        return "framework_version not set: assumed vLLM 0.19 (current release; its profiler's "
+               "KV budget rule)";
+    case GPUFIT__NOTE_SGLANG_ASSUMED:
+        return "framework_version not set: assumed SGLang 0.5.4 or later (current release; "
+               "mem_fraction_static from GPU memory)";
     default: return "";
     }
 }

@@ -25,6 +25,25 @@ ROOT = os.path.dirname(HERE)
 MODEL_STATES = ("weights", "gradients", "optimizer_states", "master_weights")
 
 
+# The serving-engine release each case ran, from its `source` and `assumptions` (the scenarios
+# predate the framework_version key, which otherwise defaults to the current release).
+RELEASES = {
+    # vllm-project/vllm PR #2031 (Dec 2023): "vLLM v0.2.x defaults"
+    "vllm-llama2-7b-tp1-a100-80g-gpu-blocks": "0.2",
+    # vllm issue #10517 comment of 2024-12-02: "vLLM ~v0.6.4 V0"
+    "vllm-llama3.1-8b-3090-maxlen20000": "0.6.4",
+    # vllm issue #21348 (July 2025): "vllm serve defaults (V1, mid-2025)" = 0.9.x
+    "vllm-qwen3-235b-a22b-fp8-tp4-h100": "0.9",
+}
+
+
+def with_release(case):
+    sc = dict(case["scenario"])
+    if case["id"] in RELEASES and "framework_version" not in sc:
+        sc["framework_version"] = RELEASES[case["id"]]
+    return sc
+
+
 def spec_of(changes):
     return " ".join("%s=%s" % (k, v) for k, v in changes.items())
 
@@ -91,7 +110,7 @@ def main():
         if args.scope != "all" and scope != args.scope:
             continue
         try:
-            rep = predict(args.gpufit, case["scenario"])
+            rep = predict(args.gpufit, with_release(case))
         except Exception as e:  # a case the tool rejects counts as a failure
             errors.append((case["id"], str(e)))
             continue
@@ -106,7 +125,7 @@ def main():
         if rep["fits"] is False:
             # issue #4: the first suggested mitigation must fit when applied and re-estimated
             first = rep["mitigations"][0] if rep["mitigations"] else None
-            after = predict(args.gpufit, case["scenario"], spec_of(first["changes"])) \
+            after = predict(args.gpufit, with_release(case), spec_of(first["changes"])) \
                 if first else None
             mitigated.append((case["id"], first["text"] if first else "(none)",
                               bool(after and after["fits"] is True)))

@@ -217,6 +217,12 @@ static const battery_row battery[] = {
     {"gpu", {{0}}, "a catalogue id or none"},
     {"gpu_memory_bytes", {{0}}, "0 (the GPU's) or any capacity"},
     {"framework", {{0}}, "enum: every named value is valid"},
+    {"framework_version",
+     {E("model=llama-3-8b task=inference framework=pytorch framework_version=0.6.3", INC,
+        GPUFIT_JOB_FRAMEWORK_VERSION),
+      E("model=llama-3-8b task=inference framework=llamacpp framework_version=0.19", INC,
+        GPUFIT_JOB_FRAMEWORK_VERSION)},
+     NULL},
     {"host_memory_bytes", {{0}}, "0 (unchecked) or any capacity"},
     /* Lists: the setters check count, elements and (tensor_split) a positive sum; evaluation
      * checks one entry per pipeline stage and no other way of splitting (test_split.c). */
@@ -233,6 +239,7 @@ static const battery_row battery[] = {
      NULL},
     {"gpu_memory_gib", {{0}}, "float: 0 (the GPU's) or any capacity"},
     {"cuda_context_bytes", {{0}}, "-1 (default) or any size"},
+    {"cuda_version", {{0}}, "0 (current) or any release: every framework runs on CUDA"},
     {"workspace_bytes", {{0}}, "-1 (default) or any size"},
     {"fragmentation", {{0}}, "-1 (default) or any fraction in range"},
     {"mitigations", {{0}}, "any count 0-12 (0 = none)"},
@@ -846,7 +853,12 @@ Test(text, every_parameter_bad_values)
             snprintf(buf, sizeof buf, "%lld", (long long)in.max_int + 1);
             text_rejected(&in, buf, GPUFIT_E_INVALID_ARG);
             snprintf(buf, sizeof buf, "%lld.5", (long long)in.min_int);
-            text_rejected(&in, buf, GPUFIT_E_INVALID_ARG);
+            if (p != GPUFIT_JOB_FRAMEWORK_VERSION && p != GPUFIT_JOB_CUDA_VERSION)
+                text_rejected(&in, buf, GPUFIT_E_INVALID_ARG); /* releases: 0.5 is one */
+            else /* releases: parts of more than 3 digits, four parts, letters */
+                for (size_t v = 0; v < 5; v++)
+                    text_rejected(&in, (const char *[]){"0.x", "1.2.3.4", "0.1234", "v", "0..1"}[v],
+                                  GPUFIT_E_INVALID_ARG);
             text_rejected(&in, "-9223372036854775809", GPUFIT_E_INVALID_ARG);
             text_rejected(&in, "9223372036854775808", GPUFIT_E_INVALID_ARG);
             text_rejected(&in, "1e30", GPUFIT_E_INVALID_ARG);

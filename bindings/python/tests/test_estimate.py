@@ -135,6 +135,42 @@ class TestAgainstCommand(unittest.TestCase):
         check_report(self, r, d)
 
 
+class TestServingReleases(unittest.TestCase):
+    """framework_version / cuda_version as text (docs/memory/vllm.md, runtime.md)."""
+
+    def test_framework_version_text(self):
+        base = dict(model="llama-3-8b", task="inference", framework="vllm", gpu="h100")
+        old = gpufit.estimate(framework_version="0.6.3", **base)
+        new = gpufit.estimate(framework_version="0.6.4", **base)
+        # vLLM <= 0.6.3 also subtracts the 0.5 GiB CUDA context from its budget
+        self.assertEqual(new.roles[0].kv_capacity_bytes - old.roles[0].kv_capacity_bytes,
+                         1 << 29)
+        self.assertFalse(any("framework_version not set" in n for n in new.notes))
+        cur = gpufit.estimate(**base)
+        self.assertTrue(any("assumed vLLM 0.19" in n for n in cur.notes))
+        self.assertEqual(gpufit.estimate(spec="model=llama-3-8b task=inference framework=vllm "
+                                              "gpu=h100 framework_version=0.6.3").to_dict(),
+                         old.to_dict())
+        job = gpufit.Job(framework="sglang", framework_version="0.4.0")
+        self.assertEqual(job["framework_version"], 4000)
+
+    def test_bad_versions(self):
+        for bad in ("0.x", "1.2.3.4", ""):
+            with self.subTest(bad=bad):
+                with self.assertRaises(gpufit.GpufitError):
+                    gpufit.estimate(model="llama-3-8b", task="inference", framework="vllm",
+                                    framework_version=bad)
+        with self.assertRaises(gpufit.GpufitError) as cm:
+            gpufit.estimate(model="llama-3-8b", task="inference", framework="pytorch",
+                            framework_version="0.6.3")
+        self.assertIn("framework_version", str(cm.exception))
+
+    def test_cuda_version(self):
+        r = gpufit.estimate(model="llama-3-8b", task="inference", gpu="h100",
+                            cuda_version="11.6")
+        self.assertEqual(r.roles[0].components["runtime_context"], 1 << 30)
+
+
 class TestReport(unittest.TestCase):
     def test_fits_none_without_gpu(self):
         r = gpufit.estimate(model="llama-3-8b")

@@ -1,0 +1,255 @@
+/* Serving engines: SGLang's KV budget, vLLM's profiler by release, the framework_version and
+ * cuda_version keys (docs/memory/vllm.md, sglang.md, runtime.md). Bytes by hand below. */
+#include <criterion/criterion.h>
+
+#include "gpufit.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define MIB ((uint64_t)1 << 20)
+#define GIB ((uint64_t)1 << 30)
+
+typedef struct run_s {
+    gpufit_model *m;
+    gpufit_job *j;
+    gpufit_result *r;
+    gpufit_error err;
+} run_s;
+
+static int32_t run(run_s *s, const char *spec)
+{
+    s->err = (gpufit_error)GPUFIT_ERROR_INIT;
+    s->r = NULL;
+    cr_assert_eq(gpufit_model_new(&s->m, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_job_new(&s->j, NULL), GPUFIT_OK);
+    int32_t st = gpufit_apply_spec(s->m, s->j, spec, &s->err);
+    if (st != GPUFIT_OK)
+        return st;
+    return gpufit_evaluate(&s->r, s->m, s->j, &s->err);
+}
+
+static void done(run_s *s)
+{
+    gpufit_result_free(s->r);
+    gpufit_job_free(s->j);
+    gpufit_model_free(s->m);
+}
+
+static uint64_t comp(run_s *s, int32_t c)
+{
+    uint64_t b = 0;
+    cr_assert_eq(gpufit_result_bytes(s->r, 0, c, &b), GPUFIT_OK);
+    return b;
+}
+
+static gpufit_role_info role0(run_s *s)
+{
+    gpufit_role_info ro = {.struct_size = sizeof ro};
+    cr_assert_eq(gpufit_result_role(s->r, 0, &ro), GPUFIT_OK);
+    return ro;
+}
+
+static int has_note(run_s *s, const char *part)
+{
+    for (uint32_t i = 0;; i++) {
+        const char *t = NULL;
+        if (gpufit_result_note(s->r, i, &t) != GPUFIT_OK)
+            return 0;
+        if (strstr(t, part) != NULL)
+            return 1;
+    }
+}
+
+/* Llama-3-8B: 8,030,261,248 parameters -> 16,060,522,496 B in bf16; 32 layers x 8 KV heads x
+ * 128 x K,V x 2 B = 131,072 B of KV per token. H100 SXM5: 85,520,809,984 B = 81,559 MiB. */
+#define L3_WEIGHTS UINT64_C(16060522496)
+#define L3_KV_TOKEN UINT64_C(131072)
+#define H100 UINT64_C(85520809984)
+
+/* SGLang >= 0.5.4 (server_args.py _handle_gpu_memory_settings, model_runner.py
+ * profile_max_num_token) on one H100: gpu_mem 81,559 MiB -> chunked_prefill_size 8192,
+ * cuda_graph_max_bs 256 (tp < 4); reserved = 512 + 1.5 x 8192 + 2 x 256 + 1 x 1 / 8 x 1024 =
+ * 13,440 MiB (above the 10,240 floor) -> mem_fraction_static = round(68,119 / 81,559, 3) =
+ * 0.835. Free before loading = 85,520,809,984 - 0.5 GiB context = 84,983,939,072; KV = 0.835 x
+ * that (70,961,589,125.12 -> 70,961,589,125) - weights 16,060,522,496 = 54,901,066,629 B =
+ * 418,861 tokens of 131,072 B (page size 1: no rounding to pages). */
+Test(sglang, kv_budget_on_h100)
+{
+    run_s s;
+    cr_assert_eq(run(&s, "model=llama-3-8b task=inference framework=sglang gpu=h100 "
+                         "context_len=4096"),
+                 GPUFIT_OK, "%s", s.err.message);
+    cr_assert_eq(comp(&s, GPUFIT_MEM_WEIGHTS), L3_WEIGHTS);
+    gpufit_role_info ro = role0(&s);
+    cr_assert_eq(ro.kv_capacity_bytes, UINT64_C(54901066629));
+    cr_assert_eq(ro.kv_capacity_tokens, UINT64_C(418861));
+    /* CUDA graphs come out of the (1 - f) reserve: 350 MiB non-torch + 256 x 2 MiB */
+    cr_assert_eq(comp(&s, GPUFIT_MEM_WORKSPACE), 350 * MIB + 512 * MIB);
+    /* no profile run: no sampler warm-up in the activations, no logits term */
+    cr_assert_eq(comp(&s, GPUFIT_MEM_LOGITS), 0);
+    cr_assert(has_note(&s, "SGLang 0.5.4"));
+    done(&s);
+}
+
+/* SGLang before 0.5.4: mem_fraction_static 0.88 at tp 1: round(84,983,939,072 x 0.88) =
+ * 74,785,866,383 - 16,060,522,496 = 58,725,343,887 B. A user fraction (0.8) wins:
+ * 67,987,151,257.6 -> 67,987,151,258 - 16,060,522,496 = 51,926,628,762 B. */
+Test(sglang, older_release_and_user_fraction)
+{
+    run_s s;
+    cr_assert_eq(run(&s, "model=llama-3-8b task=inference framework=sglang gpu=h100 "
+                         "framework_version=0.4.0"),
+                 GPUFIT_OK, "%s", s.err.message);
+    cr_assert_eq(role0(&s).kv_capacity_bytes, UINT64_C(58725343887));
+    cr_assert(!has_note(&s, "framework_version not set"));
+    done(&s);
+    cr_assert_eq(run(&s, "model=llama-3-8b task=inference framework=sglang gpu=h100 "
+                         "gpu_memory_utilization=0.8"),
+                 GPUFIT_OK, "%s", s.err.message);
+    cr_assert_eq(role0(&s).kv_capacity_bytes, UINT64_C(51926628762));
+    done(&s);
+}
+
+/* vLLM on one H100, same model and step (prompt 8192 tokens):
+ * - 0.6.3 and 0.6.4 profile the same forward and sampler (V0: max_num_seqs 256; sampler 256 x
+ *   128,256 x 38 + (8192 + 512) x 4096 x 2 = 1,318,977,536 B, above the forward layer's
+ *   2 x 8192 x 3 x 14336 + 3 x 2 x 8192 x 4096 = 905,969,664 B); 0.6.3 also subtracts the
+ *   CUDA context (worker.py determine_num_available_blocks): exactly 0.5 GiB less KV.
+ * - 0.19 (current): max_num_seqs 1024 and 6 B per logit (no top-k/top-p in the profile):
+ *   1024 x 128,256 x 6 + (8192 + 2048) x 4096 x 2 = 871,911,424 B < 905,969,664, so the
+ *   forward layer is the peak: 1,318,977,536 - 905,969,664 = 413,007,872 B more KV than 0.6.4. */
+Test(vllm, budget_by_release)
+{
+    static const char *base = "model=llama-3-8b task=inference framework=vllm gpu=h100 ";
+    char spec[256];
+    uint64_t kv[3], act[3];
+    static const char *const ver[3] = {"0.6.3", "0.6.4", "current"};
+    for (int i = 0; i < 3; i++) {
+        run_s s;
+        snprintf(spec, sizeof spec, "%sframework_version=%s", base, ver[i]);
+        cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s", s.err.message);
+        kv[i] = role0(&s).kv_capacity_bytes;
+        act[i] = comp(&s, GPUFIT_MEM_ACTIVATIONS);
+        cr_assert_eq(has_note(&s, "assumed vLLM 0.19"), i == 2, "%s", ver[i]);
+        done(&s);
+    }
+    cr_assert_eq(act[0], UINT64_C(1318977536));
+    cr_assert_eq(act[1], UINT64_C(1318977536));
+    cr_assert_eq(act[2], UINT64_C(905969664));
+    cr_assert_eq(kv[1] - kv[0], GIB / 2);
+    cr_assert_eq(kv[2] - kv[1], UINT64_C(413007872));
+}
+
+/* Text releases: major x 1000000 + minor x 1000 + patch. */
+Test(version_text, parse_and_reject)
+{
+    static const struct {
+        const char *text;
+        int64_t v;
+    } ok[] = {{"0.6.3", 6003}, {"0.19", 19000}, {"v1.2.3", 1002003}, {"12", 12000000},
+              {"current", 0},  {"auto", 0},     {"999.999.999", 999999999}};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        gpufit_job *j = NULL;
+        gpufit_model *m = NULL;
+        gpufit_error err = GPUFIT_ERROR_INIT;
+        char spec[64];
+        int64_t got = -1;
+        cr_assert_eq(gpufit_job_new(&j, NULL), GPUFIT_OK);
+        cr_assert_eq(gpufit_model_new(&m, NULL), GPUFIT_OK);
+        snprintf(spec, sizeof spec, "framework_version=%s", ok[i].text);
+        cr_assert_eq(gpufit_apply_spec(NULL, j, spec, &err), GPUFIT_OK, "%s: %s", spec,
+                     err.message);
+        cr_assert_eq(gpufit_job_get_int(j, GPUFIT_JOB_FRAMEWORK_VERSION, &got, NULL), GPUFIT_OK);
+        cr_assert_eq(got, ok[i].v, "%s -> %lld", ok[i].text, (long long)got);
+        snprintf(spec, sizeof spec, "{\"cuda_version\": \"%s\"}", ok[i].text);
+        cr_assert_eq(gpufit_apply_json(m, j, spec, strlen(spec), &err), GPUFIT_OK, "%s: %s",
+                     spec, err.message);
+        cr_assert_eq(gpufit_job_get_int(j, GPUFIT_JOB_CUDA_VERSION, &got, NULL), GPUFIT_OK);
+        cr_assert_eq(got, ok[i].v);
+        gpufit_job_free(j);
+        gpufit_model_free(m);
+    }
+    static const char *const bad[] = {"framework_version=0.x",     "framework_version=1.2.3.4",
+                                      "framework_version=0.1234",
+                                      "framework_version=1.",      "framework_version=.5",
+                                      "cuda_version=12.x",         "cuda_version=-1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        gpufit_job *j = NULL;
+        gpufit_error err = GPUFIT_ERROR_INIT;
+        cr_assert_eq(gpufit_job_new(&j, NULL), GPUFIT_OK);
+        int32_t st = gpufit_apply_spec(NULL, j, bad[i], &err);
+        cr_assert_eq(st, GPUFIT_E_INVALID_ARG, "%s: %d", bad[i], st);
+        cr_assert(err.param == GPUFIT_JOB_FRAMEWORK_VERSION || err.param == GPUFIT_JOB_CUDA_VERSION,
+                  "%s names param %d", bad[i], err.param);
+        gpufit_job_free(j);
+    }
+    /* empty text: a spec's "key=" is a syntax error (GPUFIT_E_PARSE); JSON's "" has no value */
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    static const char empty[] = "{\"framework_version\": \"\"}";
+    cr_assert_eq(gpufit_model_new(&m, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_job_new(&j, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_apply_json(m, j, empty, strlen(empty), &err), GPUFIT_E_INVALID_ARG,
+                 "%s", err.message);
+    cr_assert_eq(err.param, GPUFIT_JOB_FRAMEWORK_VERSION);
+    cr_assert_eq(gpufit_apply_spec(m, j, "framework_version=", &err), GPUFIT_E_PARSE);
+    gpufit_job_free(j);
+    gpufit_model_free(m);
+}
+
+/* framework_version does not apply to frameworks without modelled releases. */
+Test(version_text, framework_version_needs_a_server)
+{
+    run_s s;
+    cr_assert_eq(run(&s, "model=llama-3-8b task=inference framework=pytorch framework_version=0.6.3"),
+                 GPUFIT_E_INCONSISTENT);
+    cr_assert_eq(s.err.param, GPUFIT_JOB_FRAMEWORK_VERSION);
+    cr_assert(strstr(s.err.message, "framework_version") != NULL);
+    done(&s);
+}
+
+/* CUDA context by era: PyTorch loads lazily from CUDA 11.7 (it sets CUDA_MODULE_LOADING=LAZY
+ * since 1.13): 0.5 GiB; 11.6 loads every kernel image: 1 GiB. llama.cpp relies on CUDA's own
+ * default, lazy from 12.2: 300 MiB at 12.2, 1 GiB at 12.1. An explicit size wins. */
+Test(cuda_version, context_follows_the_era)
+{
+    static const struct {
+        const char *spec;
+        uint64_t ctx;
+    } cases[] = {
+        {"framework=pytorch", GIB / 2},
+        {"framework=pytorch cuda_version=11.7", GIB / 2},
+        {"framework=pytorch cuda_version=11.6", GIB},
+        {"framework=vllm cuda_version=11.8", GIB / 2},
+        {"framework=llamacpp cuda_version=12.2", 300 * MIB},
+        {"framework=llamacpp cuda_version=12.1", GIB},
+        {"framework=llamacpp", 300 * MIB},
+        {"framework=pytorch cuda_version=11.0 cuda_context_bytes=123456", 123456},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_s s;
+        char spec[256];
+        snprintf(spec, sizeof spec, "model=llama-3-8b task=inference gpu=h100 %s",
+                 cases[i].spec);
+        cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s: %s", spec, s.err.message);
+        cr_assert_eq(comp(&s, GPUFIT_MEM_RUNTIME_CONTEXT), cases[i].ctx, "%s", spec);
+        done(&s);
+    }
+}
+
+/* vLLM <= 0.6.3 counts the context in its budget, so an older CUDA lowers its KV too. */
+Test(cuda_version, old_vllm_budget_sees_the_context)
+{
+    run_s a, b;
+    cr_assert_eq(run(&a, "model=llama-3-8b task=inference framework=vllm gpu=h100 "
+                         "framework_version=0.5.0"),
+                 GPUFIT_OK);
+    cr_assert_eq(run(&b, "model=llama-3-8b task=inference framework=vllm gpu=h100 "
+                         "framework_version=0.5.0 cuda_version=11.6"),
+                 GPUFIT_OK);
+    cr_assert_eq(role0(&a).kv_capacity_bytes - role0(&b).kv_capacity_bytes, GIB / 2);
+    done(&a);
+    done(&b);
+}
