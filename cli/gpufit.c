@@ -173,15 +173,23 @@ static void print_roles_side_by_side(const gpufit_result *r, const gpufit_summar
         snprintf(d, sizeof d, "%u dev, %u L", ro[i].n_devices, ro[i].layers);
         printf(" %12s", d);
     }
-    int mixed = 0; /* GPUs of different kinds (device_gpus): name each role's */
+    /* GPUs of different kinds or sizes (device_gpus, device_memory_gib): name each role's
+     * GPU, or give its capacity when it has no catalogue name */
+    int mixed = 0;
     for (uint32_t i = 1; i < n; i++)
-        mixed |= strcmp(ro[i].name, "host") != 0 && strcmp(ro[i].gpu, ro[0].gpu) != 0;
+        mixed |= strcmp(ro[i].name, "host") != 0 && (strcmp(ro[i].gpu, ro[0].gpu) != 0 ||
+                                                     ro[i].capacity_bytes != ro[0].capacity_bytes);
     if (mixed) {
         printf("\n%-18s", "");
         for (uint32_t i = 0; i < n; i++) {
+            char cap[32];
             const char *g = strcmp(ro[i].name, "host") == 0 ? "" : ro[i].gpu;
             if (strncmp(g, "GeForce ", 8) == 0) /* keep the model number in the column */
                 g += 8;
+            if (g[0] == '\0' && strcmp(ro[i].name, "host") != 0 && ro[i].capacity_bytes > 0) {
+                snprintf(cap, sizeof cap, "%.2f GiB", gib(ro[i].capacity_bytes));
+                g = cap;
+            }
             printf(" %12.12s", g);
         }
     }

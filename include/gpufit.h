@@ -391,6 +391,10 @@ typedef enum gpufit_param {
     GPUFIT_JOB_GPU_MEMORY_GIB = 1303,     /**< Capacity override in GiB (sets the bytes). */
     GPUFIT_JOB_HOST_MEMORY_BYTES = 1304,  /**< Host RAM per GPU process, bytes; 0 = unchecked. */
     GPUFIT_JOB_DEVICE_GPUS = 1305,        /**< List: catalogue GPU id of each pipeline stage. */
+    /** List: capacity in GiB of each pipeline stage's device (one entry per stage, > 0); it
+     *  overrides the catalogue GPU's memory (device_gpus) and the job's gpu / gpu_memory_* for
+     *  that stage, and llama.cpp's default split by free memory uses it. */
+    GPUFIT_JOB_DEVICE_MEMORY_GIB = 1306,
     /** Serving-engine release (vLLM, SGLang) as major x 1000000 + minor x 1000 + patch
      *  (text `0.6.3` or `0.19` in specs, JSON and Python); 0 = the framework's current release.
      *  Selects the engine's KV-budget rule; INCONSISTENT on frameworks without releases

@@ -140,6 +140,9 @@ typedef struct gpufit__slice {
     int32_t embedding, output;         /* holds the token embedding / the output head */
     uint64_t inflight;     /* micro-batches in flight (pipeline schedule), times inflight_den */
     uint64_t inflight_den; /* 1, or vpp for interleaved schedules (chunks of L/(p v) layers) */
+    int32_t last_layer;    /* holds the model's last layer (llama.cpp: its out_ids input) */
+    uint32_t sched_copies; /* llama.cpp: copies ggml's scheduler keeps of each graph input of
+                            * the device's split (4 under pipeline parallelism, else 1) */
 } gpufit__slice;
 
 int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
@@ -192,6 +195,14 @@ int gpufit__kv_bytes_per_token(const gpufit__plan *p, const gpufit__shape *s,
                                const gpufit__slice *sl, uint64_t *out);
 int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
                               const gpufit__slice *sl, uint64_t *act_out, uint64_t *logits_out);
+/* llama.cpp: cells of the unified KV cache (n_ctx of all sequences, padded), also the n_kv
+ * of the graph it reserves (mem_inference.c). */
+uint64_t gpufit__llamacpp_kv_cells(const gpufit__plan *p);
+/* llama.cpp: bytes of one copy of the graph inputs a device's split copies in (the hidden
+ * state, KQ mask, positions, KV row indices, out_ids), 0 for a device without a split;
+ * 1 on overflow (mem_inference.c). */
+int gpufit__llamacpp_split_inputs(const gpufit__plan *p, const gpufit__shape *s,
+                                  const gpufit__slice *sl, uint64_t *out);
 
 /* Fills r from a model and job: no allocation, no strings. r->roles must have room for
  * GPUFIT__ROLES_MAX roles (gpufit__result_init). */

@@ -337,8 +337,7 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         m[GPUFIT_MEM_GRADIENTS] = m[GPUFIT_MEM_OPTIMIZER_STATES] = m[GPUFIT_MEM_MASTER_WEIGHTS] = 0;
         CK(gpufit__kv_bytes_per_token(p, s, sl, &per_tok));
         if (p->framework == GPUFIT_FW_LLAMACPP) { /* unified cache, padded (§6.4) */
-            uint64_t pad = p->attention == GPUFIT_ATTN_FLASH ? 256 : 32;
-            tokens = (p->batch * p->ctx + pad - 1) / pad * pad;
+            tokens = gpufit__llamacpp_kv_cells(p);
         } else if (p->framework == GPUFIT_FW_VLLM) {
             tokens = p->batch * ((p->ctx + 15) / 16 * 16); /* 16-token pages (§6.2) */
         } else {
@@ -495,21 +494,37 @@ static uint64_t split_point(float pt, uint64_t L)
     return il;
 }
 
-/* Layers of each stage under shares (tensor_split, else the devices' memory, else equal), as
- * llama.cpp assigns them (src/llama-model.cpp load_tensors): cumulative shares normalised to
- * split points; layer il, the output head counting as layer L, goes to the first device whose
- * split point exceeds il / (L + 1). begin[k]..begin[k+1] are stage k's layers; *out_stage
- * receives the stage of the output head. */
-static void split_layers(const struct gpufit_job *j, uint64_t L, uint64_t stages,
-                         uint64_t begin[GPUFIT_LIST_MAX + 1], uint64_t *out_stage)
+/* Capacity of stage k's device: device_memory_gib, else its catalogue GPU (device_gpus),
+ * else the job's (0 = unknown). */
+static uint64_t stage_capacity(const struct gpufit_job *j, const gpufit__plan *p, uint64_t k)
+{
+    if (j->device_memory_gib.n > 0)
+        return (uint64_t)llround(j->device_memory_gib.v[k] * 1073741824.0); /* <= 2^50 */
+    const gpufit__gpu *g =
+        j->device_gpus.n > 0 ? gpufit__gpu_by_id((int64_t)j->device_gpus.v[k]) : NULL;
+    return g != NULL ? g->memory_bytes : p->capacity;
+}
+
+/* Layers of each stage under shares (tensor_split, else each device's free memory, else
+ * equal), as llama.cpp assigns them (src/llama-model.cpp load_tensors): without
+ * --tensor-split the share of a device is its free memory (ggml_backend_dev_memory, i.e.
+ * cudaMemGetInfo after the CUDA context of the query is created: capacity - the context,
+ * nothing else running assumed); cumulative shares in float normalised to split points; layer
+ * il, the output head counting as layer L, goes to the first device whose split point exceeds
+ * il / (L + 1). Devices of one capacity (no per-device list) share equally. begin[k]..begin[k+1]
+ * are stage k's layers; *out_stage receives the stage of the output head. */
+static void split_layers(const struct gpufit_job *j, const gpufit__plan *p, uint64_t L,
+                         uint64_t stages, uint64_t begin[GPUFIT_LIST_MAX + 1],
+                         uint64_t *out_stage)
 {
     float pts[GPUFIT_LIST_MAX];
     float sum = 0.0f;
+    int by_free = j->device_gpus.n > 0 || j->device_memory_gib.n > 0;
     for (uint64_t k = 0; k < stages; k++) {
-        const gpufit__gpu *g =
-            j->device_gpus.n > 0 ? gpufit__gpu_by_id((int64_t)j->device_gpus.v[k]) : NULL;
+        uint64_t cap = by_free ? stage_capacity(j, p, k) : 0;
+        uint64_t free_b = cap > p->ctx_bytes ? cap - p->ctx_bytes : 0;
         sum += j->tensor_split.n > 0 ? (float)j->tensor_split.v[k]
-               : g != NULL          ? (float)g->memory_bytes
+               : by_free            ? (float)free_b
                                     : 1.0f;
         pts[k] = sum;
     }
@@ -654,24 +669,35 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
                                 (unsigned long long)p->dp);
     }
     /* a split names one share / one GPU per pipeline stage */
-    const gpufit__list *lists[2] = {&j->tensor_split, &j->device_gpus};
-    for (int k = 0; k < 2; k++)
+    static const int32_t list_ids[3] = {GPUFIT_JOB_TENSOR_SPLIT, GPUFIT_JOB_DEVICE_GPUS,
+                                        GPUFIT_JOB_DEVICE_MEMORY_GIB};
+    static const char *const list_names[3] = {"tensor_split", "device_gpus",
+                                              "device_memory_gib"};
+    const gpufit__list *lists[3] = {&j->tensor_split, &j->device_gpus, &j->device_memory_gib};
+    int first_list = -1;
+    for (int k = 0; k < 3; k++) {
         if (lists[k]->n > 0 && lists[k]->n != p->pp)
-            return gpufit__fail(err, GPUFIT_E_INCONSISTENT,
-                                k == 0 ? GPUFIT_JOB_TENSOR_SPLIT : GPUFIT_JOB_DEVICE_GPUS,
-                                UINT64_MAX,
+            return gpufit__fail(err, GPUFIT_E_INCONSISTENT, list_ids[k], UINT64_MAX,
                                 "%s has %u entries but pp = %llu: give one per pipeline stage",
-                                k == 0 ? "tensor_split" : "device_gpus", lists[k]->n,
-                                (unsigned long long)p->pp);
-    if ((j->tensor_split.n > 0 || j->device_gpus.n > 0) &&
-        (j->pp_first_layers > 0 || j->pp_last_layers > 0 || p->vpp > 1))
-        return gpufit__fail(err, GPUFIT_E_INCONSISTENT,
-                            j->tensor_split.n > 0 ? GPUFIT_JOB_TENSOR_SPLIT
-                                                  : GPUFIT_JOB_DEVICE_GPUS,
-                            UINT64_MAX,
+                                list_names[k], lists[k]->n, (unsigned long long)p->pp);
+        if (lists[k]->n > 0 && first_list < 0)
+            first_list = k;
+    }
+    if (first_list >= 0 && (j->pp_first_layers > 0 || j->pp_last_layers > 0 || p->vpp > 1))
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, list_ids[first_list], UINT64_MAX,
                             "%s splits the layers itself: leave pp_first_layers, "
                             "pp_last_layers and vpp unset",
-                            j->tensor_split.n > 0 ? "tensor_split" : "device_gpus");
+                            list_names[first_list]);
+    /* llama.cpp over several devices offloads everything (a partial offload with a split is
+     * not modelled: docs/splits.md); n_gpu_layers > n_layers or -1 is everything */
+    if (p->framework == GPUFIT_FW_LLAMACPP && !p->training && p->pp > 1 &&
+        p->n_gpu_layers >= 0 && (uint64_t)p->n_gpu_layers <= s->n_layers)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_N_GPU_LAYERS, UINT64_MAX,
+                            "n_gpu_layers (%lld) with pp = %llu devices: a partial offload over "
+                            "several devices is not modelled; use -1 or more than n_layers "
+                            "(%llu)",
+                            (long long)p->n_gpu_layers, (unsigned long long)p->pp,
+                            (unsigned long long)s->n_layers);
     uint64_t layout = p->dp * p->tp * p->pp * p->cp;
     if (j->gpus > 0 && (uint64_t)j->gpus != layout)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_GPUS, UINT64_MAX,
@@ -707,6 +733,8 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     if (!p->training && p->n_gpu_layers >= 0 && (uint64_t)p->n_gpu_layers <= L && p->pp == 1) {
         gpufit__slice dev = {0}, hst = {0};
         uint64_t ngl = (uint64_t)p->n_gpu_layers;
+        dev.sched_copies = hst.sched_copies = 1;
+        dev.last_layer = ngl > 0;
         take_layers(s, L - ngl, ngl, &dev);
         take_layers(s, 0, L - ngl, &hst);
         hst.embedding = 1;
@@ -765,14 +793,20 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
             rem = rest % rest_stages;
         }
         /* a split by shares or over different GPUs: every stage is a role of its own */
-        int split = j->tensor_split.n > 0 || j->device_gpus.n > 0;
+        int split = j->tensor_split.n > 0 || j->device_gpus.n > 0 || j->device_memory_gib.n > 0;
         /* llama.cpp splits layers by its own rule even with equal shares (17 + 15 of 32 layers
          * on two GPUs, the output head on the second): stages keep their pp_* roles */
         int by_rule = split || (p->framework == GPUFIT_FW_LLAMACPP && stages > 1 && F == 0 &&
                                 Z == 0 && stages <= GPUFIT_LIST_MAX);
         uint64_t sb[GPUFIT_LIST_MAX + 1], out_stage = stages - 1;
         if (by_rule)
-            split_layers(j, L, stages, sb, &out_stage);
+            split_layers(j, p, L, stages, sb, &out_stage);
+        /* llama.cpp turns on pipeline parallelism with more than one device, everything
+         * offloaded, layer split mode, KV offload and no tensor overrides (src/llama-context.cpp
+         * llama_context: pipeline_parallel; gpufit has no keys for the last three, so they hold);
+         * ggml's scheduler then keeps GGML_SCHED_MAX_COPIES = 4 copies of every split input
+         * (ggml/src/ggml-backend.cpp ggml_backend_sched_new: n_copies) */
+        uint32_t copies = p->framework == GPUFIT_FW_LLAMACPP && !p->training && stages > 1 ? 4 : 1;
         gpufit__act_terms at; /* training: one layer's activations, the same on every stage */
         if (p->training)
             CK(gpufit__train_layer_terms(p, s, &at));
@@ -804,6 +838,8 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
             gpufit__slice sl; /* every field is set here */
             take_layers(s, begin, count, &sl);
             sl.embedding = stage == 0;
+            sl.last_layer = count > 0 && begin + count == L;
+            sl.sched_copies = copies;
             sl.output = stage == (by_rule && p->framework == GPUFIT_FW_LLAMACPP ? out_stage
                                                                                 : stages - 1);
             /* Micro-batches in flight on stage i (§4.3): 1F1B keeps min(p - i, m); GPipe all m;
@@ -834,7 +870,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
             }
             role->gpu = j->device_gpus.n > 0 ? gpufit__gpu_by_id((int64_t)j->device_gpus.v[k])
                                              : NULL;
-            role->capacity = role->gpu != NULL ? role->gpu->memory_bytes : p->capacity;
+            role->capacity = split ? stage_capacity(j, p, stage) : p->capacity;
             role->layers = (uint32_t)count;
             role->fits = 1;
             st = run_role(&x, &sl, (uint32_t)k, &rolehost);

@@ -97,6 +97,7 @@ struct gpufit_job {
     double fragmentation;
     int64_t mitigations;
     gpufit__list tensor_split, device_gpus; /* per pipeline stage; n = 0: not set */
+    gpufit__list device_memory_gib;         /* GiB of each stage's device; n = 0: not set */
     char gpu_name[GPUFIT__NAME_MAX]; /* display name of a capacity-only GPU ("" = none) */
     /* Derived: the resolved plan, so that evaluation does not resolve the job again (policy.c).
      * Valid only while plan_state == 1. The setters mark it stale (0) and the public functions

@@ -49,24 +49,82 @@ int gpufit__kv_bytes_per_token(const gpufit__plan *p, const gpufit__shape *s,
     return gpufit__mul(k_row + v_row, n, out);
 }
 
-/* llama.cpp compute buffer: the graph allocator's peak over one ubatch of fp32 intermediates,
- * plus the KQ mask that lives through the whole graph (§6.4). */
-static uint64_t llamacpp_compute(const gpufit__plan *p, const gpufit__shape *s,
-                                 const gpufit__slice *sl, uint64_t n_ctx)
+uint64_t gpufit__llamacpp_kv_cells(const gpufit__plan *p)
 {
-    uint64_t ub = p->prompt < n_ctx ? p->prompt : n_ctx;
+    uint64_t pad = p->attention == GPUFIT_ATTN_FLASH ? 256 : 32; /* §6.4 */
+    return (p->batch * p->ctx + pad - 1) / pad * pad;
+}
+
+/* One copy of the inputs of a device's split (ggml/src/ggml-backend.cpp
+ * ggml_backend_sched_split_graph: a source on another backend is copied into the split's
+ * backend; llama.cpp marks its graph inputs with ggml_set_input, and the scheduler places
+ * them on the CPU backend, ggml_backend_sched_backend_id_from_cur "1.inp"). A device holding
+ * layers reads, per ubatch of n_ubatch tokens (src/llama-graph.cpp, src/llama-kv-cache.cpp):
+ *   the hidden state from the previous device (the first: from the CPU's get_rows on
+ *   token_embd), f32 n_embd x n_ubatch;
+ *   the KQ mask attn_inp_kq_mask, n_kv x n_ubatch, f16 with flash attention, else f32
+ *   (build_attn_inp_kq_mask);
+ *   the positions inp_pos, i32 n_ubatch (build_inp_pos);
+ *   the KV row indices self_k_idxs, i64 n_ubatch, and self_v_idxs, i64 n_ubatch, or
+ *   n_ubatch x n_embd_v_gqa when V is stored transposed, i.e. without flash attention
+ *   (llama_kv_cache::build_input_k_idxs / build_input_v_idxs);
+ *   out_ids, i32 n_outputs, on the device of the last layer (build_inp_out_ids; n_outputs =
+ *   n_ubatch, the reservation the logits term assumes).
+ * A device with the output head only reads the last hidden state, f32 n_embd x n_outputs. */
+int gpufit__llamacpp_split_inputs(const gpufit__plan *p, const gpufit__shape *s,
+                                  const gpufit__slice *sl, uint64_t *out)
+{
+    uint64_t ub = p->prompt, n_kv = gpufit__llamacpp_kv_cells(p), t;
+    int fa = p->attention == GPUFIT_ATTN_FLASH;
+    *out = 0;
+    if (s->arch == GPUFIT_ARCH_GENERIC || (layers_of(sl) == 0 && !sl->output))
+        return 0;
+    if (gpufit__mul(4 * s->h, ub, out)) /* the hidden state */
+        return 1;
+    if (layers_of(sl) == 0)
+        return 0;
+    uint64_t v_width = fa ? 1 : s->mla ? s->r_kv : s->nkv * s->dh;
+    if (gpufit__mul(n_kv, ub, &t) || gpufit__mul(t, fa ? 2 : 4, &t) || gpufit__add(*out, t, out))
+        return 1; /* the KQ mask */
+    if (gpufit__mul(8 * ub, v_width, &t) || gpufit__add(*out, t, out))
+        return 1; /* self_v_idxs */
+    /* inp_pos (4 bytes), self_k_idxs (8) and out_ids (4) per token */
+    return gpufit__add(*out, ub * (12 + (sl->last_layer ? 4 : 0)), out);
+}
+
+/* llama.cpp compute buffer: the graph allocator's peak over one ubatch of fp32 intermediates,
+ * plus the graph inputs copied into the device (§6.4). Without pipeline parallelism the
+ * scheduler keeps one copy of each, allocated at the start of the split and freed after its
+ * last use: the KQ mask lives through every layer (the positions and KV indices, a few KiB with
+ * flash attention, are left out; docs/memory/llamacpp.md). With pipeline parallelism
+ * (sched_copies = GGML_SCHED_MAX_COPIES) every input has that many copies, flagged input and
+ * output so that ggml-alloc never frees or reuses them, and allocated first as leafs of the
+ * graph (ggml_backend_sched_split_graph), on top of the peak. */
+static int llamacpp_compute(const gpufit__plan *p, const gpufit__shape *s,
+                            const gpufit__slice *sl, uint64_t *out)
+{
+    uint64_t n_kv = gpufit__llamacpp_kv_cells(p);
+    uint64_t ub = p->prompt < n_kv ? p->prompt : n_kv;
     int fa = p->attention == GPUFIT_ATTN_FLASH;
     uint64_t io = 4 * ub * s->h; /* one residual-stream tensor */
-    uint64_t mask = n_ctx * ub * (fa ? 2 : 4);
-    uint64_t attn = 6 * io + (fa ? 0 : 4 * n_ctx * s->nq * ub); /* KQ scores without FA */
+    uint64_t mask = layers_of(sl) > 0 ? n_kv * ub * (fa ? 2 : 4) : 0;
+    uint64_t attn = 6 * io + (fa ? 0 : 4 * n_kv * s->nq * ub); /* KQ scores without FA */
     uint64_t ffn = s->E > 0 ? 8 * ub * s->k * s->f_moe + 4 * ub * s->E + io
                             : 4 * ub * s->f * (s->gated ? 2 : 1) + 3 * io;
     uint64_t peak = max_u(attn, ffn);
+    *out = 0;
     if (sl->output) /* the ubatch's fp32 logits share the buffer */
         peak = max_u(peak, 4 * ub * s->V + 3 * io);
     if (layers_of(sl) == 0 && !sl->output)
         return 0;
-    return mask + peak;
+    if (sl->sched_copies > 1) {
+        uint64_t in;
+        if (gpufit__llamacpp_split_inputs(p, s, sl, &in) || gpufit__mul(in, sl->sched_copies, &in))
+            return 1;
+        return gpufit__add(in, peak, out);
+    }
+    *out = mask + peak;
+    return 0;
 }
 
 int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
@@ -81,13 +139,13 @@ int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
     if (p->framework == GPUFIT_FW_LLAMACPP) {
         uint64_t n_ctx, ub = p->prompt, g1, g2;
         uint64_t width = s->h + s->f + s->k * s->f_moe + s->E + s->V;
-        if (gpufit__mul(p->batch, p->ctx, &n_ctx) || gpufit__mul(ub, width * 16, &g1) ||
-            gpufit__mul(n_ctx, (s->nq + 1) * 8, &g2) || gpufit__mul(g2, ub, &g2) ||
+        if (gpufit__mul(p->batch, p->ctx, &n_ctx) || n_ctx > UINT64_MAX - 256 ||
+            gpufit__mul(ub, width * 16, &g1) ||
+            gpufit__mul(n_ctx + 256, (s->nq + 1) * 8, &g2) || gpufit__mul(g2, ub, &g2) ||
             gpufit__add(g1, g2, &g1))
-            return 1; /* overflow guard for llamacpp_compute's products */
-        *act_out = llamacpp_compute(p, s, sl, n_ctx);
+            return 1; /* overflow guard for llamacpp_compute's products (n_kv <= n_ctx + 255) */
         *logits_out = 0;
-        return 0;
+        return llamacpp_compute(p, s, sl, act_out);
     }
     int server = p->framework == GPUFIT_FW_VLLM || p->framework == GPUFIT_FW_SGLANG;
     /* tokens in one forward: the profiling pass of a server, else the whole prompt batch */

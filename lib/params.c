@@ -289,6 +289,10 @@ static const gpufit__param_entry table[] = {
     JL(GPUFIT_JOB_DEVICE_GPUS, device_gpus, 0.0, 1048576.0, "device_gpus", "",
        ("the GPU of each pipeline stage, in order (catalogue names or ids), for machines with "
         "GPUs of different sizes; each stage is checked against its own GPU")),
+    JL(GPUFIT_JOB_DEVICE_MEMORY_GIB, device_memory_gib, 0.001, 1048576.0, "device_memory_gib",
+       "GiB",
+       ("capacity of each pipeline stage's device in GiB, in order (e.g. 24,12), for GPUs not in "
+        "the catalogue; overrides device_gpus' and the job's capacity per stage")),
     ROW_F(GPUFIT_JOB_GPU_MEMORY_GIB, GPUFIT_DOMAIN_JOB, JOFF(gpu_memory_gib), 0.0, 1048576.0, 0.0,
           "gpu_memory_gib", NULL, "GiB", "device capacity override in GiB (sets gpu_memory_bytes)"),
     JI(GPUFIT_JOB_CUDA_CONTEXT_BYTES, cuda_context_bytes, -1, BIG, -1, "cuda_context_bytes", NULL,

@@ -126,7 +126,7 @@ static void plan_serving(struct gpufit_list *l, struct gpufit_result *r,
     c.plan_state = 0; /* its fields are edited below: evaluation resolves it */
     c.gpus = 0;
     c.pp_first_layers = c.pp_last_layers = 0;
-    c.tensor_split.n = c.device_gpus.n = 0;
+    c.tensor_split.n = c.device_gpus.n = c.device_memory_gib.n = 0;
     c.vpp = c.cp = 1;
     c.sp = 0;
     c.zero = 0;

@@ -357,6 +357,16 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
             }
         }
     }
+    if (j->device_memory_gib.n > 0 && j->gpu < 0 && j->gpu_memory_bytes <= 0) {
+        /* capacities per stage without a job GPU: the job's is the smallest (they override
+         * device_gpus' catalogue memory stage by stage) */
+        p->capacity = 0;
+        for (uint32_t k = 0; k < j->device_memory_gib.n; k++) {
+            uint64_t b = (uint64_t)llround(j->device_memory_gib.v[k] * 1073741824.0);
+            if (p->capacity == 0 || b < p->capacity)
+                p->capacity = b;
+        }
+    }
     int hopper = p->gpu != NULL && p->gpu->cc_major >= 9;
 
     /* Serving-engine release and its KV budget rule (docs/memory/vllm.md, sglang.md) */

@@ -133,7 +133,13 @@ static const battery_row battery[] = {
     {"prompt_len", {{0}}, "0 (framework default) or any count"},
     {"lora_rank", {{0}}, "any rank in range"},
     {"lora_targets", {{0}}, "enum: every named value is valid"},
-    {"n_gpu_layers", {{0}}, "-1 (all) or any count; more than n_layers means all"},
+    /* llama.cpp: a partial offload over several devices is not modelled (docs/splits.md) */
+    {"n_gpu_layers",
+     {E("model=llama-3-8b task=inference framework=llamacpp pp=2 n_gpu_layers=32", INC,
+        GPUFIT_JOB_N_GPU_LAYERS),
+      E("model=llama-3-8b task=inference framework=llamacpp pp=2 n_gpu_layers=0", INC,
+        GPUFIT_JOB_N_GPU_LAYERS)},
+     NULL},
     {"gpu_memory_utilization", {{0}}, "float: any fraction in range"},
     {"max_num_seqs", {{0}}, "0 (auto) or any count"},
     {"precision", {{0}}, "enum: every named value is valid"},
@@ -236,6 +242,17 @@ static const battery_row battery[] = {
         GPUFIT_JOB_DEVICE_GPUS),
       E("model=llama-3-8b task=pretrain pp=2 vpp=2 device_gpus=h100,h100", INC,
         GPUFIT_JOB_DEVICE_GPUS)},
+     NULL},
+    /* device_memory_gib: entries > 0 (setters); one per stage and no other way of splitting
+     * (evaluation) */
+    {"device_memory_gib",
+     {E("model=llama-3-8b task=inference framework=llamacpp pp=2 device_memory_gib=24,12,12",
+        INC, GPUFIT_JOB_DEVICE_MEMORY_GIB),
+      E("model=llama-3-8b task=pretrain pp=2 vpp=2 device_memory_gib=80,80", INC,
+        GPUFIT_JOB_DEVICE_MEMORY_GIB),
+      E("model=llama-3-8b task=inference pp=2 device_gpus=h100,rtx-4090 "
+        "device_memory_gib=80,24,24",
+        INC, GPUFIT_JOB_DEVICE_MEMORY_GIB)},
      NULL},
     {"gpu_memory_gib", {{0}}, "float: 0 (the GPU's) or any capacity"},
     {"cuda_context_bytes", {{0}}, "-1 (default) or any size"},
