@@ -218,6 +218,8 @@ typedef enum gpufit_checkpointing {
     GPUFIT_CKPT_NONE = 0,         /**< Every saved tensor is kept. */
     GPUFIT_CKPT_SELECTIVE = 1,    /**< Core attention recomputed (Korthikanti et al.). */
     GPUFIT_CKPT_FULL = 2,         /**< Only layer inputs kept; one layer re-materialised. */
+    GPUFIT_CKPT_SELECTIVE_OP = 3, /**< torchtitan op-level SAC: layer input, every other
+                                       matmul output and the attention output kept. */
     GPUFIT_CKPT_MAX_ = 0x7FFFFFFF /**< Not a value. */
 } gpufit_checkpointing;
 
@@ -365,6 +367,10 @@ typedef enum gpufit_param {
     GPUFIT_JOB_CHECKPOINTING = 1151, /**< gpufit_checkpointing. */
     GPUFIT_JOB_ATTENTION = 1152,     /**< gpufit_attention; -1 = by framework. */
     GPUFIT_JOB_DROPOUT = 1153,       /**< Dropout probability; 0 = no masks. */
+    GPUFIT_JOB_CHECKPOINT_EVERY = 1154,  /**< Full checkpointing of every N-th layer of a stage
+                                              (torchtitan); 1 = every layer. */
+    GPUFIT_JOB_CHECKPOINT_LAYERS = 1155, /**< Full checkpointing of the first N layers of each
+                                              stage chunk (Megatron block); 0 = every layer. */
     /* job: parallelism */
     GPUFIT_JOB_DP = 1200,      /**< Data-parallel degree. */
     GPUFIT_JOB_TP = 1201,      /**< Tensor-parallel degree. */
@@ -381,6 +387,8 @@ typedef enum gpufit_param {
     GPUFIT_JOB_PP_LAST_LAYERS = 1212,  /**< Layers on the last stage; 0 = balanced. */
     GPUFIT_JOB_ZERO_SHARD_SIZE = 1213, /**< Ranks ZeRO/FSDP shards over (hybrid); 0 = dp. */
     GPUFIT_JOB_TENSOR_SPLIT = 1214, /**< List: share of the layers per pipeline stage/device. */
+    GPUFIT_JOB_ETP = 1218, /**< Expert tensor-parallel degree (Megatron); 0 = auto (tp for
+                                training, 1 for an expert-parallel server). */
     /* job: device and runtime */
     GPUFIT_JOB_GPU = 1300,                /**< Catalogue GPU id (see gpufit_gpu_info); -1 = none. */
     GPUFIT_JOB_GPU_MEMORY_BYTES = 1301,   /**< Capacity override, bytes; 0 = from the GPU. */

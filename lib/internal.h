@@ -40,6 +40,9 @@ typedef struct gpufit__list {
 typedef struct gpufit__plan {
     int32_t task, training, lora, framework, attention, ckpt, optimizer, lora_targets;
     int32_t schedule; /* gpufit_pp_schedule, resolved */
+    uint32_t ckpt_every;  /* full checkpointing of every N-th layer of a stage (torchtitan) */
+    uint32_t ckpt_layers; /* ... or of the first N layers of each stage chunk (Megatron block);
+                           * 0 = every layer */
     int32_t amp;                                 /* autocast over fp32 weights */
     int64_t w_dt, c_dt, g_dt, m_dt, o_dt, kv_dt; /* resolved dtypes */
     uint64_t a_b;                                /* activation bytes per element */
@@ -48,8 +51,9 @@ typedef struct gpufit__plan {
     uint64_t batch, ctx, prompt;                 /* inference */
     double dropout;
     uint64_t dp, tp, pp, vpp, cp, ep, sp, zero, offload;
-    uint64_t etp; /* tensor parallelism inside each expert: tp (Megatron's default), or 1 when
-                   * a server spreads whole experts over its ranks (vLLM expert parallel) */
+    uint64_t etp; /* tensor parallelism inside each expert: the job's etp, else tp (Megatron's
+                   * default), or 1 when a server spreads whole experts over its ranks (vLLM
+                   * expert parallel) */
     uint64_t shard; /* ranks ZeRO/FSDP shard over: zero_shard_size, or dp */
     int64_t n_gpu_layers;
     uint64_t lora_rank;
@@ -68,9 +72,9 @@ struct gpufit_job {
     double gpu_memory_utilization;
     int64_t precision, weight_dtype, compute_dtype, grad_dtype, master_weights, optimizer_dtype;
     int64_t kv_dtype;
-    int64_t optimizer, checkpointing, attention;
+    int64_t optimizer, checkpointing, checkpoint_every, checkpoint_layers, attention;
     double dropout;
-    int64_t dp, tp, pp, vpp, cp, ep, sp, zero, offload, gpus, pp_schedule;
+    int64_t dp, tp, pp, vpp, cp, ep, etp, sp, zero, offload, gpus, pp_schedule;
     int64_t pp_first_layers, pp_last_layers, zero_shard_size, host_memory_bytes;
     int64_t gpu, gpu_memory_bytes, framework;
     double gpu_memory_gib;
