@@ -283,6 +283,21 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         }
         CK(gpufit__train_activations(p, s, x->at, sl, &m[GPUFIT_MEM_ACTIVATIONS],
                                      &m[GPUFIT_MEM_LOGITS]));
+        if (p->lora && s->arch != GPUFIT_ARCH_GENERIC &&
+            (p->w_dt == GPUFIT_DTYPE_NF4 || p->w_dt == GPUFIT_DTYPE_NF4_DQ ||
+             p->w_dt == GPUFIT_DTYPE_FP4)) {
+            /* bitsandbytes MatMul4Bit (autograd/_functions.py): for training-sized inputs the
+             * forward dequantises the 4-bit weight into a full 16-bit temporary and calls
+             * F.linear (backends/cuda/ops.py _dequant_linear_fallback); backward dequantises
+             * again for grad_A; only the packed weight is saved. One such weight, the largest
+             * linear, is live at the backward peak; double quantisation first restores the
+             * fp32 absmax per 64 weights (functional.py dequantize_4bit). */
+            uint64_t n = gpufit__div_up(c->largest_matrix, p->tp), dq;
+            CK(gpufit__mul(n, p->a_b, &dq));
+            if (p->w_dt == GPUFIT_DTYPE_NF4_DQ)
+                dq += (n + 63) / 64 * 4;
+            CK(gpufit__add(m[GPUFIT_MEM_ACTIVATIONS], dq, &m[GPUFIT_MEM_ACTIVATIONS]));
+        }
         if (p->task == GPUFIT_TASK_QLORA) {
             /* QLoRA pages optimizer states (bitsandbytes paged optimizers, Dettmers et al. 2023
              * §3): unified memory evicts them to the host while activations are live, so only

@@ -300,6 +300,7 @@ typedef struct gpufit__counts {
     uint64_t embedding;          /* token embedding (V x h) */
     uint64_t output;             /* untied output head (0 when tied) */
     uint64_t largest_layer;      /* parameters of the largest layer */
+    uint64_t largest_matrix;     /* elements of the largest linear weight inside a layer */
 } gpufit__counts;
 /* Exact counts (model-memory §1); GPUFIT_E_OVERFLOW if they do not fit in uint64_t. */
 int32_t gpufit__model_count(const gpufit__shape *s, gpufit__counts *out, gpufit_error *err);
