@@ -22,7 +22,7 @@
 typedef struct gpufit__class_agg {
     uint64_t lin_el, exp_el;     /* elements of 2-D linear tensors (not K/V), of experts */
     uint64_t kv_n, kv_cols;      /* standard K and V projections: count, input width */
-    uint64_t other2d_el, oned_el; /* other 2-D tensors (router ...), 1-D tensors */
+    uint64_t other2d_el, oned_el; /* other 2-D tensors; 1-D tensors and the router (replicated) */
     uint64_t lin_rows, exp_rows; /* sums of rows x copies (per-row scales) */
     uint64_t lin_cols, exp_cols; /* sums of cols x copies (per-input-feature tables) */
     uint64_t rows_gcd;           /* gcd of the rows of every 2-D tensor but K/V (0: none) */

@@ -133,7 +133,9 @@ static inline void shard_dims(const gpufit__plan *p, const gpufit__shape *s,
             *rows = (g->rows + p->etp - 1) / p->etp;
         return;
     }
-    if (is_1d(g) || p->tp == 1)
+    /* the router is replicated over tp: Megatron-Core TopKRouter.weight [E, h], vLLM's
+     * ReplicatedLinear gate, DeepSpeed TopKGate */
+    if (is_1d(g) || p->tp == 1 || g->kind == GPUFIT__T_ROUTER)
         return;
     if ((g->kind == GPUFIT__T_ATTN_K || g->kind == GPUFIT__T_ATTN_V) && !s->mla) {
         uint64_t heads = s->nkv > p->tp ? s->nkv / p->tp : 1; /* §4.5: replicated KV heads */
