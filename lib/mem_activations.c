@@ -71,25 +71,27 @@ static void attention(const gpufit__plan *p, const gpufit__shape *s, uint64_t to
      * [wq_a, wq_b | wq], wkv_a, wkv_b, wo); the attention kernel's output and fp32
      * log-sum-exp are saved (_scaled_dot_product_flash/efficient_attention in the list),
      * eager attention's bmm/softmax are not */
-    if (s->mla) {
+    int op = p->ckpt == GPUFIT_CKPT_SELECTIVE_OP;
+    if (op && s->mla) {
         if (s->r_q > 0)
             op_mm(t, a * tok * s->r_q, 1);
         op_mm(t, a * tok * q, 1);
         op_mm(t, a * tok * (s->r_kv + s->d_r), 1);
         op_mm(t, a * tok * nq * (s->d_n + s->d_v), 1);
-    } else {
+    } else if (op) {
         uint64_t kv = (s->nkv > tp ? s->nkv / tp : 1) * s->dh; /* before any repeat_kv */
         op_mm(t, a * tok * q, 1);
         op_mm(t, a * tok * kv, 1);
         op_mm(t, a * tok * kv, 1);
     }
-    if (!eager) {
+    if (op && !eager) {
         uint64_t out = a * tok * (s->mla ? nq * s->d_v : q) + 4 * nq * tok;
         t->op_keep += out;
         t->op_cached += out;
     }
-    op_mm(t, a * tok * s->h, 0); /* output projection (a partial sum of h under tp) */
-    if (p->sp && tp > 1)         /* torchtitan's sequence parallel: reduce_scatter output */
+    if (op)
+        op_mm(t, a * tok * s->h, 0); /* output projection (a partial sum of h under tp) */
+    if (op && p->sp && tp > 1)       /* torchtitan's sequence parallel: reduce_scatter output */
         t->op_keep += a * tok * s->h / tp;
     uint64_t s2 = 0;
     if (eager) { /* scores: softmax output (HF upcasts to fp32), dropout mask and output */
@@ -133,6 +135,8 @@ static uint64_t mlp(const gpufit__plan *p, const gpufit__shape *s, uint64_t tok,
 static void op_mlp(const gpufit__plan *p, const gpufit__shape *s, uint64_t tok, uint64_t f,
                    uint64_t shard, layer_terms *t)
 {
+    if (p->ckpt != GPUFIT_CKPT_SELECTIVE_OP)
+        return;
     uint64_t fs = gpufit__div_up(f, shard);
     op_mm(t, p->a_b * tok * fs, 1);
     if (s->gated)
@@ -164,7 +168,7 @@ static void ffn_block(const gpufit__plan *p, const gpufit__shape *s, uint64_t to
             op_mlp(p, s, tok, s->n_shared * s->f_sh, p->tp, t);
         }
     }
-    if (p->sp && p->tp > 1) /* selective_op: the FFN's reduce_scatter output */
+    if (p->ckpt == GPUFIT_CKPT_SELECTIVE_OP && p->sp && p->tp > 1) /* its reduce_scatter */
         t->op_keep += p->a_b * tok * s->h / p->tp;
     if (p->dropout > 0.0)
         bytes += gpufit__div(tok * s->h, hs);
@@ -197,9 +201,10 @@ int gpufit__train_layer_terms(const gpufit__plan *p, const gpufit__shape *s,
     uint64_t width = s->h + s->q + 2 * s->c + s->f + s->k * (s->f_moe + s->h) +
                      s->n_shared * s->f_sh + s->E + s->r_q + s->r_kv, wide;
     /* experts split over more ranks than the attention (etp > tp) see etp / tp x the tokens */
-    uint64_t fold = p->etp > p->tp ? (p->etp + p->tp - 1) / p->tp : 1;
-    if (gpufit__mul(s->k * s->h, fold, &wide) || gpufit__add(width, wide, &width) ||
-        gpufit__mul(width, 64, &x) || gpufit__mul(x, tok, &x) ||
+    if (p->etp > p->tp && (gpufit__mul(s->k * s->h, (p->etp + p->tp - 1) / p->tp, &wide) ||
+                           gpufit__add(width, wide, &width)))
+        return 1;
+    if (gpufit__mul(width, 64, &x) || gpufit__mul(x, tok, &x) ||
         gpufit__mul(s->nq * 16, seq, &transient) || gpufit__mul(transient, tok, &transient) ||
         gpufit__add(x, transient, &x) || gpufit__mul(x, 4, &x))
         return 1;
@@ -217,13 +222,14 @@ int gpufit__train_layer_terms(const gpufit__plan *p, const gpufit__shape *s,
          * recompute re-materialises what it did not keep: the layer less its cached outputs
          * (derived). */
         uint64_t none = t.largest + 2 * t.input, full = t.total + 2 * t.input;
-        at->keep_none[w] = t.total;
-        at->transient_none[w] = none;
-        at->transient[w] = p->ckpt == GPUFIT_CKPT_FULL ? full
-                           : p->ckpt == GPUFIT_CKPT_SELECTIVE_OP
-                               ? max_u(full - (t.op_cached < t.total ? t.op_cached : t.total),
-                                       none)
-                               : none;
+        at->transient[w] = p->ckpt == GPUFIT_CKPT_FULL ? full : none;
+        if (p->ckpt == GPUFIT_CKPT_FULL) { /* for checkpoint_every / checkpoint_layers */
+            at->keep_none[w] = t.total;
+            at->transient_none[w] = none;
+        } else if (p->ckpt == GPUFIT_CKPT_SELECTIVE_OP) {
+            at->transient[w] =
+                max_u(full - (t.op_cached < t.total ? t.op_cached : t.total), none);
+        }
     }
     return 0;
 }
@@ -242,6 +248,41 @@ static uint64_t ckpt_before(const gpufit__plan *p, uint64_t x, uint64_t chunk)
     return x / p->ckpt_every;
 }
 
+/* Full checkpointing of some layers only (checkpoint_every / checkpoint_layers): the others
+ * keep what no checkpointing keeps; positions run over the stage's layers in class order.
+ * Out of line, returning by value: the common path stays small. */
+typedef struct some_t {
+    uint64_t stored, transient;
+    int ovf;
+} some_t;
+
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static some_t some_layers(const gpufit__plan *p, const gpufit__shape *s,
+                          const gpufit__act_terms *at, const gpufit__slice *sl)
+{
+    some_t r = {0, 0, 0};
+    uint64_t count = 0, pos = 0, chunk, x;
+    for (int w = s->w_first; w < s->w_end; w++)
+        count += sl->layers[w];
+    chunk = p->vpp > 1 && count % p->vpp == 0 ? count / p->vpp : count;
+    for (int w = s->w_first; w < s->w_end; w++) {
+        uint64_t n = sl->layers[w], ck;
+        if (n == 0)
+            continue;
+        ck = ckpt_before(p, pos + n, chunk) - ckpt_before(p, pos, chunk);
+        pos += n;
+        r.ovf |= gpufit__mul(at->keep_none[w], n - ck, &x) || gpufit__add(r.stored, x, &r.stored) ||
+                 gpufit__mul(at->keep[w], ck, &x) || gpufit__add(r.stored, x, &r.stored);
+        if (ck < n)
+            r.transient = max_u(r.transient, at->transient_none[w]);
+        if (ck > 0)
+            r.transient = max_u(r.transient, at->transient[w]);
+    }
+    return r;
+}
+
 int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
                               const gpufit__act_terms *at, const gpufit__slice *sl,
                               uint64_t *act_out, uint64_t *logits_out)
@@ -257,29 +298,20 @@ int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
         *logits_out = 0;
         return 0;
     }
-    /* full checkpointing of some layers only: the others keep what no checkpointing keeps */
-    int part = p->ckpt == GPUFIT_CKPT_FULL && (p->ckpt_every > 1 || p->ckpt_layers > 0);
-    uint64_t count = 0, pos = 0, chunk = 1;
-    for (int w = s->w_first; w < s->w_end && part; w++)
-        count += sl->layers[w];
-    if (part)
-        chunk = p->vpp > 1 && count % p->vpp == 0 ? count / p->vpp : count;
-    for (int w = s->w_first; w < s->w_end; w++) {
-        uint64_t n = sl->layers[w], ck = n;
-        if (n == 0)
-            continue;
-        if (part) {
-            ck = ckpt_before(p, pos + n, chunk) - ckpt_before(p, pos, chunk);
-            pos += n;
-            if (gpufit__mul(at->keep_none[w], n - ck, &x) || gpufit__add(stored, x, &stored))
-                return 1;
-            if (ck < n)
-                transient = max_u(transient, at->transient_none[w]);
-        }
-        if (gpufit__mul(at->keep[w], ck, &x) || gpufit__add(stored, x, &stored))
+    if (p->ckpt == GPUFIT_CKPT_FULL && (p->ckpt_every > 1 || p->ckpt_layers > 0)) {
+        some_t r = some_layers(p, s, at, sl);
+        if (r.ovf)
             return 1;
-        if (ck > 0)
+        stored = r.stored;
+        transient = r.transient;
+    } else {
+        for (int w = s->w_first; w < s->w_end; w++) {
+            if (sl->layers[w] == 0)
+                continue;
+            if (gpufit__mul(at->keep[w], sl->layers[w], &x) || gpufit__add(stored, x, &stored))
+                return 1;
             transient = max_u(transient, at->transient[w]);
+        }
     }
     if (gpufit__mul(stored, sl->inflight, &stored))
         return 1;
