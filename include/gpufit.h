@@ -218,6 +218,8 @@ typedef enum gpufit_checkpointing {
     GPUFIT_CKPT_NONE = 0,         /**< Every saved tensor is kept. */
     GPUFIT_CKPT_SELECTIVE = 1,    /**< Core attention recomputed (Korthikanti et al.). */
     GPUFIT_CKPT_FULL = 2,         /**< Only layer inputs kept; one layer re-materialised. */
+    GPUFIT_CKPT_SELECTIVE_OP = 3, /**< torchtitan op-level SAC: layer input, every other
+                                       matmul output and the attention output kept. */
     GPUFIT_CKPT_MAX_ = 0x7FFFFFFF /**< Not a value. */
 } gpufit_checkpointing;
 
@@ -365,6 +367,10 @@ typedef enum gpufit_param {
     GPUFIT_JOB_CHECKPOINTING = 1151, /**< gpufit_checkpointing. */
     GPUFIT_JOB_ATTENTION = 1152,     /**< gpufit_attention; -1 = by framework. */
     GPUFIT_JOB_DROPOUT = 1153,       /**< Dropout probability; 0 = no masks. */
+    GPUFIT_JOB_CHECKPOINT_EVERY = 1154,  /**< Full checkpointing of every N-th layer of a stage
+                                              (torchtitan); 1 = every layer. */
+    GPUFIT_JOB_CHECKPOINT_LAYERS = 1155, /**< Full checkpointing of the first N layers of each
+                                              stage chunk (Megatron block); 0 = every layer. */
     /* job: parallelism */
     GPUFIT_JOB_DP = 1200,      /**< Data-parallel degree. */
     GPUFIT_JOB_TP = 1201,      /**< Tensor-parallel degree. */
@@ -384,6 +390,8 @@ typedef enum gpufit_param {
     GPUFIT_JOB_REDUCE_BUCKET_SIZE = 1215, /**< DeepSpeed ZeRO reduce bucket, elements; 0 = 5e8. */
     GPUFIT_JOB_OVERLAP_COMM = 1216, /**< DeepSpeed overlap_comm: -1 auto (stage 3), 0 off, 1 on. */
     GPUFIT_JOB_SYNC_EACH_BATCH = 1217, /**< FSDP: sync grads every micro-batch (0/1; 0 = no_sync). */
+    GPUFIT_JOB_ETP = 1218, /**< Expert tensor-parallel degree (Megatron); 0 = auto (tp for
+                                training, 1 for an expert-parallel server). */
     /* job: device and runtime */
     GPUFIT_JOB_GPU = 1300,                /**< Catalogue GPU id (see gpufit_gpu_info); -1 = none. */
     GPUFIT_JOB_GPU_MEMORY_BYTES = 1301,   /**< Capacity override, bytes; 0 = from the GPU. */

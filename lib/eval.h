@@ -180,6 +180,8 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
 typedef struct gpufit__act_terms {
     uint64_t tok; /* tokens of one micro-batch on one device */
     uint64_t keep[GPUFIT__W_COUNT], transient[GPUFIT__W_COUNT];
+    /* one layer without checkpointing: for full checkpointing of only some layers */
+    uint64_t keep_none[GPUFIT__W_COUNT], transient_none[GPUFIT__W_COUNT];
 } gpufit__act_terms;
 /* Fills at for training (mem_activations.c); 1 if a byte count could exceed 64 bits. */
 int gpufit__train_layer_terms(const gpufit__plan *p, const gpufit__shape *s,

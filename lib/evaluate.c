@@ -200,9 +200,15 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
             opt = trainable * (p->optimizer <= GPUFIT_OPT_ADAM ? 8 : 4);
         }
         /* ZeRO / distributed-optimizer shards: dense parameters over the data- (and context-)
-         * parallel ranks, routed experts over the expert data-parallel group dp x cp / ep
-         * (memory-model.md §3.1, §3.6). */
-        uint64_t nd = p->shard * p->cp, ne = nd >= p->ep ? gpufit__div(nd, p->ep) : 1;
+         * parallel ranks, routed experts over the expert data-parallel group
+         * tp x cp x dp / (etp x ep) (memory-model.md §3.1, §3.6; Megatron-Core
+         * parallel_state.initialize_model_parallel: expert_data_parallel_size =
+         * world / (etp x ep x pp)); dp x cp / ep when etp = tp. */
+        uint64_t nd = p->shard * p->cp, ne = nd;
+        if (p->ep > 1 || p->etp != p->tp) {
+            uint64_t grid = p->etp * p->ep; /* <= 2^32; nd x tp <= 2^56 */
+            ne = nd * p->tp >= grid ? nd * p->tp / grid : 1;
+        }
         uint64_t t_d = trainable - ex.t, gb = 0, mb = 0, ge, me;
         CK(gpufit__dtype_bytes(p->g_dt, t_d, &gb));
         CK(gpufit__dtype_bytes(p->g_dt, ex.t, &ge));
@@ -320,6 +326,21 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
             out = gpufit__div_up(out, p->tp);
             CK(gpufit__mul(out, p->a_b * gpufit__div_up(sl->inflight, sl->inflight_den), &out) ||
                gpufit__add(m[GPUFIT_MEM_ACTIVATIONS], out, &m[GPUFIT_MEM_ACTIVATIONS]));
+        }
+        if (p->lora && s->arch != GPUFIT_ARCH_GENERIC &&
+            (p->w_dt == GPUFIT_DTYPE_NF4 || p->w_dt == GPUFIT_DTYPE_NF4_DQ ||
+             p->w_dt == GPUFIT_DTYPE_FP4)) {
+            /* bitsandbytes MatMul4Bit (autograd/_functions.py): for training-sized inputs the
+             * forward dequantises the 4-bit weight into a full 16-bit temporary and calls
+             * F.linear (backends/cuda/ops.py _dequant_linear_fallback); backward dequantises
+             * again for grad_A; only the packed weight is saved. One such weight, the largest
+             * linear, is live at the backward peak; double quantisation first restores the
+             * fp32 absmax per 64 weights (functional.py dequantize_4bit). */
+            uint64_t n = gpufit__div_up(c->largest_matrix, p->tp), dq;
+            CK(gpufit__mul(n, p->a_b, &dq));
+            if (p->w_dt == GPUFIT_DTYPE_NF4_DQ)
+                dq += (n + 63) / 64 * 4;
+            CK(gpufit__add(m[GPUFIT_MEM_ACTIVATIONS], dq, &m[GPUFIT_MEM_ACTIVATIONS]));
         }
         if (p->task == GPUFIT_TASK_QLORA) {
             /* QLoRA pages optimizer states (bitsandbytes paged optimizers, Dettmers et al. 2023
@@ -549,6 +570,81 @@ static void split_layers(const struct gpufit_job *j, const gpufit__plan *p, uint
     }
 }
 
+/* The expert layout (Megatron-Core MoE parallel folding; vLLM/SGLang expert parallelism). */
+static int32_t check_experts(const gpufit__plan *p, const gpufit__shape *s,
+                             const struct gpufit_job *j, gpufit_error *err)
+{
+    if (j->etp > 0 && s->E == 0)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_ETP, UINT64_MAX,
+                            "etp (%lld) needs a mixture-of-experts model (n_experts > 0)",
+                            (long long)j->etp);
+    if (p->ep > 1 && s->E == 0)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
+                            "ep (%llu) needs a mixture-of-experts model (n_experts > 0)",
+                            (unsigned long long)p->ep);
+    if (s->E == 0)
+        return GPUFIT_OK;
+    int megatron = p->training && p->framework == GPUFIT_FW_MEGATRON;
+    if (p->training) {
+        /* Megatron-Core builds a second rank grid for the experts, etp x ep x expert-dp x pp
+         * over the same world (parallel_state.initialize_model_parallel: "world_size is not
+         * divisible by expert_tensor_model_pipeline_parallel size"): etp x ep divides
+         * tp x cp x dp. Other trainers split each expert over the tp ranks (etp = tp). */
+        if (j->etp > 0 && (uint64_t)j->etp != p->tp && !megatron)
+            return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_ETP, UINT64_MAX,
+                                "etp (%lld) other than tp (%llu) is Megatron-Core's expert tensor "
+                                "parallelism: set framework=megatron",
+                                (long long)j->etp, (unsigned long long)p->tp);
+        uint64_t ranks = p->dp * p->cp * p->tp, grid = p->etp * p->ep; /* <= 2^56, 2^32 */
+        if (grid > 1 && ranks % grid != 0)
+            return gpufit__fail(err, GPUFIT_E_INCONSISTENT,
+                                j->etp > 0 ? GPUFIT_JOB_ETP : GPUFIT_JOB_EP, UINT64_MAX,
+                                "etp x ep (%llu x %llu) must divide tp x cp x dp (%llu): the "
+                                "experts' etp x ep x expert-dp grid folds into the same ranks",
+                                (unsigned long long)p->etp, (unsigned long long)p->ep,
+                                (unsigned long long)ranks);
+    } else {
+        /* vLLM/SGLang: experts tensor-parallel over the tp ranks (ep = 1), or whole experts
+         * spread over the dp x tp ranks (ep > 1) */
+        uint64_t want = p->ep > 1 ? 1 : p->tp;
+        if (j->etp > 0 && (uint64_t)j->etp != want)
+            return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_ETP, UINT64_MAX,
+                                "etp (%lld): a server %s (etp = %llu)", (long long)j->etp,
+                                p->ep > 1 ? "keeps whole experts on each rank under ep"
+                                          : "splits every expert over its tp ranks",
+                                (unsigned long long)want);
+        if (p->ep > 1 && (p->dp * p->tp) % p->ep != 0)
+            return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
+                                "ep (%llu) must divide dp x tp (%llu): whole experts are spread "
+                                "over the serving ranks",
+                                (unsigned long long)p->ep, (unsigned long long)(p->dp * p->tp));
+    }
+    /* the distributed optimizer's instances split the expert data-parallel group too
+     * (parallel_state: expert_data_parallel_size % num_distributed_optimizer_instances) */
+    if (megatron && p->shard < p->dp && p->dp % p->shard == 0 &&
+        (p->dp * p->cp * p->tp / (p->etp * p->ep)) % (p->dp / p->shard) != 0)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_ZERO_SHARD_SIZE, UINT64_MAX,
+                            "zero_shard_size (%llu): dp / zero_shard_size (%llu optimizer "
+                            "instances) must divide the expert data-parallel size "
+                            "tp x cp x dp / (etp x ep) = %llu",
+                            (unsigned long long)p->shard, (unsigned long long)(p->dp / p->shard),
+                            (unsigned long long)(p->dp * p->cp * p->tp / (p->etp * p->ep)));
+    /* each expert's FC1/FC2 split over etp (TEGroupedLinear: divide(moe_ffn_hidden_size,
+     * tp_size) over the expert tp group) */
+    if (p->etp > 1 && s->f_moe % p->etp != 0)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT,
+                            j->etp > 0 ? GPUFIT_JOB_ETP : GPUFIT_JOB_TP, UINT64_MAX,
+                            "%s (%llu) must divide moe_ffn_hidden_size (%llu): each expert is "
+                            "split over the expert tensor-parallel ranks",
+                            j->etp > 0 ? "etp" : "tp", (unsigned long long)p->etp,
+                            (unsigned long long)s->f_moe);
+    if (p->ep > 1 && s->E % p->ep != 0) /* arguments.py: num_experts % ep == 0 */
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
+                            "ep (%llu) must divide n_experts (%llu)", (unsigned long long)p->ep,
+                            (unsigned long long)s->E);
+    return GPUFIT_OK;
+}
+
 int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model *mdl,
                               const struct gpufit_job *j, gpufit_error *err)
 {
@@ -617,25 +713,13 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_PP, UINT64_MAX,
                             "pp (%llu) exceeds n_layers (%llu)", (unsigned long long)p->pp,
                             (unsigned long long)s->n_layers);
-    if (p->tp > 1 && (s->f % p->tp != 0 || (s->E > 0 && s->f_moe % p->tp != 0)))
+    if (p->tp > 1 && s->f % p->tp != 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_TP, UINT64_MAX,
-                            "tp (%llu) must divide ffn_hidden_size (%llu) and moe_ffn_hidden_size",
+                            "tp (%llu) must divide ffn_hidden_size (%llu)",
                             (unsigned long long)p->tp, (unsigned long long)s->f);
-    /* Training (Megatron-Core, expert tensor parallelism = tp): ep x tp ranks hold one copy of
-     * the experts, so ep divides dp x cp. Serving (vLLM expert parallel): whole experts over the
-     * dp x tp ranks. */
-    uint64_t ep_ranks = p->training ? p->dp * p->cp : p->dp * p->tp;
-    if (p->ep > 1 && ep_ranks % p->ep != 0)
-        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
-                            p->training ? "ep (%llu) must divide dp x cp (%llu): each expert is "
-                                          "also split over the tp ranks"
-                                        : "ep (%llu) must divide dp x tp (%llu): whole experts "
-                                          "are spread over the serving ranks",
-                            (unsigned long long)p->ep, (unsigned long long)ep_ranks);
-    if (p->ep > 1 && s->E == 0)
-        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
-                            "ep (%llu) needs a mixture-of-experts model (n_experts > 0)",
-                            (unsigned long long)p->ep);
+    st = check_experts(p, s, j, err);
+    if (st != GPUFIT_OK)
+        return st;
     if (p->shard != p->dp && (p->shard > p->dp || p->dp % p->shard != 0))
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_ZERO_SHARD_SIZE, UINT64_MAX,
                             "zero_shard_size (%llu) must divide dp (%llu)",
@@ -647,10 +731,6 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     if (p->sp && p->tp == 1)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_SP, UINT64_MAX,
                             "sp (sequence parallelism) needs tensor parallelism (tp > 1)");
-    if (p->ep > 1 && s->E % p->ep != 0) /* (no experts: E = 0) */
-        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_EP, UINT64_MAX,
-                            "ep (%llu) must divide n_experts (%llu)", (unsigned long long)p->ep,
-                            (unsigned long long)s->E);
     if (p->training && p->cp > 1 && p->s % p->cp != 0)
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_CP, UINT64_MAX,
                             "cp (%llu) must divide seq_len (%llu)", (unsigned long long)p->cp,

@@ -22,7 +22,7 @@
 typedef struct gpufit__class_agg {
     uint64_t lin_el, exp_el;     /* elements of 2-D linear tensors (not K/V), of experts */
     uint64_t kv_n, kv_cols;      /* standard K and V projections: count, input width */
-    uint64_t other2d_el, oned_el; /* other 2-D tensors (router ...), 1-D tensors */
+    uint64_t other2d_el, oned_el; /* other 2-D tensors; 1-D tensors and the router (replicated) */
     uint64_t lin_rows, exp_rows; /* sums of rows x copies (per-row scales) */
     uint64_t lin_cols, exp_cols; /* sums of cols x copies (per-input-feature tables) */
     uint64_t rows_gcd;           /* gcd of the rows of every 2-D tensor but K/V (0: none) */
@@ -48,6 +48,9 @@ enum gpufit__ds_opt {
 typedef struct gpufit__plan {
     int32_t task, training, lora, framework, attention, ckpt, optimizer, lora_targets;
     int32_t schedule; /* gpufit_pp_schedule, resolved */
+    uint32_t ckpt_every;  /* full checkpointing of every N-th layer of a stage (torchtitan) */
+    uint32_t ckpt_layers; /* ... or of the first N layers of each stage chunk (Megatron block);
+                           * 0 = every layer */
     int32_t amp;                                 /* autocast over fp32 weights */
     int64_t w_dt, c_dt, g_dt, m_dt, o_dt, kv_dt; /* resolved dtypes */
     uint64_t a_b;                                /* activation bytes per element */
@@ -56,8 +59,9 @@ typedef struct gpufit__plan {
     uint64_t batch, ctx, prompt;                 /* inference */
     double dropout;
     uint64_t dp, tp, pp, vpp, cp, ep, sp, zero, offload;
-    uint64_t etp; /* tensor parallelism inside each expert: tp (Megatron's default), or 1 when
-                   * a server spreads whole experts over its ranks (vLLM expert parallel) */
+    uint64_t etp; /* tensor parallelism inside each expert: the job's etp, else tp (Megatron's
+                   * default), or 1 when a server spreads whole experts over its ranks (vLLM
+                   * expert parallel) */
     uint64_t shard; /* ranks ZeRO/FSDP shard over: zero_shard_size, or dp */
     int32_t ds_opt;    /* DeepSpeed's optimizer wrapper (gpufit__ds_opt), GPUFIT__DS_NONE elsewhere */
     int32_t overlap;   /* DeepSpeed overlap_comm, resolved */
@@ -86,9 +90,9 @@ struct gpufit_job {
     double gpu_memory_utilization;
     int64_t precision, weight_dtype, compute_dtype, grad_dtype, master_weights, optimizer_dtype;
     int64_t kv_dtype;
-    int64_t optimizer, checkpointing, attention;
+    int64_t optimizer, checkpointing, checkpoint_every, checkpoint_layers, attention;
     double dropout;
-    int64_t dp, tp, pp, vpp, cp, ep, sp, zero, offload, gpus, pp_schedule;
+    int64_t dp, tp, pp, vpp, cp, ep, etp, sp, zero, offload, gpus, pp_schedule;
     int64_t pp_first_layers, pp_last_layers, zero_shard_size, host_memory_bytes;
     int64_t reduce_bucket_size, overlap_comm, sync_each_batch; /* DeepSpeed / FSDP (policy.c) */
     int64_t gpu, gpu_memory_bytes, framework, framework_version;
@@ -316,6 +320,7 @@ typedef struct gpufit__counts {
     uint64_t embedding;          /* token embedding (V x h) */
     uint64_t output;             /* untied output head (0 when tied) */
     uint64_t largest_layer;      /* parameters of the largest layer */
+    uint64_t largest_matrix;     /* elements of the largest linear weight inside a layer */
 } gpufit__counts;
 /* Exact counts (model-memory §1); GPUFIT_E_OVERFLOW if they do not fit in uint64_t. */
 int32_t gpufit__model_count(const gpufit__shape *s, gpufit__counts *out, gpufit_error *err);

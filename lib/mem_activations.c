@@ -8,6 +8,9 @@ typedef struct layer_terms {
     uint64_t s2;      /* of which s x s attention terms (dropped by selective recompute) */
     uint64_t input;   /* the layer input (all that full checkpointing keeps) */
     uint64_t largest; /* the largest single saved tensor */
+    uint64_t op_keep;   /* selective_op: the op outputs kept, layer input included */
+    uint64_t op_cached; /* ... of which tensors that autograd also saves (in total) */
+    uint32_t n_mm;      /* selective_op: matmuls counted so far in the layer */
 } layer_terms;
 
 static uint64_t max_u(uint64_t a, uint64_t b)
@@ -25,6 +28,23 @@ static uint64_t norm_bytes(const gpufit__plan *p, const gpufit__shape *s, uint64
     if (p->framework == GPUFIT_FW_PYTORCH && p->a_b < 4)
         return 4 * tok * width + 4 * tok;
     return p->a_b * tok * width + 4 * tok;
+}
+
+/* torchtitan op-level selective activation checkpointing (selective_ac_option = "op";
+ * torchtitan distributed/activation_checkpoint.py _apply_op_sac and _save_list /
+ * _op_sac_save_list): inside a checkpointed block every aten.mm is counted in forward order
+ * and the outputs of the odd-numbered ones (1st, 3rd, ...) are saved (MUST_SAVE), the
+ * even-numbered ones recomputed; the router's mm is forced to recompute and not counted
+ * (per_op_sac_force_recompute_mm_shapes_by_fqns = moe.router.gate); the routed experts run
+ * grouped GEMMs, which are not in the list. bytes: the mm's output; cached: autograd saves
+ * the same tensor in the no-checkpointing ledger (a projection's output is the next op's
+ * saved input; an output projection's is not). */
+static void op_mm(layer_terms *t, uint64_t bytes, int cached)
+{
+    if (++t->n_mm % 2 == 1) {
+        t->op_keep += bytes;
+        t->op_cached += cached ? bytes : 0;
+    }
 }
 
 /* One attention block (self or cross) over tok tokens attending to sq positions. */
@@ -47,6 +67,32 @@ static void attention(const gpufit__plan *p, const gpufit__shape *s, uint64_t to
     if (s->mla)                                        /* compressed latents (§1.3 shapes) */
         bytes += a * tok * (s->r_q + s->r_kv + s->d_r);
     bytes += a * tok * (q + c + cv); /* Q, K, V */
+    /* selective_op: projections in torchtitan's order (Llama: wq, wk, wv, wo; DeepSeek MLA:
+     * [wq_a, wq_b | wq], wkv_a, wkv_b, wo); the attention kernel's output and fp32
+     * log-sum-exp are saved (_scaled_dot_product_flash/efficient_attention in the list),
+     * eager attention's bmm/softmax are not */
+    int op = p->ckpt == GPUFIT_CKPT_SELECTIVE_OP;
+    if (op && s->mla) {
+        if (s->r_q > 0)
+            op_mm(t, a * tok * s->r_q, 1);
+        op_mm(t, a * tok * q, 1);
+        op_mm(t, a * tok * (s->r_kv + s->d_r), 1);
+        op_mm(t, a * tok * nq * (s->d_n + s->d_v), 1);
+    } else if (op) {
+        uint64_t kv = (s->nkv > tp ? s->nkv / tp : 1) * s->dh; /* before any repeat_kv */
+        op_mm(t, a * tok * q, 1);
+        op_mm(t, a * tok * kv, 1);
+        op_mm(t, a * tok * kv, 1);
+    }
+    if (op && !eager) {
+        uint64_t out = a * tok * (s->mla ? nq * s->d_v : q) + 4 * nq * tok;
+        t->op_keep += out;
+        t->op_cached += out;
+    }
+    if (op)
+        op_mm(t, a * tok * s->h, 0); /* output projection (a partial sum of h under tp) */
+    if (op && p->sp && tp > 1)       /* torchtitan's sequence parallel: reduce_scatter output */
+        t->op_keep += a * tok * s->h / tp;
     uint64_t s2 = 0;
     if (eager) { /* scores: softmax output (HF upcasts to fp32), dropout mask and output */
         uint64_t soft = p->framework == GPUFIT_FW_PYTORCH && a < 4 ? 4 : a;
@@ -84,6 +130,20 @@ static uint64_t mlp(const gpufit__plan *p, const gpufit__shape *s, uint64_t tok,
     return bytes;
 }
 
+/* selective_op: a dense MLP's or shared expert's matmuls in torchtitan's order (FeedForward:
+ * w2(silu(w1(x)) * w3(x)), i.e. w1, w3, w2; GELU MLPs fc1, fc2). */
+static void op_mlp(const gpufit__plan *p, const gpufit__shape *s, uint64_t tok, uint64_t f,
+                   uint64_t shard, layer_terms *t)
+{
+    if (p->ckpt != GPUFIT_CKPT_SELECTIVE_OP)
+        return;
+    uint64_t fs = gpufit__div_up(f, shard);
+    op_mm(t, p->a_b * tok * fs, 1);
+    if (s->gated)
+        op_mm(t, p->a_b * tok * fs, 1);
+    op_mm(t, p->a_b * tok * s->h, 0);
+}
+
 static void ffn_block(const gpufit__plan *p, const gpufit__shape *s, uint64_t tok, int moe,
                       layer_terms *t)
 {
@@ -91,13 +151,25 @@ static void ffn_block(const gpufit__plan *p, const gpufit__shape *s, uint64_t to
     uint64_t bytes = gpufit__div(norm_bytes(p, s, tok, s->h), hs);
     if (!moe) {
         bytes += mlp(p, s, tok, s->f, p->tp, t);
+        op_mlp(p, s, tok, s->f, p->tp, t);
     } else { /* §4.6: router logits + probs (fp32), k-fold dispatched tokens, shared experts */
         bytes += 8 * tok * s->E;
         bytes += p->a_b * s->k * tok * s->h;
-        bytes += mlp(p, s, s->k * tok, s->f_moe, p->tp, t);
-        if (s->n_shared > 0)
+        /* Each rank's experts see etp x the tokens of one attention rank (tok / tp with
+         * sequence parallelism), k-fold: the all-to-all over ep keeps the count, the
+         * all-gather over the expert tp group multiplies it by etp (Megatron-Core
+         * moe/token_dispatcher.py MoEAlltoAllTokenDispatcher.dispatch_postprocess), and each
+         * expert's FC1/FC2 is split over etp: k tok etp / tp tokens at width f_moe / etp
+         * (= k tok at f_moe / tp when etp = tp). */
+        uint64_t te = gpufit__div(s->k * tok * p->etp, p->tp);
+        bytes += mlp(p, s, te, s->f_moe, p->etp, t);
+        if (s->n_shared > 0) {
             bytes += s->n_shared * mlp(p, s, tok, s->f_sh, p->tp, t);
+            op_mlp(p, s, tok, s->n_shared * s->f_sh, p->tp, t);
+        }
     }
+    if (p->ckpt == GPUFIT_CKPT_SELECTIVE_OP && p->sp && p->tp > 1) /* its reduce_scatter */
+        t->op_keep += p->a_b * tok * s->h / p->tp;
     if (p->dropout > 0.0)
         bytes += gpufit__div(tok * s->h, hs);
     t->total += bytes;
@@ -113,6 +185,7 @@ static void layer(const gpufit__plan *p, const gpufit__shape *s, int where, laye
         attention(p, s, tok, seq, t); /* cross-attention over the encoder output */
     ffn_block(p, s, tok, where == GPUFIT__W_MOE, t);
     t->input = gpufit__div(p->resid_b * tok * s->h, p->sp ? p->tp : 1);
+    t->op_keep += t->input; /* the checkpoint wrapper keeps the block's input */
 }
 
 int gpufit__train_layer_terms(const gpufit__plan *p, const gpufit__shape *s,
@@ -126,7 +199,11 @@ int gpufit__train_layer_terms(const gpufit__plan *p, const gpufit__shape *s,
      * (h, q, the widest MLP, k MLP fan-out, E) plus 16 bytes per score; with that bound checked,
      * the unchecked sums of one layer below cannot wrap, and the totals are checked. */
     uint64_t width = s->h + s->q + 2 * s->c + s->f + s->k * (s->f_moe + s->h) +
-                     s->n_shared * s->f_sh + s->E + s->r_q + s->r_kv;
+                     s->n_shared * s->f_sh + s->E + s->r_q + s->r_kv, wide;
+    /* experts split over more ranks than the attention (etp > tp) see etp / tp x the tokens */
+    if (p->etp > p->tp && (gpufit__mul(s->k * s->h, (p->etp + p->tp - 1) / p->tp, &wide) ||
+                           gpufit__add(width, wide, &width)))
+        return 1;
     if (gpufit__mul(width, 64, &x) || gpufit__mul(x, tok, &x) ||
         gpufit__mul(s->nq * 16, seq, &transient) || gpufit__mul(transient, tok, &transient) ||
         gpufit__add(x, transient, &x) || gpufit__mul(x, 4, &x))
@@ -136,15 +213,74 @@ int gpufit__train_layer_terms(const gpufit__plan *p, const gpufit__shape *s,
             continue;
         layer_terms t;
         layer(p, s, w, &t);
-        at->keep[w] = p->ckpt == GPUFIT_CKPT_FULL        ? t.input
-                      : p->ckpt == GPUFIT_CKPT_SELECTIVE ? t.total - t.s2
-                                                         : t.total;
+        at->keep[w] = p->ckpt == GPUFIT_CKPT_FULL           ? t.input
+                      : p->ckpt == GPUFIT_CKPT_SELECTIVE    ? t.total - t.s2
+                      : p->ckpt == GPUFIT_CKPT_SELECTIVE_OP ? t.op_keep
+                                                            : t.total;
         /* backward: full recompute re-materialises one layer (§4.7); otherwise the gradients
-         * of the largest saved tensor and of two residual-stream tensors are live. */
-        at->transient[w] = p->ckpt == GPUFIT_CKPT_FULL ? t.total + 2 * t.input
-                                                       : t.largest + 2 * t.input;
+         * of the largest saved tensor and of two residual-stream tensors are live. Op-level
+         * recompute re-materialises what it did not keep: the layer less its cached outputs
+         * (derived). */
+        uint64_t none = t.largest + 2 * t.input, full = t.total + 2 * t.input;
+        at->transient[w] = p->ckpt == GPUFIT_CKPT_FULL ? full : none;
+        if (p->ckpt == GPUFIT_CKPT_FULL) { /* for checkpoint_every / checkpoint_layers */
+            at->keep_none[w] = t.total;
+            at->transient_none[w] = none;
+        } else if (p->ckpt == GPUFIT_CKPT_SELECTIVE_OP) {
+            at->transient[w] =
+                max_u(full - (t.op_cached < t.total ? t.op_cached : t.total), none);
+        }
     }
     return 0;
+}
+
+/* Checkpointed layers among stage positions [0, x) (positions count the stage's layers in
+ * order; a class of the slice takes a contiguous run). torchtitan's layer option
+ * (_apply_layer_sac: a global counter, `_layer_sac_count % ac_freq == 0`) wraps positions
+ * N-1, 2N-1, ...; Megatron's block method (core/recompute.py: recompute_method 'block')
+ * the first N of each model chunk (num_layers_per_pipeline_rank, chunk = stage / vpp). */
+static uint64_t ckpt_before(const gpufit__plan *p, uint64_t x, uint64_t chunk)
+{
+    if (p->ckpt_layers > 0) {
+        uint64_t m = p->ckpt_layers < chunk ? p->ckpt_layers : chunk;
+        return x / chunk * m + (x % chunk < m ? x % chunk : m);
+    }
+    return x / p->ckpt_every;
+}
+
+/* Full checkpointing of some layers only (checkpoint_every / checkpoint_layers): the others
+ * keep what no checkpointing keeps; positions run over the stage's layers in class order.
+ * Out of line, returning by value: the common path stays small. */
+typedef struct some_t {
+    uint64_t stored, transient;
+    int ovf;
+} some_t;
+
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static some_t some_layers(const gpufit__plan *p, const gpufit__shape *s,
+                          const gpufit__act_terms *at, const gpufit__slice *sl)
+{
+    some_t r = {0, 0, 0};
+    uint64_t count = 0, pos = 0, chunk, x;
+    for (int w = s->w_first; w < s->w_end; w++)
+        count += sl->layers[w];
+    chunk = p->vpp > 1 && count % p->vpp == 0 ? count / p->vpp : count;
+    for (int w = s->w_first; w < s->w_end; w++) {
+        uint64_t n = sl->layers[w], ck;
+        if (n == 0)
+            continue;
+        ck = ckpt_before(p, pos + n, chunk) - ckpt_before(p, pos, chunk);
+        pos += n;
+        r.ovf |= gpufit__mul(at->keep_none[w], n - ck, &x) || gpufit__add(r.stored, x, &r.stored) ||
+                 gpufit__mul(at->keep[w], ck, &x) || gpufit__add(r.stored, x, &r.stored);
+        if (ck < n)
+            r.transient = max_u(r.transient, at->transient_none[w]);
+        if (ck > 0)
+            r.transient = max_u(r.transient, at->transient[w]);
+    }
+    return r;
 }
 
 int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
@@ -162,12 +298,20 @@ int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
         *logits_out = 0;
         return 0;
     }
-    for (int w = s->w_first; w < s->w_end; w++) {
-        if (sl->layers[w] == 0)
-            continue;
-        if (gpufit__mul(at->keep[w], sl->layers[w], &x) || gpufit__add(stored, x, &stored))
+    if (p->ckpt == GPUFIT_CKPT_FULL && (p->ckpt_every > 1 || p->ckpt_layers > 0)) {
+        some_t r = some_layers(p, s, at, sl);
+        if (r.ovf)
             return 1;
-        transient = max_u(transient, at->transient[w]);
+        stored = r.stored;
+        transient = r.transient;
+    } else {
+        for (int w = s->w_first; w < s->w_end; w++) {
+            if (sl->layers[w] == 0)
+                continue;
+            if (gpufit__mul(at->keep[w], sl->layers[w], &x) || gpufit__add(stored, x, &stored))
+                return 1;
+            transient = max_u(transient, at->transient[w]);
+        }
     }
     if (gpufit__mul(stored, sl->inflight, &stored))
         return 1;

@@ -116,30 +116,32 @@ static int64_t gguf_type(int64_t ft, const gpufit__shape *s, int kind, uint64_t 
     }
 }
 
-/* Shards of a tensor group on one device: 2-D tensors split over TP (experts over TP x EP);
+/* Shards of a tensor group on one device: 2-D tensors split over TP, routed experts over
+ * EP (whole experts) x ETP (each expert's matrices; Megatron-Core MoE parallel folding);
  * K/V heads are replicated when TP exceeds them; 1-D tensors are replicated. */
 static inline void shard_dims(const gpufit__plan *p, const gpufit__shape *s,
                               const gpufit__tgroup *g, uint64_t *rows, uint64_t *copies)
 {
     *rows = g->rows;
     *copies = g->copies;
-    if (p->tp == 1 && p->ep == 1)
+    if (p->tp == 1 && p->ep == 1 && p->etp == 1)
         return;
-    if (is_1d(g) || p->tp == 1) {
-        if (gpufit__is_expert(g->kind) && p->ep > 1)
+    if (gpufit__is_expert(g->kind)) {
+        if (p->ep > 1)
             *copies = (g->copies + p->ep - 1) / p->ep;
+        if (!is_1d(g) && p->etp > 1)
+            *rows = (g->rows + p->etp - 1) / p->etp;
         return;
     }
+    /* the router is replicated over tp: Megatron-Core TopKRouter.weight [E, h], vLLM's
+     * ReplicatedLinear gate, DeepSpeed TopKGate */
+    if (is_1d(g) || p->tp == 1 || g->kind == GPUFIT__T_ROUTER)
+        return;
     if ((g->kind == GPUFIT__T_ATTN_K || g->kind == GPUFIT__T_ATTN_V) && !s->mla) {
         uint64_t heads = s->nkv > p->tp ? s->nkv / p->tp : 1; /* §4.5: replicated KV heads */
         *rows = heads * s->dh;
     } else {
         *rows = (g->rows + p->tp - 1) / p->tp;
-    }
-    if (gpufit__is_expert(g->kind) && p->ep > 1) {
-        *copies = (g->copies + p->ep - 1) / p->ep;
-        if (p->etp != p->tp) /* whole experts per rank */
-            *rows = g->rows;
     }
 }
 
@@ -466,7 +468,7 @@ static int closed_form(const gpufit__plan *p, const gpufit__shape *s, const clos
                        const gpufit__class_agg *a, gpufit__ubytes *u, int w)
 {
     uint64_t tp = p->tp, ep = p->ep;
-    if (tp > 1 && a->rows_gcd % tp != 0)
+    if ((tp > 1 && a->rows_gcd % tp != 0) || (p->etp > 1 && a->rows_gcd % p->etp != 0))
         return 0;
     if (cp->lin_blocks && !(a->cols256 && 256 % cp->lin_d->block_elems == 0))
         return 0;

@@ -33,7 +33,7 @@ static void add_group(const gpufit__shape *s, const gpufit__tgroup *g, int lora,
     int oned = g->rows == 1, lin = gpufit__is_linear(g->kind) && !oned;
     int exp = gpufit__is_expert(g->kind);
     int kv = (g->kind == GPUFIT__T_ATTN_K || g->kind == GPUFIT__T_ATTN_V) && !s->mla;
-    if (oned) {
+    if (oned || g->kind == GPUFIT__T_ROUTER) { /* replicated over tp (mem_weights.c) */
         a->oned_el += el;
         return;
     }

@@ -223,6 +223,8 @@ int32_t gpufit__model_count(const gpufit__shape *s, gpufit__counts *out, gpufit_
             if (g->kind == GPUFIT__T_OUTPUT)
                 c.output = all;
         } else {
+            if (gpufit__is_linear(g->kind) && g->rows > 1 && g->rows * g->cols > c.largest_matrix)
+                c.largest_matrix = g->rows * g->cols; /* <= all, checked above */
             ovf |= gpufit__add(c.per_layer[g->where], all, &c.per_layer[g->where]);
             ovf |= gpufit__add(layer_active[g->where], active, &layer_active[g->where]);
         }

@@ -50,6 +50,7 @@ static const gpufit__enum_value optimizer_values[] = {{"adamw", GPUFIT_OPT_ADAMW
 static const gpufit__enum_value ckpt_values[] = {{"none", GPUFIT_CKPT_NONE},
                                                  {"selective", GPUFIT_CKPT_SELECTIVE},
                                                  {"full", GPUFIT_CKPT_FULL},
+                                                 {"selective_op", GPUFIT_CKPT_SELECTIVE_OP},
                                                  {NULL, 0}};
 static const gpufit__enum_value attention_values[] = {{"auto", -1},
                                                       {"eager", GPUFIT_ATTN_EAGER},
@@ -227,8 +228,18 @@ static const gpufit__param_entry table[] = {
        "KV cache elements (fp16, bf16, fp8, q8_0, q4_0, iq4_nl ...); auto = compute dtype"),
     JE(GPUFIT_JOB_OPTIMIZER, optimizer, 0, 7, GPUFIT_OPT_ADAMW, optimizer_values, "optimizer",
        NULL, "adamw, adam, sgd, sgd_momentum, adafactor, adamw_8bit, lion, none"),
-    JE(GPUFIT_JOB_CHECKPOINTING, checkpointing, 0, 2, GPUFIT_CKPT_NONE, ckpt_values,
-       "checkpointing", "ckpt", "activation checkpointing: none, selective, full"),
+    JE(GPUFIT_JOB_CHECKPOINTING, checkpointing, 0, 3, GPUFIT_CKPT_NONE, ckpt_values,
+       "checkpointing", "ckpt",
+       "activation checkpointing: none, selective (attention core), full (layer inputs), "
+       "selective_op (torchtitan op-level: every other matmul output saved)"),
+    JI(GPUFIT_JOB_CHECKPOINT_EVERY, checkpoint_every, 1, 1 << 20, 1, "checkpoint_every", NULL,
+       "layers",
+       "with checkpointing=full: checkpoint every N-th layer of a stage, the others keep all "
+       "their activations (torchtitan selective_ac_option N); 1 = every layer"),
+    JI(GPUFIT_JOB_CHECKPOINT_LAYERS, checkpoint_layers, 0, 1 << 20, 0, "checkpoint_layers", NULL,
+       "layers",
+       "with checkpointing=full: checkpoint only the first N layers of each pipeline stage "
+       "(chunk) (Megatron --recompute-method block --recompute-num-layers N); 0 = every layer"),
     JE(GPUFIT_JOB_ATTENTION, attention, -1, 2, -1, attention_values, "attention", NULL,
        "eager, sdpa, flash; auto = flash for megatron/vllm/sglang/llamacpp, sdpa for pytorch, "
        "eager for deepspeed"),
@@ -241,6 +252,9 @@ static const gpufit__param_entry table[] = {
        "virtual pipeline chunks per stage (interleaved schedule)"),
     JI(GPUFIT_JOB_CP, cp, 1, 1 << 16, 1, "cp", NULL, "GPUs", "context-parallel degree"),
     JI(GPUFIT_JOB_EP, ep, 1, 1 << 16, 1, "ep", NULL, "GPUs", "expert-parallel degree"),
+    JI(GPUFIT_JOB_ETP, etp, 0, 1 << 16, 0, "etp", NULL, "GPUs",
+       "expert tensor-parallel degree (Megatron-Core MoE parallel folding: experts split over "
+       "etp x ep ranks); 0 = auto: tp when training, 1 for an expert-parallel server"),
     JB(GPUFIT_JOB_SP, sp, 0, "sp", "sequence parallelism alongside tensor parallelism"),
     JI(GPUFIT_JOB_ZERO, zero, 0, 3, 0, "zero", "fsdp", "stage",
        "ZeRO stage 0-3 (FSDP full shard = 3, shard-grad-op = 2)"),

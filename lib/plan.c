@@ -131,6 +131,9 @@ static void plan_serving(struct gpufit_list *l, struct gpufit_result *r,
     c.sp = 0;
     c.zero = 0;
     c.checkpointing = GPUFIT_CKPT_NONE;
+    c.checkpoint_every = 1;
+    c.checkpoint_layers = 0;
+    c.etp = 0; /* each ep below fixes the servers' expert split */
     for (uint64_t tp = 1; tp <= gpn; tp *= 2) {
         if (gpn % tp || s->nq % tp || s->f % tp || (s->E > 0 && s->f_moe % tp))
             continue;
@@ -231,9 +234,18 @@ int32_t gpufit_plan(gpufit_list **out, const gpufit_model *m, const gpufit_job *
                 if ((total / tp / pp) % cp || (uint64_t)j->seq_len % cp)
                     continue;
                 uint64_t dp = total / tp / pp / cp;
-                for (uint64_t ep = 1; ep <= (s.E > 0 ? s.E : 1); ep *= 2) {
-                    if ((s.E > 0 && s.E % ep) || (dp * cp) % ep)
-                        continue; /* experts: ep x tp ranks hold one copy */
+                /* MoE: experts over etp x ep of the tp x cp x dp ranks (Megatron-Core folds the
+                 * expert grid into the same ranks): the job's etp, else tp (ei = 0) and, for
+                 * Megatron with tp > 1, also etp = 1 (ei = 1: whole experts, MoE parallel
+                 * folding) */
+                int fold = j->etp == 0 && s.E > 0 && tp > 1 && j->framework == GPUFIT_FW_MEGATRON;
+                for (uint64_t ep = 1, ei = 0; ep <= (s.E > 0 ? s.E : 1);
+                     ei = !ei, ep = ei ? ep : ep * 2) {
+                    uint64_t etp = j->etp > 0 ? (uint64_t)j->etp : ei == 0 ? tp : 1;
+                    if ((ei == 1 && !fold) || (s.E > 0 && s.f_moe % etp))
+                        continue;
+                    if ((s.E > 0 && s.E % ep) || (dp * cp * tp) % (etp * ep))
+                        continue; /* experts: etp x ep ranks hold one copy */
                     for (uint64_t vpp = 1; vpp <= 4; vpp *= 2) {
                         if (vpp > 1 && (pp == 1 || (s.n_layers / pp) % vpp))
                             continue;
@@ -255,6 +267,12 @@ int32_t gpufit_plan(gpufit_list **out, const gpufit_model *m, const gpufit_job *
                                     c.micro_batch = mbs;
                                     c.global_batch = gbs;
                                     c.checkpointing = ckpt_set[ci];
+                                    /* the job's choice of checkpointed layers goes with full */
+                                    c.checkpoint_every =
+                                        ckpt_set[ci] == GPUFIT_CKPT_FULL ? j->checkpoint_every : 1;
+                                    c.checkpoint_layers =
+                                        ckpt_set[ci] == GPUFIT_CKPT_FULL ? j->checkpoint_layers : 0;
+                                    c.etp = ei == 1 ? 1 : j->etp;
                                     c.sp = tp > 1;
                                     c.pp_schedule = -1;
                                     l->evaluated++;
@@ -271,14 +289,23 @@ int32_t gpufit_plan(gpufit_list **out, const gpufit_model *m, const gpufit_job *
                                     snprintf(e.spec, sizeof e.spec,
                                              "tp=%llu pp=%llu vpp=%llu dp=%llu cp=%llu ep=%llu "
                                              "zero=%lld micro_batch=%lld global_batch=%lld "
-                                             "checkpointing=%s%s",
+                                             "checkpointing=%s%s%s",
                                              (unsigned long long)tp, (unsigned long long)pp,
                                              (unsigned long long)vpp, (unsigned long long)dp,
                                              (unsigned long long)cp, (unsigned long long)ep,
                                              (long long)zero, (long long)mbs, (long long)gbs,
                                              gpufit_param_value_name(GPUFIT_JOB_CHECKPOINTING,
                                                                      ckpt_set[ci]),
-                                             tp > 1 ? " sp=1" : "");
+                                             tp > 1 ? " sp=1" : "", ei == 1 ? " etp=1" : "");
+                                    if (c.checkpoint_every > 1 || c.checkpoint_layers > 0) {
+                                        size_t at = strlen(e.spec);
+                                        snprintf(e.spec + at, sizeof e.spec - at, " %s=%lld",
+                                                 c.checkpoint_every > 1 ? "checkpoint_every"
+                                                                        : "checkpoint_layers",
+                                                 (long long)(c.checkpoint_every > 1
+                                                                 ? c.checkpoint_every
+                                                                 : c.checkpoint_layers));
+                                    }
                                     placement_text(&c, gpn, e.placement, sizeof e.placement);
                                     insert(l, &e);
                                 }

@@ -303,6 +303,21 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
                        : fw == GPUFIT_FW_DEEPSPEED ? GPUFIT_ATTN_EAGER
                                                    : GPUFIT_ATTN_FLASH;
     p->ckpt = (int32_t)j->checkpointing;
+    p->ckpt_every = (uint32_t)j->checkpoint_every;
+    p->ckpt_layers = (uint32_t)j->checkpoint_layers;
+    /* torchtitan's every-N-th layer and Megatron's block method both choose which layers
+     * full checkpointing wraps (docs/memory/checkpointing.md) */
+    if ((p->ckpt_every > 1 || p->ckpt_layers > 0) && p->ckpt != GPUFIT_CKPT_FULL)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT,
+                            p->ckpt_every > 1 ? GPUFIT_JOB_CHECKPOINT_EVERY
+                                              : GPUFIT_JOB_CHECKPOINT_LAYERS,
+                            UINT64_MAX, "%s chooses the layers full checkpointing wraps: set "
+                                        "checkpointing=full",
+                            p->ckpt_every > 1 ? "checkpoint_every" : "checkpoint_layers");
+    if (p->ckpt_every > 1 && p->ckpt_layers > 0)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_CHECKPOINT_LAYERS, UINT64_MAX,
+                            "checkpoint_layers (Megatron's block method) and checkpoint_every "
+                            "(torchtitan's every N-th layer) exclude each other: set one");
     p->optimizer = (int32_t)j->optimizer;
     p->lora_targets = (int32_t)j->lora_targets;
     p->lora_rank = (uint64_t)j->lora_rank;
@@ -330,7 +345,12 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     p->vpp = (uint64_t)j->vpp;
     p->cp = (uint64_t)j->cp;
     p->ep = (uint64_t)j->ep;
-    p->etp = !p->training && p->ep > 1 ? 1 : p->tp;
+    /* experts' own tensor parallelism: Megatron-Core defaults expert_tensor_parallel_size to
+     * tp (training/arguments.py validate_args; parallel_state.initialize_model_parallel);
+     * vLLM/SGLang expert parallelism keeps whole experts per rank (evaluate.c checks etp) */
+    p->etp = j->etp > 0                  ? (uint64_t)j->etp
+             : !p->training && p->ep > 1 ? 1
+                                         : p->tp;
     p->sp = (uint64_t)j->sp;
     p->zero = (uint64_t)j->zero;
     p->offload = (uint64_t)j->offload;
