@@ -363,7 +363,8 @@ static void rank(ranking *rk, const struct gpufit_result *r, const struct gpufit
     gpufit__shape s;
     gpufit__plan p;
     if (r->capacity == 0 || gpufit__model_resolve(m, &s, NULL) != GPUFIT_OK ||
-        gpufit__plan_resolve(j, &s, &p, NULL) != GPUFIT_OK)
+        gpufit__plan_resolve(j, &s, &p, NULL) != GPUFIT_OK ||
+        gpufit__plan_apply_checkpoint(j, &s, &p, NULL) != GPUFIT_OK)
         return;
     ctx local; /* the working set lives on the caller's stack: no shared state */
     memset(&local, 0, sizeof local);
