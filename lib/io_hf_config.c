@@ -1031,8 +1031,11 @@ static int32_t read_quantization_config(const char *json, size_t len, struct gpu
         }
         kept |= QK_EMBD | QK_OUT;
     } else if (strcmp(mth, "fp8") == 0 || strcmp(mth, "fbgemm_fp8") == 0) {
-        lin = GPUFIT_DTYPE_FP8; /* per-channel fp32 scale not counted (under 0.1 %) */
-        kept |= QK_EMBD;
+        /* HfQuantizer.get_modules_to_not_convert (transformers quantizers/base.py) adds
+         * get_keys_to_not_convert (lm_head) to modules_to_not_convert; nn.Embedding is no
+         * Linear. Per-channel / 128x128-block fp32 scales are not counted (< 0.4 %). */
+        lin = GPUFIT_DTYPE_FP8;
+        kept |= QK_EMBD | QK_OUT;
     } else if (strcmp(mth, "compressed-tensors") == 0) {
         /* compressed-tensors quantises Linear targets; embeddings stay (ignore: lm_head) */
         int isfloat = strcmp(q.ctype, "float") == 0;

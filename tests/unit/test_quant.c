@@ -42,9 +42,9 @@ static uint64_t weights_of(const char *spec, gpufit_result **keep)
     return b;
 }
 
-/* AWQ 4-bit g128 (AutoAWQ WQLinear_GEMM: qweight int32 [in, out/8], qzeros int32
- * [in/128, out/8], scales fp16 [in/128, out]): per 256 weights 128 + 2 x (4 + 16/8... ) =
- * 128 B of nibbles + 2 groups x (out-column zero nibble 0.5 B + fp16 scale 2 B) = 133 B.
+/* AWQ 4-bit g128 (AutoAWQ awq/modules/linear/gemm.py WQLinear_GEMM: qweight int32
+ * [in, out/8], qzeros int32 [in/128, out/8], scales fp16 [in/128, out]): per 256 weights
+ * 128 B of nibbles + 2 groups x (fp16 scale 2 B + 4-bit zero 0.5 B) = 133 B.
  * Linear 33,554,432 / 256 x 133 = 17,432,576; embed_tokens and lm_head fp16:
  * 2 x 32,768,000 x 2 = 131,072,000; norms in the 16-bit compute dtype 5,120 x 2 = 10,240. */
 Test(quant, awq_keeps_embedding_and_head_fp16)
@@ -182,10 +182,10 @@ Test(quant_reader, each_method)
                        "\"modules_to_not_convert\":[\"model.layers.0.self_attn.q_proj\","
                        "\"model.layers.0.self_attn.k_proj\",\"lm_head\"]}}",
               (int64_t[5]){B16, B16, GPUFIT_DTYPE_FP8, B16, -1});
-    /* fp8 (DeepSeek-V3 style block scales): lm_head converted unless listed */
+    /* fp8 (DeepSeek-V3 style block scales): lm_head kept by get_keys_to_not_convert */
     dtypes_of(CFG_HEAD "\"torch_dtype\":\"bfloat16\",\"quantization_config\":{"
                        "\"quant_method\":\"fp8\",\"fmt\":\"e4m3\",\"weight_block_size\":[128,128]}}",
-              (int64_t[5]){B16, GPUFIT_DTYPE_FP8, GPUFIT_DTYPE_FP8, GPUFIT_DTYPE_FP8, -1});
+              (int64_t[5]){B16, GPUFIT_DTYPE_FP8, GPUFIT_DTYPE_FP8, B16, -1});
     /* compressed-tensors: fp8 weights, ignore lm_head; int4 g128 (W4A16) */
     dtypes_of(CFG_HEAD "\"torch_dtype\":\"bfloat16\",\"quantization_config\":{"
                        "\"quant_method\":\"compressed-tensors\",\"config_groups\":{\"group_0\":{"
@@ -259,5 +259,28 @@ Test(quant_reader, awq_directory_not_sized_16bit)
     }
     gpufit_result_free(r);
     gpufit_job_free(j);
+    gpufit_model_free(m);
+}
+
+/* The safetensors cross-check of a packed checkpoint compares bytes: AWQ qweight packs 8
+ * weights per int32, so the element count is far below the parameters. The small model as
+ * AWQ: 17,432,576 + 131,072,000 + norms 5,120 x 2 = 148,514,816 bytes. */
+Test(quant_reader, safetensors_bytes_of_packed_checkpoint)
+{
+    const char *json = CFG_HEAD "\"torch_dtype\":\"float16\",\"quantization_config\":{"
+                                "\"bits\":4,\"group_size\":128,\"quant_method\":\"awq\"}}";
+    gpufit_model *m = NULL;
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    cr_assert_eq(gpufit_model_from_hf_config(&m, json, strlen(json), &err), GPUFIT_OK);
+    gpufit_safetensors_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    /* int32 words: 33,554,432 / 8 qweight + zeros and scales, + 16-bit embed/head/norms */
+    info.n_params = 33554432ull / 8 + 2 * 32768000ull + 5120;
+    info.total_bytes = 148514816ull;
+    cr_assert_eq(gpufit_model_check_safetensors(m, &info, &err), GPUFIT_OK, "%s", err.message);
+    info.total_bytes = 2 * 148514816ull; /* a 16-bit-sized file is not this checkpoint */
+    cr_assert_eq(gpufit_model_check_safetensors(m, &info, &err), GPUFIT_E_INCONSISTENT);
+    cr_assert(strstr(err.message, "bytes") != NULL, "%s", err.message);
     gpufit_model_free(m);
 }
