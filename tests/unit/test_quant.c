@@ -284,3 +284,22 @@ Test(quant_reader, safetensors_bytes_of_packed_checkpoint)
     cr_assert(strstr(err.message, "bytes") != NULL, "%s", err.message);
     gpufit_model_free(m);
 }
+
+/* An LLM.int8 checkpoint is not offered "int8" or "4-bit (AWQ)" weights: a job key cannot
+ * re-quantise what the checkpoint stores. */
+Test(quant, no_requantise_mitigation)
+{
+    gpufit_result *r = NULL;
+    weights_of(SMALL "task=inference context_len=32768 batch=64 gpu_memory_gib=1 "
+                     "attention_dtype=int8 mlp_dtype=int8",
+               &r);
+    gpufit_summary sm = {.struct_size = sizeof sm};
+    cr_assert_eq(gpufit_result_summary(r, &sm), GPUFIT_OK);
+    cr_assert(sm.n_mitigations > 0);
+    for (uint32_t i = 0; i < sm.n_mitigations; i++) {
+        gpufit_mitigation_info mi = {.struct_size = sizeof mi};
+        cr_assert_eq(gpufit_result_mitigation(r, i, &mi), GPUFIT_OK);
+        cr_assert(strstr(mi.changes, "weight_dtype") == NULL, "mitigation %s", mi.changes);
+    }
+    gpufit_result_free(r);
+}
