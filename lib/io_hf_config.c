@@ -16,6 +16,10 @@
  *   bert, roberta                           encoder with pooler, token types, learned positions
  *   t5                                      d_model / num_layers / d_kv / d_ff / feed_forward_proj
  *
+ * A second pass (read_quantization_config) reads "quantization_config" and "torch_dtype" into
+ * the per-module storage dtypes (embedding/attention/mlp/output_dtype) of a pre-quantised
+ * checkpoint: docs/memory/quantisation.md.
+ *
  * Presets (model_presets.c) and these configs agree field for field (tests/unit/test_readers.c
  * loads tests/data/hf/ *.json and compares). Known limits, documented rather than guessed:
  * Gemma 2/3 have four norms per layer and falcon-7b style layers one; the model has two, so
