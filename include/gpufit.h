@@ -340,6 +340,11 @@ typedef enum gpufit_param {
     GPUFIT_MODEL_REL_POS_BUCKETS = 162,        /**< T5 relative-position buckets. */
     GPUFIT_MODEL_N_PARAMS = 180,               /**< Generic model: parameter count. */
     GPUFIT_MODEL_ACTIVATION_BYTES_PER_TOKEN = 181, /**< Generic model: saved bytes per token. */
+    GPUFIT_MODEL_EMBEDDING_DTYPE = 200, /**< Checkpoint storage of the token embedding; -1 auto. */
+    GPUFIT_MODEL_ATTENTION_DTYPE = 201, /**< Checkpoint storage of attention projections; -1 auto. */
+    GPUFIT_MODEL_MLP_DTYPE = 202,       /**< Checkpoint storage of dense MLP / shared experts. */
+    GPUFIT_MODEL_OUTPUT_DTYPE = 203,    /**< Checkpoint storage of the untied output head. */
+    GPUFIT_MODEL_EXPERT_DTYPE = 204,    /**< Checkpoint storage of routed experts; -1 = mlp. */
 
     /* job: task and shapes */
     GPUFIT_JOB_TASK = 1000,          /**< gpufit_task. */

@@ -145,6 +145,16 @@ typedef struct gpufit__slice {
                             * the device's split (4 under pipeline parallelism, else 1) */
 } gpufit__slice;
 
+/* The linear-layer dtype of a pre-quantised checkpoint (model mlp_dtype, else expert_dtype;
+ * docs/memory/quantisation.md), or p->w_dt when the model sets none or a 16-bit one. */
+int64_t gpufit__plan_checkpoint(const gpufit__shape *s, const gpufit__plan *p);
+/* Makes that dtype the plan's weight dtype when the job's weight_dtype is auto (kernels,
+ * mitigations and checks then see it); GPUFIT_E_UNSUPPORTED for full training of it. */
+int32_t gpufit__plan_apply_checkpoint(const struct gpufit_job *j, const gpufit__shape *s,
+                                      gpufit__plan *p, gpufit_error *err);
+/* Bytes of the whole checkpoint under the model's per-module dtypes (mem_weights.c). */
+int gpufit__checkpoint_bytes(const gpufit__shape *s, const gpufit__tgroup *g, size_t ng,
+                             uint64_t *out);
 int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
                              gpufit__plan *p, gpufit_error *err);
 

@@ -681,6 +681,16 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         pbuf.w_dt = mdl->gguf_file_type;
         p = &pbuf;
     }
+    /* a pre-quantised checkpoint is the job's weight dtype unless the job names one */
+    if (s->quant && j->weight_dtype < 0 && mdl->gguf_layers == 0 &&
+        gpufit__plan_checkpoint(s, p) != p->w_dt) {
+        if (p != &pbuf)
+            pbuf = *p;
+        p = &pbuf;
+        st = gpufit__plan_apply_checkpoint(j, s, &pbuf, err);
+        if (st != GPUFIT_OK)
+            return st;
+    }
     wcache wc;
     int uniform = p->framework != GPUFIT_FW_LLAMACPP &&
                   !(p->w_dt >= GPUFIT_DTYPE_Q4_0 && p->w_dt <= GPUFIT_DTYPE_F16_GGUF) &&

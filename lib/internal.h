@@ -302,7 +302,28 @@ typedef struct gpufit__shape {
     int32_t qkv_bias, o_bias, mlp_bias, emb_norm;
     int32_t qk_norm, pooler, router_bias, shexp_gate;
     uint64_t type_vocab, rel_buckets;
+    /* Checkpoint storage by module (GPUFIT__M_*), -1 = auto; quant = 1 when any is set. */
+    int64_t mod_dt[5];
+    int32_t quant, reserved_q;
 } gpufit__shape;
+
+/* Module groups of the per-module checkpoint dtypes (shape mod_dt). */
+enum { GPUFIT__M_EMBD = 0, GPUFIT__M_ATTN, GPUFIT__M_MLP, GPUFIT__M_OUT, GPUFIT__M_EXP };
+/* The module group of a tensor kind, or -1 (norms, biases, routers: never quantised). */
+static inline int gpufit__module_of(int kind)
+{
+    if (kind <= GPUFIT__T_TYPE_EMBD)
+        return GPUFIT__M_EMBD;
+    if (kind == GPUFIT__T_OUTPUT)
+        return GPUFIT__M_OUT;
+    if (kind >= GPUFIT__T_ATTN_Q && kind <= GPUFIT__T_CROSS_O)
+        return GPUFIT__M_ATTN;
+    if (gpufit__is_expert(kind))
+        return GPUFIT__M_EXP;
+    if (gpufit__is_linear(kind))
+        return GPUFIT__M_MLP;
+    return -1;
+}
 
 /* Validates m and fills s (derived defaults applied). */
 int32_t gpufit__model_resolve(const struct gpufit_model *m, gpufit__shape *s, gpufit_error *err);
@@ -347,6 +368,9 @@ struct gpufit_model {
     int64_t n_encoder_layers, n_decoder_layers, rel_pos_buckets;
     int64_t n_params;
     double activation_bytes_per_token;
+    /* Per-module storage of a (pre-quantised) checkpoint, gpufit_dtype or -1 (auto: the job's
+     * weight_dtype / precision decides); docs/memory/quantisation.md. */
+    int64_t embedding_dtype, attention_dtype, mlp_dtype, output_dtype, expert_dtype;
     /* Exact weight bytes read from a GGUF file (io_gguf.c); gguf_layers == 0 when absent.
      * Layers beyond GPUFIT__GGUF_LAYERS_MAX are folded into the last entry's average. */
     uint32_t gguf_layers;

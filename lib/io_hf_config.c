@@ -16,6 +16,10 @@
  *   bert, roberta                           encoder with pooler, token types, learned positions
  *   t5                                      d_model / num_layers / d_kv / d_ff / feed_forward_proj
  *
+ * A second pass (read_quantization_config) reads "quantization_config" and "torch_dtype" into
+ * the per-module storage dtypes (embedding/attention/mlp/output_dtype) of a pre-quantised
+ * checkpoint: docs/memory/quantisation.md.
+ *
  * Presets (model_presets.c) and these configs agree field for field (tests/unit/test_readers.c
  * loads tests/data/hf/ *.json and compares). Known limits, documented rather than guessed:
  * Gemma 2/3 have four norms per layer and falcon-7b style layers one; the model has two, so
@@ -839,6 +843,227 @@ build(const hcfg *top, const hcfg *text, int has_text, struct gpufit_model *m, g
     return gpufit__model_count(&s, &n, err);
 }
 
+/* ---------------------------------------------------------------------------------------
+ * quantization_config: per-module storage of a pre-quantised checkpoint
+ * (docs/memory/quantisation.md). A second pass over the document, self-contained.
+ * ------------------------------------------------------------------------------------- */
+enum { QK_EMBD = 1, QK_ATTN = 2, QK_MLP = 4, QK_OUT = 8 };
+
+/* Module groups a not-converted / ignored module name covers (substring match, so that
+ * "lm_head", "re:.*lm_head", "model.layers.0.self_attn.q_proj" all count). */
+static int q_kept(const char *n)
+{
+    int f = 0;
+    if (strstr(n, "lm_head") || strstr(n, "output"))
+        f |= QK_OUT;
+    if (strstr(n, "embed"))
+        f |= QK_EMBD;
+    if (strstr(n, "attn") || strstr(n, "attention") || strstr(n, "q_proj") ||
+        strstr(n, "k_proj") || strstr(n, "v_proj") || strstr(n, "o_proj"))
+        f |= QK_ATTN;
+    if (strstr(n, "mlp") || strstr(n, "gate_proj") || strstr(n, "up_proj") ||
+        strstr(n, "down_proj") || strstr(n, "experts"))
+        f |= QK_MLP;
+    return f;
+}
+
+typedef struct qcfg {
+    char method[32], quant_type[16], ctype[16];
+    int64_t bits, group, ctbits, ctgroup;
+    int load4, load8, dq, kept, has_bits;
+    size_t off; /* offset of quantization_config */
+} qcfg;
+
+static void q_string(const gpufit__json_token *t, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    if (t->type != GPUFIT__JSON_STRING && t->type != GPUFIT__JSON_KEY)
+        return;
+    if (gpufit__json_decode(t, out, cap, &n, NULL) != GPUFIT_OK)
+        out[0] = '\0'; /* too long: no name we know */
+}
+
+static int64_t q_int(const gpufit__json_token *t)
+{
+    hval v = {0};
+    if (t->type != GPUFIT__JSON_NUMBER)
+        return INT64_MIN;
+    read_number(t, &v);
+    return v.kind == V_INT ? v.i : INT64_MIN;
+}
+
+/* Reads a value of unknown shape: module-name arrays add to q->kept; inside config_groups
+ * the "weights" objects give num_bits / type / group_size. Iterative (depth from tokens). */
+static int32_t q_walk(gpufit__json *p, const gpufit__json_token *first, int names, qcfg *q,
+                      gpufit_error *err)
+{
+    if (first->type != GPUFIT__JSON_ARRAY && first->type != GPUFIT__JSON_OBJECT)
+        return GPUFIT_OK;
+    uint32_t base = first->depth, weights = 0; /* weights: depth of its members */
+    char key[32] = "", buf[256];
+    for (;;) {
+        gpufit__json_token t;
+        int32_t st = gpufit__json_next(p, &t, err);
+        if (st != GPUFIT_OK)
+            return st;
+        int end = t.type == GPUFIT__JSON_ARRAY_END || t.type == GPUFIT__JSON_OBJECT_END;
+        if (end && t.depth == base) /* a close token has the depth of its open token */
+            return GPUFIT_OK;
+        if (end && weights != 0 && t.depth + 1 == weights)
+            weights = 0;
+        if (t.type == GPUFIT__JSON_KEY) {
+            q_string(&t, key, sizeof key);
+            continue;
+        }
+        if (!names && t.type == GPUFIT__JSON_OBJECT && strcmp(key, "weights") == 0)
+            weights = t.depth + 1;
+        else if (names && t.type == GPUFIT__JSON_STRING) {
+            q_string(&t, buf, sizeof buf);
+            q->kept |= q_kept(buf);
+        } else if (!names && weights != 0 && t.depth == weights) {
+            if (strcmp(key, "num_bits") == 0)
+                q->ctbits = q_int(&t);
+            else if (strcmp(key, "group_size") == 0)
+                q->ctgroup = q_int(&t);
+            else if (strcmp(key, "type") == 0)
+                q_string(&t, q->ctype, sizeof q->ctype);
+        }
+        key[0] = '\0';
+    }
+}
+
+static int32_t q_unsupported(const qcfg *q, const char *what, gpufit_error *err)
+{
+    return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, GPUFIT_MODEL_MLP_DTYPE, (uint64_t)q->off,
+                        "config.json: quantization_config %s is not supported", what);
+}
+
+/* Fills m's per-module dtypes from quantization_config and torch_dtype; a model without
+ * quantization_config keeps them auto. */
+static int32_t read_quantization_config(const char *json, size_t len, struct gpufit_model *m,
+                                        gpufit_error *err)
+{
+    gpufit__json p;
+    gpufit__json_token t, k, v;
+    qcfg q;
+    memset(&q, 0, sizeof q);
+    q.bits = q.group = q.ctbits = q.ctgroup = INT64_MIN;
+    char torch[16] = "";
+    int found = 0;
+    TRY(gpufit__json_init(&p, json, len, err));
+    TRY(gpufit__json_next(&p, &t, err));
+    for (;;) {
+        int32_t st = gpufit__json_member(&p, &k, &v, err);
+        if (st < 0)
+            return st;
+        if (st == 0)
+            break;
+        if ((gpufit__json_equals(&k, "torch_dtype") || gpufit__json_equals(&k, "dtype")) &&
+            v.type == GPUFIT__JSON_STRING) {
+            q_string(&v, torch, sizeof torch);
+            continue;
+        }
+        if (!gpufit__json_equals(&k, "quantization_config") || v.type != GPUFIT__JSON_OBJECT) {
+            TRY(gpufit__json_skip(&p, &v, err));
+            continue;
+        }
+        found = 1;
+        q.off = v.offset;
+        for (;;) { /* members of quantization_config */
+            gpufit__json_token qk, qv;
+            st = gpufit__json_member(&p, &qk, &qv, err);
+            if (st < 0)
+                return st;
+            if (st == 0)
+                break;
+            if (gpufit__json_equals(&qk, "quant_method"))
+                q_string(&qv, q.method, sizeof q.method);
+            else if (gpufit__json_equals(&qk, "bits") || gpufit__json_equals(&qk, "w_bit"))
+                q.bits = q_int(&qv), q.has_bits = 1;
+            else if (gpufit__json_equals(&qk, "group_size") || gpufit__json_equals(&qk, "q_group_size"))
+                q.group = q_int(&qv);
+            else if (gpufit__json_equals(&qk, "load_in_4bit"))
+                q.load4 = qv.type == GPUFIT__JSON_TRUE;
+            else if (gpufit__json_equals(&qk, "load_in_8bit"))
+                q.load8 = qv.type == GPUFIT__JSON_TRUE;
+            else if (gpufit__json_equals(&qk, "bnb_4bit_use_double_quant"))
+                q.dq = qv.type == GPUFIT__JSON_TRUE;
+            else if (gpufit__json_equals(&qk, "bnb_4bit_quant_type"))
+                q_string(&qv, q.quant_type, sizeof q.quant_type);
+            else if (gpufit__json_equals(&qk, "modules_to_not_convert") ||
+                     gpufit__json_equals(&qk, "llm_int8_skip_modules") ||
+                     gpufit__json_equals(&qk, "ignore"))
+                TRY(q_walk(&p, &qv, 1, &q, err));
+            else if (gpufit__json_equals(&qk, "config_groups"))
+                TRY(q_walk(&p, &qv, 0, &q, err));
+            else if (qv.type == GPUFIT__JSON_ARRAY || qv.type == GPUFIT__JSON_OBJECT)
+                TRY(gpufit__json_skip(&p, &qv, err));
+        }
+    }
+    if (!found)
+        return GPUFIT_OK;
+    /* the 16-bit modules: torch_dtype (transformers loads the kept modules in it) */
+    int64_t half = strcmp(torch, "float32") == 0   ? GPUFIT_DTYPE_FP32
+                   : strcmp(torch, "bfloat16") == 0 ? GPUFIT_DTYPE_BF16
+                                                    : GPUFIT_DTYPE_FP16;
+    int64_t lin;
+    int kept = q.kept;
+    const char *mth = q.method;
+    if (strcmp(mth, "awq") == 0 || strcmp(mth, "gptq") == 0) {
+        /* AutoAWQ / AutoGPTQ quantise the decoder layers' nn.Linear only: embed_tokens and
+         * lm_head stay in torch_dtype (awq/quantize/quantizer.py, auto_gptq quantize) */
+        if (q.has_bits && q.bits != 4)
+            return q_unsupported(&q, "bits other than 4 (gptq/awq)", err);
+        if (q.group != INT64_MIN && q.group != 128)
+            return q_unsupported(&q, "group_size other than 128 (gptq/awq)", err);
+        lin = mth[0] == 'a' ? GPUFIT_DTYPE_AWQ4 : GPUFIT_DTYPE_GPTQ4;
+        kept |= QK_EMBD | QK_OUT;
+    } else if (strcmp(mth, "bitsandbytes") == 0) {
+        /* replace_with_bnb_linear skips get_keys_to_not_convert (lm_head / tied output);
+         * nn.Embedding is never replaced (transformers integrations/bitsandbytes.py) */
+        if (q.load4) {
+            int fp4 = strcmp(q.quant_type, "fp4") == 0;
+            if (q.dq)
+                lin = GPUFIT_DTYPE_NF4_DQ; /* nested absmax: same bytes for fp4 and nf4 */
+            else
+                lin = fp4 ? GPUFIT_DTYPE_FP4 : GPUFIT_DTYPE_NF4;
+        } else if (q.load8) {
+            lin = GPUFIT_DTYPE_INT8;
+        } else {
+            return q_unsupported(&q, "bitsandbytes without load_in_4bit or load_in_8bit", err);
+        }
+        kept |= QK_EMBD | QK_OUT;
+    } else if (strcmp(mth, "fp8") == 0 || strcmp(mth, "fbgemm_fp8") == 0) {
+        /* HfQuantizer.get_modules_to_not_convert (transformers quantizers/base.py) adds
+         * get_keys_to_not_convert (lm_head) to modules_to_not_convert; nn.Embedding is no
+         * Linear. Per-channel / 128x128-block fp32 scales are not counted (< 0.4 %). */
+        lin = GPUFIT_DTYPE_FP8;
+        kept |= QK_EMBD | QK_OUT;
+    } else if (strcmp(mth, "compressed-tensors") == 0) {
+        /* compressed-tensors quantises Linear targets; embeddings stay (ignore: lm_head) */
+        int isfloat = strcmp(q.ctype, "float") == 0;
+        if (q.ctbits == 8)
+            lin = isfloat ? GPUFIT_DTYPE_FP8 : GPUFIT_DTYPE_INT8;
+        else if (q.ctbits == 4 && !isfloat && (q.ctgroup == 128 || q.ctgroup == INT64_MIN))
+            lin = GPUFIT_DTYPE_INT4; /* pack-quantized: 4 bits + 16-bit scale per 128 */
+        else
+            return q_unsupported(&q, "config_groups weights other than 8-bit or int4 g128", err);
+        kept |= QK_EMBD;
+    } else {
+        char d[72];
+        return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, GPUFIT_MODEL_MLP_DTYPE, (uint64_t)q.off,
+                            "config.json: quantization_config quant_method \"%s\" is not "
+                            "supported", shown(mth, d));
+    }
+    m->embedding_dtype = kept & QK_EMBD ? half : lin;
+    m->output_dtype = kept & QK_OUT ? half : lin;
+    m->attention_dtype = kept & QK_ATTN ? half : lin;
+    m->mlp_dtype = kept & QK_MLP ? half : lin;
+    m->expert_dtype = -1;
+    return GPUFIT_OK;
+}
+
 int32_t
 gpufit_model_from_hf_config(gpufit_model **out, const char *json, size_t len, gpufit_error *err)
 {
@@ -868,6 +1093,9 @@ gpufit_model_from_hf_config(gpufit_model **out, const char *json, size_t len, gp
         return st;
     struct gpufit_model m;
     st = build(&top, &text, has_text, &m, err);
+    if (st != GPUFIT_OK)
+        return st;
+    st = read_quantization_config(json, len, &m, err);
     if (st != GPUFIT_OK)
         return st;
     gpufit_model *r = malloc(sizeof *r);

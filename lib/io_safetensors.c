@@ -13,6 +13,7 @@
  *
  * The buffer is told apart by its first bytes: JSON text never holds a NUL byte, and a
  * safetensors length below 2^56 always does. */
+#include "eval.h"
 #include "json.h"
 
 #include <inttypes.h>
@@ -443,6 +444,26 @@ int32_t gpufit_model_check_safetensors(const gpufit_model *m,
                             allowed_extra(&s, &c, have - c.total))) {
         gpufit__ok(err);
         return GPUFIT_OK;
+    }
+    if (info->total_bytes > 0 &&
+        gpufit__plan_checkpoint(&s, &(gpufit__plan){.w_dt = GPUFIT_DTYPE_BF16}) >
+            GPUFIT_DTYPE_BF16) {
+        /* packed formats (int32 words, uint8 pairs) hold fewer elements than parameters, and
+         * fp8 / int8 add scale tensors:
+         * compare bytes instead, within 3 % for per-tensor metadata (quant_state, scales of
+         * fp8 / int8 per channel, GPTQ g_idx): docs/memory/quantisation.md */
+        gpufit__tgroup g[GPUFIT__TGROUPS_MAX];
+        size_t ng = gpufit__model_tensors(&s, g);
+        uint64_t want, tb = info->total_bytes;
+        if (gpufit__checkpoint_bytes(&s, g, ng, &want))
+            return gpufit__fail(err, GPUFIT_E_OVERFLOW, 0, UINT64_MAX, "checkpoint bytes overflow");
+        if (tb >= want - want / 33 && tb <= want + want / 33 + c.embedding * 2) {
+            gpufit__ok(err);
+            return GPUFIT_OK;
+        }
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_MODEL_MLP_DTYPE, UINT64_MAX,
+                            "safetensors hold %" PRIu64 " bytes, the quantised model %s %" PRIu64,
+                            tb, m->name, want);
     }
     return gpufit__fail(err, GPUFIT_E_INCONSISTENT, 0, UINT64_MAX,
                         "safetensors hold %" PRIu64 " parameters, the model %s has %" PRIu64

@@ -182,6 +182,31 @@ static int64_t dense_dtype(const gpufit__plan *p)
                                                                        : p->c_dt;
 }
 
+/* QLoRA recasts the checkpoint's unquantised floats (peft utils/other.py
+ * prepare_model_for_kbit_training: every non-int8 parameter to fp32): they follow the job. */
+static inline int float_cast(const gpufit__plan *p, int64_t dt)
+{
+    return p->task == GPUFIT_TASK_QLORA && dt <= GPUFIT_DTYPE_BF16;
+}
+
+/* Storage dtype of a tensor group: the checkpoint's per-module dtype when the model sets one
+ * (a pre-quantised checkpoint keeps e.g. embedding and lm_head in 16-bit:
+ * docs/memory/quantisation.md), else the job's: weight_dtype on the linear layers, the dense
+ * dtype on the rest (bitsandbytes replaces nn.Linear only and skips lm_head:
+ * transformers integrations/bitsandbytes.py get_keys_to_not_convert). */
+static inline int64_t group_dtype(const gpufit__plan *p, const gpufit__shape *s,
+                                  const gpufit__tgroup *g, int64_t dense_dt)
+{
+    if (is_1d(g))
+        return dense_dt;
+    if (s->quant) {
+        int m = gpufit__module_of(g->kind);
+        if (m >= 0 && s->mod_dt[m] >= 0 && !float_cast(p, s->mod_dt[m]))
+            return s->mod_dt[m];
+    }
+    return p->w_dt > GPUFIT_DTYPE_BF16 && gpufit__is_linear(g->kind) ? p->w_dt : dense_dt;
+}
+
 /* Bytes of one tensor group over layers [first, first + count) of a GGUF mix. The recipe's
  * type is constant between the breakpoints 0, 2, 4, n/16, n/8, 7n/8 and n, and inside
  * [n/8, 7n/8) depends only on (i - n/8) mod 3 (use_more_bits): each piece is counted in closed
@@ -271,8 +296,7 @@ int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
                     return 1;
             }
         } else {
-            int quant = p->w_dt > GPUFIT_DTYPE_BF16 && gpufit__is_linear(g[i].kind) && !is_1d(&g[i]);
-            int64_t dt = quant ? p->w_dt : dense_dtype(p);
+            int64_t dt = group_dtype(p, s, &g[i], dense_dtype(p));
             if (tensor_bytes(dt, rows, g[i].cols, &one) || gpufit__mul(one, copies, &one) ||
                 gpufit__mul(one, n_layers, &bytes))
                 return 1;
@@ -328,6 +352,25 @@ int gpufit__weights_bytes_gguf(const struct gpufit_model *m, const gpufit__plan 
         dev = dev / p->tp + (dev % p->tp != 0);
     *dev_out = dev;
     *host_out = host;
+    return 0;
+}
+
+/* Bytes of a whole checkpoint stored with the model's per-module dtypes (1-D tensors and auto
+ * modules in 16-bit), for the safetensors cross-check of a pre-quantised model; tied
+ * embeddings once. Returns 1 on overflow or a module without a dtype. */
+int gpufit__checkpoint_bytes(const gpufit__shape *s, const gpufit__tgroup *g, size_t ng,
+                             uint64_t *out)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < ng; i++) {
+        int m = is_1d(&g[i]) ? -1 : gpufit__module_of(g[i].kind);
+        int64_t dt = m >= 0 && s->mod_dt[m] >= 0 ? s->mod_dt[m] : GPUFIT_DTYPE_BF16;
+        uint64_t one, n = g[i].where == GPUFIT__W_GLOBAL ? 1 : s->layers[g[i].where];
+        if (tensor_bytes(dt, g[i].rows, g[i].cols, &one) || gpufit__mul(one, g[i].copies, &one) ||
+            gpufit__mul(one, n, &one) || gpufit__add(total, one, &total))
+            return 1;
+    }
+    *out = total;
     return 0;
 }
 
@@ -407,18 +450,40 @@ typedef struct closed_plan {
     uint64_t dense_b;                 /* bytes per element of every other tensor */
     uint64_t k_opt;                   /* optimizer bytes per trainable parameter */
     int lin_blocks;                   /* lin_dt packs several elements per block */
+    int layers_ok;                    /* attention, MLP and experts share lin_dt */
+    int glob_ok;                      /* the global 2-D tensors' dtypes are plain */
+    uint64_t glob_b[3];               /* bytes per element of the 2-D globals, by side */
 } closed_plan;
 
 /* 1 when the closed forms can be exact under this plan (plain dense dtype, optimizer states
  * linear in the parameters), cp filled; else 0 and the walk below is used. */
-static int closed_setup(const gpufit__plan *p, int64_t dense_dt, closed_plan *cp)
+static int closed_setup(const gpufit__plan *p, const gpufit__shape *s, int64_t dense_dt,
+                        closed_plan *cp)
 {
     const gpufit__dtype_info *qd = gpufit__dtype(p->w_dt), *dd = gpufit__dtype(dense_dt);
     if (qd == NULL || dd == NULL || dense_dt > GPUFIT_DTYPE_FP8) /* FP8 and below: 1 elem */
         return 0;
     cp->lin_dt = p->w_dt > GPUFIT_DTYPE_BF16 ? p->w_dt : dense_dt;
-    cp->lin_d = gpufit__dtype(cp->lin_dt);
     cp->dense_b = dd->block_bytes;
+    cp->layers_ok = cp->glob_ok = 1;
+    cp->glob_b[0] = cp->glob_b[1] = cp->glob_b[2] = cp->dense_b;
+    if (s->quant) { /* per-module checkpoint dtypes: one multiply per side, as before */
+        const int64_t *md = s->mod_dt;
+        int64_t r[5]; /* resolved as group_dtype does */
+        for (int i = 0; i < 5; i++)
+            r[i] = md[i] >= 0 && !float_cast(p, md[i]) ? md[i]
+                   : i == GPUFIT__M_EMBD || i == GPUFIT__M_OUT ? dense_dt
+                                                               : cp->lin_dt;
+        cp->lin_dt = r[GPUFIT__M_MLP];
+        cp->layers_ok = r[GPUFIT__M_ATTN] == cp->lin_dt && r[GPUFIT__M_EXP] == cp->lin_dt;
+        int64_t emb = r[GPUFIT__M_EMBD], out = r[GPUFIT__M_OUT];
+        /* plain dtypes only; the output side also holds BERT's pooler and T5's buckets */
+        cp->glob_ok = emb <= GPUFIT_DTYPE_FP8 && out <= GPUFIT_DTYPE_FP8 &&
+                      s->arch == GPUFIT_ARCH_DECODER && !s->pooler;
+        cp->glob_b[0] = cp->glob_b[2] = gpufit__dtypes[emb].block_bytes;
+        cp->glob_b[1] = gpufit__dtypes[out].block_bytes;
+    }
+    cp->lin_d = gpufit__dtype(cp->lin_dt);
     cp->lin_blocks = !(cp->lin_dt <= GPUFIT_DTYPE_FP8 || cp->lin_dt == GPUFIT_DTYPE_INT8);
     const gpufit__dtype_info *od = gpufit__dtype(p->o_dt);
     uint64_t e = od != NULL && od->block_bytes > 0 ? od->block_bytes : 4;
@@ -468,7 +533,8 @@ static int closed_form(const gpufit__plan *p, const gpufit__shape *s, const clos
                        const gpufit__class_agg *a, gpufit__ubytes *u, int w)
 {
     uint64_t tp = p->tp, ep = p->ep;
-    if ((tp > 1 && a->rows_gcd % tp != 0) || (p->etp > 1 && a->rows_gcd % p->etp != 0))
+    if (!cp->layers_ok || (tp > 1 && a->rows_gcd % tp != 0) ||
+        (p->etp > 1 && a->rows_gcd % p->etp != 0))
         return 0;
     if (cp->lin_blocks && !(a->cols256 && 256 % cp->lin_d->block_elems == 0))
         return 0;
@@ -510,7 +576,7 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
     /* closed[where]: 1 when that part is summed in closed form (GLOBAL: all three sides) */
     int closed[GPUFIT__W_COUNT] = {0}, n_open = 0;
     closed_plan cp;
-    if (agg != NULL && !closed_setup(p, dense_dt, &cp))
+    if (agg != NULL && !closed_setup(p, s, dense_dt, &cp))
         agg = NULL;
     /* Every field read later is set here (no memset of the whole struct: it runs on every
      * evaluation): a class in closed form, else 0 for the walk below to add to. Classes outside
@@ -529,14 +595,15 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
      * architecture, no linear layers, experts or K/V (glob_dense): each side is its 2-D
      * elements split over tp (exact when tp divides their rows) and its replicated 1-D
      * elements, all in the dense dtype; adapters never sit on them. */
-    int all = agg != NULL && agg->glob_dense, trained = p->training && !p->lora;
+    int all = agg != NULL && agg->glob_dense && cp.glob_ok, trained = p->training && !p->lora;
     for (int k = 0; k < 3 && all; k++) {
         const gpufit__class_agg *a = &agg->glob[k];
         all = p->tp == 1 || a->rows_gcd % p->tp == 0;
         /* <= the model's parameters */
-        uint64_t el = gpufit__div(a->other2d_el, p->tp) + a->oned_el;
+        uint64_t el2 = gpufit__div(a->other2d_el, p->tp), el = el2 + a->oned_el, b2;
         u->t_glob[k] = trained ? el : 0;
-        if (gpufit__mul(el, cp.dense_b, &u->w_glob[k]) ||
+        if (gpufit__mul(el2, cp.glob_b[k], &b2) || gpufit__mul(a->oned_el, cp.dense_b, &u->w_glob[k]) ||
+            gpufit__add(u->w_glob[k], b2, &u->w_glob[k]) ||
             gpufit__mul(u->t_glob[k], cp.k_opt, &u->o_glob[k]))
             return 1;
     }
@@ -553,8 +620,7 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
         if (closed[g[i].where] > 0)
             continue; /* that part is already summed */
         shard_dims(p, s, &g[i], &rows, &copies);
-        int quant = p->w_dt > GPUFIT_DTYPE_BF16 && gpufit__is_linear(g[i].kind) && !is_1d(&g[i]);
-        if (tensor_bytes(quant ? p->w_dt : dense_dt, rows, g[i].cols, &one) ||
+        if (tensor_bytes(group_dtype(p, s, &g[i], dense_dt), rows, g[i].cols, &one) ||
             gpufit__mul(one, copies, &w))
             return 1;
         int global = g[i].where == GPUFIT__W_GLOBAL;

@@ -229,14 +229,17 @@ static void inference_candidates(ctx *x, const gpufit__plan *p, const gpufit__sh
         if (llamacpp && p->attention != GPUFIT_ATTN_FLASH)
             set_i(c, GPUFIT_JOB_ATTENTION, GPUFIT_ATTN_FLASH);
     }
-    if (p->w_dt == GPUFIT_DTYPE_FP16 || p->w_dt == GPUFIT_DTYPE_BF16 ||
-        p->w_dt == GPUFIT_DTYPE_FP32 || p->w_dt == GPUFIT_DTYPE_F16_GGUF) {
+    /* a pre-quantised checkpoint keeps its format: the job's weight_dtype does not re-quantise
+     * the modules it stores (docs/memory/quantisation.md, precedence) */
+    int ckpt = s->quant && gpufit__plan_checkpoint(s, p) > GPUFIT_DTYPE_BF16;
+    if (!ckpt && (p->w_dt == GPUFIT_DTYPE_FP16 || p->w_dt == GPUFIT_DTYPE_BF16 ||
+                  p->w_dt == GPUFIT_DTYPE_FP32 || p->w_dt == GPUFIT_DTYPE_F16_GGUF)) {
         int fp8 = p->gpu != NULL && p->gpu->supports_fp8 && !llamacpp;
         c = add(x, 11, 2.0, "%s weights", llamacpp ? "Q8_0" : fp8 ? "fp8" : "int8");
         set_i(c, GPUFIT_JOB_WEIGHT_DTYPE,
               llamacpp ? GPUFIT_DTYPE_Q8_0 : fp8 ? GPUFIT_DTYPE_FP8 : GPUFIT_DTYPE_INT8);
     }
-    if (p->w_dt != GPUFIT_DTYPE_Q4_K_M && p->w_dt != GPUFIT_DTYPE_AWQ4 &&
+    if (!ckpt && p->w_dt != GPUFIT_DTYPE_Q4_K_M && p->w_dt != GPUFIT_DTYPE_AWQ4 &&
         !(p->w_dt >= GPUFIT_DTYPE_INT4 && p->w_dt <= GPUFIT_DTYPE_NVFP4)) {
         c = add(x, 11, 3.0, "4-bit weights (%s)", llamacpp ? "Q4_K_M" : "AWQ");
         set_i(c, GPUFIT_JOB_WEIGHT_DTYPE, llamacpp ? GPUFIT_DTYPE_Q4_K_M : GPUFIT_DTYPE_AWQ4);
@@ -363,7 +366,8 @@ static void rank(ranking *rk, const struct gpufit_result *r, const struct gpufit
     gpufit__shape s;
     gpufit__plan p;
     if (r->capacity == 0 || gpufit__model_resolve(m, &s, NULL) != GPUFIT_OK ||
-        gpufit__plan_resolve(j, &s, &p, NULL) != GPUFIT_OK)
+        gpufit__plan_resolve(j, &s, &p, NULL) != GPUFIT_OK ||
+        gpufit__plan_apply_checkpoint(j, &s, &p, NULL) != GPUFIT_OK)
         return;
     ctx local; /* the working set lives on the caller's stack: no shared state */
     memset(&local, 0, sizeof local);

@@ -254,6 +254,21 @@ int32_t gpufit__model_resolve(const struct gpufit_model *m, gpufit__shape *s, gp
     if (st != GPUFIT_OK)
         return st;
     s->arch = (int32_t)m->arch;
+    /* per-module checkpoint storage (docs/memory/quantisation.md); experts follow the MLP */
+    const int64_t md[5] = {m->embedding_dtype, m->attention_dtype, m->mlp_dtype, m->output_dtype,
+                           m->expert_dtype >= 0 ? m->expert_dtype : m->mlp_dtype};
+    static const char *const mname[5] = {"embedding_dtype", "attention_dtype", "mlp_dtype",
+                                         "output_dtype", "expert_dtype"};
+    static const int32_t mid[5] = {GPUFIT_MODEL_EMBEDDING_DTYPE, GPUFIT_MODEL_ATTENTION_DTYPE,
+                                   GPUFIT_MODEL_MLP_DTYPE, GPUFIT_MODEL_OUTPUT_DTYPE,
+                                   GPUFIT_MODEL_EXPERT_DTYPE};
+    for (int i = 0; i < 5; i++) {
+        if (md[i] == GPUFIT_DTYPE_NONE || (md[i] > 0 && gpufit__dtype(md[i]) == NULL))
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, mid[i], UINT64_MAX,
+                                "%s: a module's storage dtype cannot be none", mname[i]);
+        s->mod_dt[i] = md[i];
+        s->quant |= md[i] >= 0;
+    }
     if (m->arch == GPUFIT_ARCH_GENERIC) {
         st = resolve_generic(m, s, err);
         if (st == GPUFIT_OK)

@@ -107,6 +107,9 @@ static const gpufit__enum_value lora_values[] = {{"qv", GPUFIT_LORA_QV},
 #define JB(id, f, df, name, doc)                                                                   \
     ROW_I(id, GPUFIT_DOMAIN_JOB, GPUFIT_TYPE_BOOL, JOFF(f), 0, 1, df, bool_values, name, NULL, "", \
           doc)
+#define MD(id, f, name, doc)                                                                       \
+    ROW_I(id, GPUFIT_DOMAIN_MODEL, GPUFIT_TYPE_ENUM, MOFF(f), -1, GPUFIT_DTYPE_F16_GGUF, -1,       \
+          gpufit__dtype_names, name, NULL, "", doc)
 #define JD(id, f, df, name, doc)                                                                   \
     ROW_I(id, GPUFIT_DOMAIN_JOB, GPUFIT_TYPE_ENUM, JOFF(f), -1, GPUFIT_DTYPE_F16_GGUF, df,         \
           gpufit__dtype_names, name, NULL, "", doc)
@@ -182,6 +185,18 @@ static const gpufit__param_entry table[] = {
     ROW_F(GPUFIT_MODEL_ACTIVATION_BYTES_PER_TOKEN, GPUFIT_DOMAIN_MODEL,
           MOFF(activation_bytes_per_token), 0.0, 1e12, 0.0, "activation_bytes_per_token", NULL,
           "bytes", "generic model: activation bytes saved per token (training)"),
+    MD(GPUFIT_MODEL_EMBEDDING_DTYPE, embedding_dtype, "embedding_dtype",
+       "checkpoint storage of the token embedding; auto = the job's dense dtype"),
+    MD(GPUFIT_MODEL_ATTENTION_DTYPE, attention_dtype, "attention_dtype",
+       "checkpoint storage of attention projections (e.g. bf16 in FBGEMM fp8 releases); "
+       "auto = the job's weight_dtype"),
+    MD(GPUFIT_MODEL_MLP_DTYPE, mlp_dtype, "mlp_dtype",
+       "checkpoint storage of the MLP (and shared experts); set: also the job's weight_dtype "
+       "when that is auto"),
+    MD(GPUFIT_MODEL_OUTPUT_DTYPE, output_dtype, "output_dtype",
+       "checkpoint storage of the untied output head (lm_head); auto = the job's dense dtype"),
+    MD(GPUFIT_MODEL_EXPERT_DTYPE, expert_dtype, "expert_dtype",
+       "checkpoint storage of routed experts; auto = mlp_dtype, else the job's weight_dtype"),
 
     JE(GPUFIT_JOB_TASK, task, 0, 4, GPUFIT_TASK_INFERENCE, task_values, "task", NULL,
        "pretrain, finetune (full), lora, qlora, inference"),

@@ -489,6 +489,28 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     return GPUFIT_OK;
 }
 
+int64_t gpufit__plan_checkpoint(const gpufit__shape *s, const gpufit__plan *p)
+{
+    if (!s->quant)
+        return p->w_dt;
+    int64_t q = s->mod_dt[GPUFIT__M_MLP] >= 0 ? s->mod_dt[GPUFIT__M_MLP] : s->mod_dt[GPUFIT__M_EXP];
+    return q > GPUFIT_DTYPE_BF16 ? q : p->w_dt;
+}
+
+int32_t gpufit__plan_apply_checkpoint(const struct gpufit_job *j, const gpufit__shape *s,
+                                      gpufit__plan *p, gpufit_error *err)
+{
+    int64_t q = gpufit__plan_checkpoint(s, p);
+    if (j->weight_dtype >= 0 || q == p->w_dt)
+        return GPUFIT_OK; /* an explicit weight_dtype wins for the modules the model leaves auto */
+    if (p->training && !p->lora)
+        return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, GPUFIT_MODEL_MLP_DTYPE, UINT64_MAX,
+                            "mlp_dtype: a checkpoint stored as %s cannot be trained in full; use "
+                            "task=qlora (or lora)", gpufit__dtypes[q].name);
+    p->w_dt = q;
+    return GPUFIT_OK;
+}
+
 void gpufit__job_refresh(struct gpufit_job *j)
 {
     j->plan_state = gpufit__plan_resolve(j, NULL, &j->plan, NULL) == GPUFIT_OK;
