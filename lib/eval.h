@@ -9,9 +9,6 @@
 #define GPUFIT__NOTES_MAX 8
 
 /* Notes are codes, turned into static text only when read (no strings on the hot path). */
-/* NCCL buffers of one communicator: ~0.6 GiB (memory-model.md §8.4; range 0.5-0.7 GiB) */
-#define GPUFIT__NCCL_COMM_BYTES (((uint64_t)1 << 30) * 6 / 10)
-
 enum gpufit__note {
     GPUFIT__NOTE_NO_GPU = 1,      /* no GPU given: verdict against nothing */
     GPUFIT__NOTE_BF16_UNSUPPORTED, /* bf16 chosen on a GPU without bf16 hardware */

@@ -376,7 +376,7 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
          * the first and last stages also all-reduce the tied embedding (PipelineModule
          * tied_comms, _exec_reduce_tied_grads) */
         uint64_t n = sl->embedding || sl->output ? 1 + (s->tied != 0) : 2;
-        m[GPUFIT_MEM_COMM_BUFFERS] += n * GPUFIT__NCCL_COMM_BYTES;
+        m[GPUFIT_MEM_COMM_BUFFERS] += n * gpufit__stack[GPUFIT__STACK_NCCL_COMM].point;
     }
     return GPUFIT_OK;
 }
@@ -520,7 +520,7 @@ static uint64_t split_point(float pt, uint64_t L)
 static uint64_t stage_capacity(const struct gpufit_job *j, const gpufit__plan *p, uint64_t k)
 {
     if (j->device_memory_gib.n > 0)
-        return (uint64_t)llround(j->device_memory_gib.v[k] * 1073741824.0); /* <= 2^50 */
+        return gpufit__gib_bytes(j->device_memory_gib.v[k]); /* <= 2^50 */
     const gpufit__gpu *g =
         j->device_gpus.n > 0 ? gpufit__gpu_by_id((int64_t)j->device_gpus.v[k]) : NULL;
     return g != NULL ? g->memory_bytes : p->capacity;

@@ -4,6 +4,7 @@
 #define GPUFIT_INTERNAL_H
 
 #include "gpufit.h"
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -151,6 +152,12 @@ static inline uint64_t gpufit__div(uint64_t x, uint64_t d)
 static inline uint64_t gpufit__div_up(uint64_t x, uint64_t d)
 {
     return d == 1 ? x : x / d + (x % d != 0);
+}
+
+/* v GiB in bytes, rounded half away from zero (capacities given in GiB: v <= 2^20). */
+static inline uint64_t gpufit__gib_bytes(double v)
+{
+    return (uint64_t)llround(v * 1073741824.0);
 }
 
 /* ---------------------------------------------------------------------------------------

@@ -488,7 +488,7 @@ static int32_t set_float(const gpufit__param_entry *e, struct gpufit_model *m,
     else
         j->plan_state = 0;
     if (e->id == GPUFIT_JOB_GPU_MEMORY_GIB)
-        j->gpu_memory_bytes = (int64_t)llround(v * 1073741824.0);
+        j->gpu_memory_bytes = (int64_t)gpufit__gib_bytes(v);
     return GPUFIT_OK;
 }
 

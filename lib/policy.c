@@ -382,7 +382,7 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
          * device_gpus' catalogue memory stage by stage) */
         p->capacity = 0;
         for (uint32_t k = 0; k < j->device_memory_gib.n; k++) {
-            uint64_t b = (uint64_t)llround(j->device_memory_gib.v[k] * 1073741824.0);
+            uint64_t b = gpufit__gib_bytes(j->device_memory_gib.v[k]);
             if (p->capacity == 0 || b < p->capacity)
                 p->capacity = b;
         }

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 
 #include "gpufit.h"
+#include "run.h"
 
 #include <stdio.h>
 
@@ -13,33 +14,7 @@
 #define NCCL (GIB * 6 / 10)         /* one NCCL communicator (memory-model.md §8.4) */
 #define CUBLAS (2ull * 8519680ull) /* training workspaces, no GPU given */
 
-typedef struct scenario {
-    gpufit_model *m;
-    gpufit_job *j;
-    gpufit_result *r;
-    gpufit_error err;
-} scenario;
-
-static int32_t run(scenario *s, const char *spec)
-{
-    s->err = (gpufit_error)GPUFIT_ERROR_INIT;
-    s->m = NULL;
-    s->j = NULL;
-    s->r = NULL;
-    cr_assert_eq(gpufit_model_new(&s->m, &s->err), GPUFIT_OK);
-    cr_assert_eq(gpufit_job_new(&s->j, &s->err), GPUFIT_OK);
-    int32_t st = gpufit_apply_spec(s->m, s->j, spec, &s->err);
-    if (st != GPUFIT_OK)
-        return st;
-    return gpufit_evaluate(&s->r, s->m, s->j, &s->err);
-}
-
-static void done(scenario *s)
-{
-    gpufit_result_free(s->r);
-    gpufit_job_free(s->j);
-    gpufit_model_free(s->m);
-}
+typedef run_s scenario;
 
 static uint64_t comp(scenario *s, uint32_t role, int32_t c)
 {

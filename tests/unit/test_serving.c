@@ -3,38 +3,13 @@
 #include <criterion/criterion.h>
 
 #include "gpufit.h"
+#include "run.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #define MIB ((uint64_t)1 << 20)
 #define GIB ((uint64_t)1 << 30)
-
-typedef struct run_s {
-    gpufit_model *m;
-    gpufit_job *j;
-    gpufit_result *r;
-    gpufit_error err;
-} run_s;
-
-static int32_t run(run_s *s, const char *spec)
-{
-    s->err = (gpufit_error)GPUFIT_ERROR_INIT;
-    s->r = NULL;
-    cr_assert_eq(gpufit_model_new(&s->m, NULL), GPUFIT_OK);
-    cr_assert_eq(gpufit_job_new(&s->j, NULL), GPUFIT_OK);
-    int32_t st = gpufit_apply_spec(s->m, s->j, spec, &s->err);
-    if (st != GPUFIT_OK)
-        return st;
-    return gpufit_evaluate(&s->r, s->m, s->j, &s->err);
-}
-
-static void done(run_s *s)
-{
-    gpufit_result_free(s->r);
-    gpufit_job_free(s->j);
-    gpufit_model_free(s->m);
-}
 
 static uint64_t comp(run_s *s, int32_t c)
 {

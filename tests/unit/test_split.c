@@ -3,41 +3,11 @@
 #include <criterion/criterion.h>
 
 #include "gpufit.h"
+#include "run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct run_s {
-    gpufit_model *m;
-    gpufit_job *j;
-    gpufit_result *r;
-    gpufit_error err;
-} run_s;
-
-static int32_t run(run_s *s, const char *spec)
-{
-    s->err = (gpufit_error)GPUFIT_ERROR_INIT;
-    s->r = NULL;
-    cr_assert_eq(gpufit_model_new(&s->m, &s->err), GPUFIT_OK);
-    cr_assert_eq(gpufit_job_new(&s->j, &s->err), GPUFIT_OK);
-    int32_t st = gpufit_apply_spec(s->m, s->j, spec, &s->err);
-    return st != GPUFIT_OK ? st : gpufit_evaluate(&s->r, s->m, s->j, &s->err);
-}
-
-static void done(run_s *s)
-{
-    gpufit_result_free(s->r);
-    gpufit_job_free(s->j);
-    gpufit_model_free(s->m);
-}
-
-static gpufit_role_info role(const run_s *s, uint32_t i)
-{
-    gpufit_role_info ro = {.struct_size = sizeof ro};
-    cr_assert_eq(gpufit_result_role(s->r, i, &ro), GPUFIT_OK);
-    return ro;
-}
 
 /* llama.cpp's assignment written as its loop (src/llama-model.cpp load_tensors), independent of
  * the library's closed form: cumulative float shares normalised to split points; layer il
