@@ -70,6 +70,9 @@ static int write_spec(const gpufit_model *m, const gpufit_job *j, char *buf, siz
                 snprintf(val, sizeof val, "auto");
             else if (name != NULL)
                 snprintf(val, sizeof val, "%s", name);
+            else if (strcmp(in.unit, "version") == 0) /* stored major*1e6+minor*1e3+patch */
+                snprintf(val, sizeof val, "%lld.%lld.%lld", (long long)(v / 1000000),
+                         (long long)(v / 1000 % 1000), (long long)(v % 1000));
             else
                 snprintf(val, sizeof val, "%lld", (long long)v);
         }
