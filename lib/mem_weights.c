@@ -240,9 +240,18 @@ int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
         if (n_layers == 0 && !global)
             continue;
         int on_device = 1;
+        if (global && g[i].kind == GPUFIT__T_VISION) {
+            /* the vision tower: 16-bit in every format (GGUF keeps it in a separate f16
+             * mmproj file; quantisers leave it unquantised: multimodal.md) */
+            if (!gpufit__vision_on(p, s, sl))
+                continue;
+            if (tensor_bytes(gguf ? GPUFIT_DTYPE_FP16 : dense_dtype(p), rows, g[i].cols, &one) ||
+                gpufit__mul(one, copies, &bytes) || gpufit__add(dev, bytes, &dev))
+                return 1;
+            continue;
+        }
         if (global) {
-            int emb = g[i].kind == GPUFIT__T_TOKEN_EMBD || g[i].kind == GPUFIT__T_POS_EMBD ||
-                      g[i].kind == GPUFIT__T_TYPE_EMBD;
+            int emb = gpufit__glob_side(g[i].kind) == 0;
             int tied_out = g[i].kind == GPUFIT__T_TOKEN_EMBD && s->tied;
             if (emb && !sl->embedding && !(tied_out && sl->output))
                 continue;
@@ -365,11 +374,11 @@ int gpufit__trainable(const gpufit__plan *p, const gpufit__shape *s, const gpufi
         if (n_layers == 0)
             continue;
         if (global) {
-            int emb = g[i].kind == GPUFIT__T_TOKEN_EMBD || g[i].kind == GPUFIT__T_POS_EMBD ||
-                      g[i].kind == GPUFIT__T_TYPE_EMBD;
+            int side = gpufit__glob_side(g[i].kind), emb = side == 0;
             /* a tied embedding is also a full (trained) copy on the last pipeline stage */
             int tied_out = g[i].kind == GPUFIT__T_TOKEN_EMBD && s->tied && sl->output;
-            if ((emb && !sl->embedding && !tied_out) || (!emb && !sl->output))
+            if (side == 3 ? !gpufit__vision_on(p, s, sl)
+                          : (emb && !sl->embedding && !tied_out) || (!emb && !sl->output))
                 continue;
         }
         if (p->lora) {
@@ -528,7 +537,7 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
      * elements split over tp (exact when tp divides their rows) and its replicated 1-D
      * elements, all in the dense dtype; adapters never sit on them. */
     int all = agg != NULL && agg->glob_dense, trained = p->training && !p->lora;
-    for (int k = 0; k < 3 && all; k++) {
+    for (int k = 0; k < 4 && all; k++) {
         const gpufit__class_agg *a = &agg->glob[k];
         all = p->tp == 1 || a->rows_gcd % p->tp == 0;
         /* <= the model's parameters */
@@ -539,7 +548,7 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
             return 1;
     }
     closed[GPUFIT__W_GLOBAL] = all;
-    for (int k = 0; k < 3 && !all; k++) /* 0 for the walk */
+    for (int k = 0; k < 4 && !all; k++) /* 0 for the walk */
         u->w_glob[k] = u->t_glob[k] = u->o_glob[k] = 0;
     int layers_closed = agg != NULL && n_open == 0;
     if (layers_closed && closed[GPUFIT__W_GLOBAL] > 0)
@@ -580,9 +589,7 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
             dt = &u->t[g[i].where];
             dopt = &u->o[g[i].where];
         } else {
-            int emb = g[i].kind == GPUFIT__T_TOKEN_EMBD || g[i].kind == GPUFIT__T_POS_EMBD ||
-                      g[i].kind == GPUFIT__T_TYPE_EMBD;
-            int k = emb ? 0 : 1;
+            int k = gpufit__glob_side(g[i].kind);
             dw = &u->w_glob[k];
             dt = &u->t_glob[k];
             dopt = &u->o_glob[k];
