@@ -81,7 +81,8 @@ typedef struct preset {
 /* Vision encoders (docs/memory/multimodal.md): CLIP ViT-L/14 at 336 px with LLaVA's MLP
  * projector (vision_config of llava-hf/llava-1.5-7b-hf); the Qwen2-VL ViT (32 layers, 1280
  * wide, 2 x 2 merger) at vLLM's largest dummy image, sqrt(max_pixels 12,845,056) = 3584 px
- * (preprocessor_config.json), with the MLP of Qwen2-VL (5120) or Qwen2.5-VL (gated, 3420). */
+ * (preprocessor_config.json), with the MLP of Qwen2-VL (5120) or Qwen2.5-VL (gated, 3420);
+ * Mistral Small 3.1's Pixtral encoder (1540 px, 2 x 2 patch merger). */
 #define VIS(st_, L_, h_, nh_, f_, p_, img_, m_, proj_)                                             \
     .vision_style = st_, .vision_layers = L_, .vision_hidden_size = h_, .vision_heads = nh_,      \
     .vision_ffn_hidden_size = f_, .vision_patch_size = p_, .vision_image_size = img_,            \
@@ -235,6 +236,11 @@ static const preset presets[] = {
      "Qwen/Qwen2.5-VL-7B-Instruct",
      {QWEN2(28, 3584, 28, 4, 128, 18944, 152064, 0),
       QWEN2_VL_VIT(3420, GPUFIT_VISION_QWEN2_5_VL)}},
+    {"mistral-small-3.1-24b-instruct-2503",
+     "mistral-small-3.1-24b",
+     "mistralai/Mistral-Small-3.1-24B-Instruct-2503",
+     {LLAMA(40, 5120, 32, 8, 128, 32768, 131072, 0),
+      VIS(GPUFIT_VISION_PIXTRAL, 24, 1024, 16, 4096, 14, 1540, 2, GPUFIT_VPROJ_MISTRAL3)}},
     /* Google Gemma (gelu_pytorch_tanh gated MLP, head_dim 256, tied) */
     {"gemma-2b", "", "google/gemma-2b", {DEC(GEG, RMS, 18, 2048, 8, 1, 256, 16384, 256000, 1)}},
     {"gemma-7b", "", "google/gemma-7b", {DEC(GEG, RMS, 28, 3072, 16, 16, 256, 24576, 256000, 1)}},
