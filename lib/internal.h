@@ -306,7 +306,7 @@ typedef struct gpufit__shape {
 /* Validates m and fills s (derived defaults applied). */
 int32_t gpufit__model_resolve(const struct gpufit_model *m, gpufit__shape *s, gpufit_error *err);
 
-#define GPUFIT__TGROUPS_MAX 72
+#define GPUFIT__TGROUPS_MAX 64
 /* Fills out[] with the model's tensor groups, the global ones first; returns the number of
  * groups (<= MAX). */
 size_t gpufit__model_tensors(const gpufit__shape *s, gpufit__tgroup *out);

@@ -537,7 +537,8 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
      * elements split over tp (exact when tp divides their rows) and its replicated 1-D
      * elements, all in the dense dtype; adapters never sit on them. */
     int all = agg != NULL && agg->glob_dense, trained = p->training && !p->lora;
-    for (int k = 0; k < 4 && all; k++) {
+    int sides = s->v_layers > 0 ? 4 : 3; /* [3], the vision side, is read only when present */
+    for (int k = 0; k < sides && all; k++) {
         const gpufit__class_agg *a = &agg->glob[k];
         all = p->tp == 1 || a->rows_gcd % p->tp == 0;
         /* <= the model's parameters */
@@ -548,7 +549,7 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
             return 1;
     }
     closed[GPUFIT__W_GLOBAL] = all;
-    for (int k = 0; k < 4 && !all; k++) /* 0 for the walk */
+    for (int k = 0; k < sides && !all; k++) /* 0 for the walk */
         u->w_glob[k] = u->t_glob[k] = u->o_glob[k] = 0;
     int layers_closed = agg != NULL && n_open == 0;
     if (layers_closed && closed[GPUFIT__W_GLOBAL] > 0)
