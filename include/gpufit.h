@@ -265,6 +265,29 @@ typedef enum gpufit_lora_targets {
     GPUFIT_LORA_ALL_LINEAR = 2,   /**< Every linear layer of the blocks. */
     GPUFIT_LORA_MAX_ = 0x7FFFFFFF /**< Not a value. */
 } gpufit_lora_targets;
+
+/** Vision encoder family (GPUFIT_MODEL_VISION_STYLE): which tensors its blocks and embeddings
+ *  have (docs/memory/multimodal.md). */
+typedef enum gpufit_vision_style {
+    GPUFIT_VISION_CLIP = 0,       /**< CLIP ViT (LLaVA): class token, positions, pre/post LN. */
+    GPUFIT_VISION_SIGLIP = 1,     /**< SigLIP (Gemma 3): conv bias, positions, post LN. */
+    GPUFIT_VISION_QWEN2_VL = 2,   /**< Qwen2-VL: 3-D patch conv, LayerNorm, biases, RoPE. */
+    GPUFIT_VISION_QWEN2_5_VL = 3, /**< Qwen2.5-VL: 3-D patch conv, RMSNorm, gated MLP. */
+    GPUFIT_VISION_PIXTRAL = 4,    /**< Pixtral (Mistral 3): RMSNorm, gated MLP, no biases. */
+    GPUFIT_VISION_MLLAMA = 5,     /**< Llama 3.2 Vision: tiles, 8 gated global layers. */
+    GPUFIT_VISION_MAX_ = 0x7FFFFFFF /**< Not a value. */
+} gpufit_vision_style;
+
+/** Multimodal projector into the text hidden size (GPUFIT_MODEL_VISION_PROJECTOR). */
+typedef enum gpufit_vision_projector {
+    GPUFIT_VPROJ_MLP = 0,         /**< LLaVA: linear, GELU, linear (with biases). */
+    GPUFIT_VPROJ_MLP_NEWLINE = 1, /**< LLaVA-NeXT: the MLP and an image_newline vector. */
+    GPUFIT_VPROJ_MERGER = 2,      /**< Qwen2-VL: norm, then an MLP over merged patches. */
+    GPUFIT_VPROJ_GEMMA3 = 3,      /**< Gemma 3: pooling, RMSNorm, one matrix (no bias). */
+    GPUFIT_VPROJ_MISTRAL3 = 4,    /**< Mistral 3: RMSNorm, patch merger, two matrices. */
+    GPUFIT_VPROJ_MLLAMA = 5,      /**< Llama 3.2 Vision: one linear on 6 stacked features. */
+    GPUFIT_VPROJ_MAX_ = 0x7FFFFFFF /**< Not a value. */
+} gpufit_vision_projector;
 /** @} */
 
 /** @defgroup handles Handles
@@ -340,6 +363,16 @@ typedef enum gpufit_param {
     GPUFIT_MODEL_REL_POS_BUCKETS = 162,        /**< T5 relative-position buckets. */
     GPUFIT_MODEL_N_PARAMS = 180,               /**< Generic model: parameter count. */
     GPUFIT_MODEL_ACTIVATION_BYTES_PER_TOKEN = 181, /**< Generic model: saved bytes per token. */
+    GPUFIT_MODEL_VISION_LAYERS = 190,          /**< Vision encoder layers; 0 = text only. */
+    GPUFIT_MODEL_VISION_HIDDEN_SIZE = 191,     /**< Vision encoder width. */
+    GPUFIT_MODEL_VISION_HEADS = 192,           /**< Vision encoder attention heads. */
+    GPUFIT_MODEL_VISION_FFN_HIDDEN_SIZE = 193, /**< Vision encoder MLP intermediate size. */
+    GPUFIT_MODEL_VISION_PATCH_SIZE = 194,      /**< Patch side in pixels. */
+    GPUFIT_MODEL_VISION_IMAGE_SIZE = 195,      /**< Side of the largest image (tile), pixels. */
+    GPUFIT_MODEL_VISION_MERGE = 196,           /**< Patches merged per side (1 = none). */
+    GPUFIT_MODEL_VISION_STYLE = 197,           /**< gpufit_vision_style. */
+    GPUFIT_MODEL_VISION_PROJECTOR = 198,       /**< gpufit_vision_projector. */
+    GPUFIT_MODEL_VISION_TILES = 199,           /**< Tiles the encoder runs per image. */
     GPUFIT_MODEL_EMBEDDING_DTYPE = 200, /**< Checkpoint storage of the token embedding; -1 auto. */
     GPUFIT_MODEL_ATTENTION_DTYPE = 201, /**< Checkpoint storage of attention projections; -1 auto. */
     GPUFIT_MODEL_MLP_DTYPE = 202,       /**< Checkpoint storage of dense MLP / shared experts. */
@@ -359,6 +392,7 @@ typedef enum gpufit_param {
     GPUFIT_JOB_N_GPU_LAYERS = 1009,  /**< Inference: layers on the GPU; -1 = all. */
     GPUFIT_JOB_GPU_MEMORY_UTILIZATION = 1010, /**< vLLM/SGLang budget fraction; 0 = none. */
     GPUFIT_JOB_MAX_NUM_SEQS = 1011, /**< Server: sequences per step (sampler profile); 0 = auto. */
+    GPUFIT_JOB_MM_ITEMS_PER_PROMPT = 1012, /**< Images per prompt; -1 = auto, 0 = text only. */
     /* job: precision */
     GPUFIT_JOB_PRECISION = 1100,       /**< gpufit_precision; -1 = auto. */
     GPUFIT_JOB_WEIGHT_DTYPE = 1101,    /**< gpufit_dtype; -1 = from precision. */

@@ -155,6 +155,21 @@ int gpufit__checkpoint_bytes(const gpufit__shape *s, const gpufit__tgroup *g, si
 int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
                              gpufit__plan *p, gpufit_error *err);
 
+/* Whether a slice holds the vision encoder (docs/memory/multimodal.md): vLLM builds it on
+ * every pipeline stage (the model classes create their vision tower unconditionally, e.g.
+ * vllm/model_executor/models/qwen2_vl.py Qwen2VLForConditionalGeneration.__init__) unless
+ * every modality's limit_mm_per_prompt is 0 (then self.visual = None); elsewhere it sits with
+ * the token embedding (first stage). */
+static inline int gpufit__vision_on(const gpufit__plan *p, const gpufit__shape *s,
+                                    const gpufit__slice *sl)
+{
+    if (s->v_layers == 0)
+        return 0;
+    if (p->framework == GPUFIT_FW_VLLM)
+        return p->mm_items != 0;
+    return sl->embedding;
+}
+
 /* Weight bytes held by a slice (mem_weights.c); *host_out gets bytes kept in host memory. */
 int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
                           const gpufit__tgroup *g, size_t ng, const gpufit__slice *sl,
@@ -174,8 +189,9 @@ int gpufit__trainable(const gpufit__plan *p, const gpufit__shape *s, const gpufi
 typedef struct gpufit__ubytes {
     uint64_t w[GPUFIT__W_COUNT], t[GPUFIT__W_COUNT], o[GPUFIT__W_COUNT]; /* one layer */
     uint64_t we[GPUFIT__W_COUNT], te[GPUFIT__W_COUNT], oe[GPUFIT__W_COUNT]; /* its experts */
-    uint64_t w_glob[3], t_glob[3], o_glob[3]; /* [0] embedding side, [1] output side,
-                                                 [2] tied embedding copy on the last stage */
+    uint64_t w_glob[4], t_glob[4], o_glob[4]; /* [0] embedding side, [1] output side,
+                                                 [2] tied embedding copy on the last stage,
+                                                 [3] vision encoder (gpufit__vision_on) */
 } gpufit__ubytes;
 /* agg (optional: the model cache's) lets layer classes and the global tensors be summed in
  * closed form when that is exact. */
@@ -202,6 +218,8 @@ int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
  * logits (mem_inference.c). */
 int gpufit__kv_bytes_per_token(const gpufit__plan *p, const gpufit__shape *s,
                                const gpufit__slice *sl, uint64_t *out);
+/* Multimodal items vLLM's profile runs through the vision encoder at once (mem_inference.c). */
+uint64_t gpufit__vision_items(const gpufit__plan *p, const gpufit__shape *s);
 int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
                               const gpufit__slice *sl, uint64_t *act_out, uint64_t *logits_out);
 /* llama.cpp: cells of the unified KV cache (n_ctx of all sequences, padded), also the n_kv

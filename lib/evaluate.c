@@ -110,6 +110,16 @@ static int wcache_build(const gpufit__plan *p, const gpufit__shape *s, const gpu
         gpufit__add(u->t_glob[0], u->t_glob[1], &wc->t_g[3]) ||
         gpufit__add(u->o_glob[0], u->o_glob[1], &wc->o_g[3]))
         return 1;
+    /* the vision encoder: on the slices gpufit__vision_on gives it (the embedding's, or every
+     * one under vLLM) */
+    for (int k = 0; k < 4 && s->v_layers > 0; k++) {
+        gpufit__slice sl = {{0}, {0}, k & 1, k >> 1, 1, 1, 0, 1};
+        if (gpufit__vision_on(p, s, &sl) &&
+            (gpufit__add(wc->w_g[k], u->w_glob[3], &wc->w_g[k]) ||
+             gpufit__add(wc->t_g[k], u->t_glob[3], &wc->t_g[k]) ||
+             gpufit__add(wc->o_g[k], u->o_glob[3], &wc->o_g[k])))
+            return 1;
+    }
     wc->valid = 1;
     return 0;
 }
@@ -730,6 +740,13 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     st = check_experts(p, s, j, err);
     if (st != GPUFIT_OK)
         return st;
+    /* images per prompt (vLLM limit_mm_per_prompt) size vLLM's encoder profile only */
+    if (p->mm_items >= 0 && (s->v_layers == 0 || p->framework != GPUFIT_FW_VLLM))
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_MM_ITEMS_PER_PROMPT, UINT64_MAX,
+                            s->v_layers == 0 ? "mm_items_per_prompt needs a model with a vision "
+                                               "encoder (vision_layers > 0)"
+                                             : "mm_items_per_prompt applies to framework vllm "
+                                               "(limit_mm_per_prompt)");
     if (p->shard != p->dp && (p->shard > p->dp || p->dp % p->shard != 0))
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_ZERO_SHARD_SIZE, UINT64_MAX,
                             "zero_shard_size (%llu) must divide dp (%llu)",

@@ -83,11 +83,13 @@ typedef struct gpufit__plan {
     int32_t fw_version_assumed;   /* 1 when fw_version is the default (a report note) */
     int32_t kv_rule;              /* enum gpufit__kv_rule (eval.h): the server's KV budget */
     uint64_t sampler_b;           /* server profile: bytes per logit of the sampler warm-up */
+    int32_t mm_items;             /* images per prompt: -1 = framework default, 0 = text only */
+    int32_t mm_v0;                /* vLLM V0's multimodal profile (else V1's; multimodal.md) */
 } gpufit__plan;
 
 struct gpufit_job {
     int64_t task, micro_batch, seq_len, global_batch, batch, context_len, prompt_len;
-    int64_t lora_rank, lora_targets, n_gpu_layers, max_num_seqs;
+    int64_t lora_rank, lora_targets, n_gpu_layers, max_num_seqs, mm_items_per_prompt;
     double gpu_memory_utilization;
     int64_t precision, weight_dtype, compute_dtype, grad_dtype, master_weights, optimizer_dtype;
     int64_t kv_dtype;
@@ -248,6 +250,7 @@ enum gpufit__tkind {
     GPUFIT__T_REL_POS,     /* T5 relative attention bias */
     GPUFIT__T_POOLER,      /* BERT pooler */
     GPUFIT__T_GENERIC,     /* generic model: all parameters */
+    GPUFIT__T_VISION,      /* vision encoder and projector (replicated ones as 1-D groups) */
     GPUFIT__T_COUNT
 };
 
@@ -277,6 +280,18 @@ static inline int gpufit__lora_adapted(int targets, int kind)
     case GPUFIT__T_MLA_KV_A: return targets != GPUFIT_LORA_QV;
     default: return targets == GPUFIT_LORA_ALL_LINEAR && gpufit__is_linear(kind);
     }
+}
+
+/* Where a global tensor sits in a split (gpufit__aggregates.glob): 0 with the token embedding
+ * (first stage), 1 with the output head (last stage), 3 the vision encoder and projector
+ * (first stage; every stage under vLLM, multimodal.md). */
+static inline int gpufit__glob_side(int kind)
+{
+    return kind == GPUFIT__T_VISION ? 3
+           : kind == GPUFIT__T_TOKEN_EMBD || kind == GPUFIT__T_POS_EMBD ||
+                   kind == GPUFIT__T_TYPE_EMBD
+               ? 0
+               : 1;
 }
 
 typedef struct gpufit__tgroup {
@@ -312,6 +327,14 @@ typedef struct gpufit__shape {
     /* Checkpoint storage by module (GPUFIT__M_*), -1 = auto; quant = 1 when any is set. */
     int64_t mod_dt[5];
     int32_t quant, reserved_q;
+    /* Vision encoder (v_layers = 0: none), multimodal.md: style and projector
+     * (gpufit_vision_style / _projector), width, heads, MLP, patch side, patches per tile side
+     * (v_grid = image / patch), merge per side, tiles per image; derived: encoder positions
+     * per tile (v_grid² + class token), input elements per patch (3·p²·temporal), the tokens
+     * one image becomes in the text sequence, and the projector's widest intermediate. */
+    int32_t v_style, v_proj;
+    uint64_t v_layers, v_h, v_heads, v_f, v_patch, v_grid, v_merge, v_tiles;
+    uint64_t v_pos, v_pix, v_tokens, v_proj_mid;
 } gpufit__shape;
 
 /* Module groups of the per-module checkpoint dtypes (shape mod_dt). */
@@ -349,6 +372,7 @@ typedef struct gpufit__counts {
     uint64_t output;             /* untied output head (0 when tied) */
     uint64_t largest_layer;      /* parameters of the largest layer */
     uint64_t largest_matrix;     /* elements of the largest linear weight inside a layer */
+    uint64_t vision;             /* vision encoder and projector (in total and active) */
 } gpufit__counts;
 /* Exact counts (model-memory §1); GPUFIT_E_OVERFLOW if they do not fit in uint64_t. */
 int32_t gpufit__model_count(const gpufit__shape *s, gpufit__counts *out, gpufit_error *err);
@@ -357,9 +381,10 @@ int32_t gpufit__model_count(const gpufit__shape *s, gpufit__counts *out, gpufit_
  * they sit (no LoRA sums for globals: adapters go on layers only). */
 typedef struct gpufit__aggregates {
     gpufit__class_agg layer[GPUFIT__W_COUNT]; /* by class; [GPUFIT__W_GLOBAL] unused */
-    gpufit__class_agg glob[3]; /* [0] embedding side (token, position, type embeddings),
+    gpufit__class_agg glob[4]; /* [0] embedding side (token, position, type embeddings),
                                   [1] output side (head, final norms ...), [2] the tied token
-                                  embedding's copy on the last stage (empty when untied) */
+                                  embedding's copy on the last stage (empty when untied),
+                                  [3] the vision encoder and projector (gpufit__glob_side) */
     uint32_t glob_dense; /* 1 when no global tensor is a linear layer, an expert or K/V */
     uint32_t reserved;
 } gpufit__aggregates;
@@ -373,6 +398,9 @@ struct gpufit_model {
     int64_t shared_ffn_hidden_size, router_bias, shared_expert_gate;
     int64_t q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
     int64_t n_encoder_layers, n_decoder_layers, rel_pos_buckets;
+    int64_t vision_layers, vision_hidden_size, vision_heads, vision_ffn_hidden_size;
+    int64_t vision_patch_size, vision_image_size, vision_merge, vision_style, vision_projector;
+    int64_t vision_tiles;
     int64_t n_params;
     double activation_bytes_per_token;
     /* Per-module storage of a (pre-quantised) checkpoint, gpufit_dtype or -1 (auto: the job's

@@ -26,6 +26,12 @@
  * their counts differ by 2·h per layer (under 0.01 %). Gemma 2/3 sliding-window layers are
  * counted as any layer (the window changes the KV cache, not the parameters).
  *
+ * A nested "vision_config" object is read the same way and describes the vision encoder
+ * (map_vision; docs/memory/multimodal.md) of the multimodal wrappers llava, llava_next (CLIP,
+ * SigLIP or Pixtral towers), qwen2_vl, qwen2_5_vl, gemma3, mistral3 and mllama; Qwen2-VL's
+ * text keys sit at the top level (model_type qwen2_vl / qwen2_5_vl, Qwen2 names). A
+ * vision_config of another wrapper is refused (GPUFIT_E_UNSUPPORTED), not dropped.
+ *
  * Errors: a missing required key is GPUFIT_E_INVALID_ARG naming it; an unknown model_type is
  * GPUFIT_E_UNSUPPORTED naming it; malformed JSON is GPUFIT_E_PARSE with its byte offset. */
 #include "json.h"
@@ -51,7 +57,10 @@
     X(num_experts_per_tok) X(n_shared_experts) X(moe_intermediate_size)                            \
     X(shared_expert_intermediate_size) X(first_k_dense_replace) X(moe_layer_freq)                  \
     X(decoder_sparse_step) X(mlp_only_layers) X(topk_method) X(q_lora_rank) X(kv_lora_rank)        \
-    X(qk_nope_head_dim) X(qk_rope_head_dim) X(v_head_dim)
+    X(qk_nope_head_dim) X(qk_rope_head_dim) X(v_head_dim) X(depth) X(embed_dim) X(mlp_ratio)   \
+    X(patch_size) X(image_size) X(spatial_merge_size) X(temporal_patch_size) X(out_hidden_size)    \
+    X(num_global_layers) X(intermediate_layers_indices) X(max_num_tiles) X(mm_tokens_per_image)    \
+    X(vision_use_head) X(multimodal_projector_bias) X(vision_feature_select_strategy)
 /* clang-format on */
 
 enum hf_key {
@@ -231,8 +240,9 @@ read_members(gpufit__json *p, hcfg *cfg, hcfg *text, int *has_text, gpufit_error
         if (st <= 0)
             return st; /* the object's end (GPUFIT_OK) or the parse error */
         if (text != NULL && v.type == GPUFIT__JSON_OBJECT &&
-            gpufit__json_equals(&k, "text_config")) {
-            *has_text = 2; /* read by the caller, which resumes this loop afterwards */
+            (gpufit__json_equals(&k, "text_config") || gpufit__json_equals(&k, "vision_config"))) {
+            /* read by the caller, which resumes this loop afterwards */
+            *has_text = gpufit__json_equals(&k, "text_config") ? 2 : 3;
             return GPUFIT_OK;
         }
         int idx = find_key(&k);
@@ -242,18 +252,20 @@ read_members(gpufit__json *p, hcfg *cfg, hcfg *text, int *has_text, gpufit_error
     }
 }
 
-/* Reads the top-level object (its '{' consumed) into top, and a "text_config" object into
- * text (the last one wins, as for any duplicated key). */
-static int32_t read_config(gpufit__json *p, hcfg *top, hcfg *text, int *has_text, gpufit_error *err)
+/* Reads the top-level object (its '{' consumed) into top, a "text_config" object into text
+ * and a "vision_config" object into vis (the last one wins, as for any duplicated key). */
+static int32_t read_config(gpufit__json *p, hcfg *top, hcfg *text, int *has_text, hcfg *vis,
+                           int *has_vis, gpufit_error *err)
 {
     for (;;) {
         int state = 0;
         int32_t st = read_members(p, top, text, &state, err);
-        if (st != GPUFIT_OK || state != 2)
+        if (st != GPUFIT_OK || state < 2)
             return st;
-        memset(text, 0, sizeof *text);
-        *has_text = 1;
-        st = read_members(p, text, NULL, NULL, err);
+        hcfg *into = state == 2 ? text : vis;
+        memset(into, 0, sizeof *into);
+        *(state == 2 ? has_text : has_vis) = 1;
+        st = read_members(p, into, NULL, NULL, err);
         if (st != GPUFIT_OK)
             return st;
     }
@@ -401,6 +413,10 @@ static const family_info families[] = {
     {"gemma2", F_LLAMA, 1, 0, "gelu_pytorch_tanh"},
     {"gemma3", F_LLAMA, 1, X_QK_NORM | X_GEMMA3_TEXT, "gelu_pytorch_tanh"},
     {"gemma3_text", F_LLAMA, 1, X_QK_NORM | X_GEMMA3_TEXT, "gelu_pytorch_tanh"},
+    {"qwen2_vl", F_LLAMA, 0, X_QKV_BIAS | X_NO_ATTN_BIAS, "silu"},
+    {"qwen2_vl_text", F_LLAMA, 0, X_QKV_BIAS | X_NO_ATTN_BIAS, "silu"},
+    {"qwen2_5_vl", F_LLAMA, 0, X_QKV_BIAS | X_NO_ATTN_BIAS, "silu"},
+    {"qwen2_5_vl_text", F_LLAMA, 0, X_QKV_BIAS | X_NO_ATTN_BIAS, "silu"},
     {"deepseek_v2", F_LLAMA, 0, X_MOE_DEEPSEEK, "silu"},
     {"deepseek_v3", F_LLAMA, 0, X_MOE_DEEPSEEK | X_ROUTER_BIAS, "silu"},
     {"gpt2", F_GPT2, 1, 0, "gelu_new"},
@@ -775,6 +791,188 @@ map_t5(const hcfg *c, const family_info *fi, struct gpufit_model *m, gpufit_erro
     return put(m, GPUFIT_MODEL_REL_POS_BUCKETS, buckets, "relative_attention_num_buckets", err);
 }
 
+/* ---------------------------------------------------------------------------------------
+ * Vision encoders (docs/memory/multimodal.md)
+ * ------------------------------------------------------------------------------------- */
+/* Sets the keys a vision configuration class fills by default (transformers
+ * configuration_<family>.py) where vision_config omits them. */
+typedef struct vdefault {
+    int key;
+    int64_t v;
+} vdefault;
+
+static void fill_defaults(hcfg *v, const vdefault *d, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!present(v, d[i].key)) {
+            v->v[d[i].key].kind = V_INT;
+            v->v[d[i].key].i = d[i].v;
+        }
+}
+
+static int32_t vision_unsupported(const char *what, const char *name, gpufit_error *err)
+{
+    char d[72];
+    return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, GPUFIT_MODEL_VISION_LAYERS, UINT64_MAX,
+                        "config.json: %s \"%s\" is not modelled (set the vision_* keys by hand)",
+                        what, shown(name, d));
+}
+
+/* The vision encoder of a multimodal config: vision_config (vis) with the wrapper's
+ * model_type and keys (top) choosing the family and projector. Image sizes: the servers'
+ * dummy image (LLaVA/CLIP image_size; Qwen2-VL and Qwen2.5-VL sqrt(max_pixels) of their
+ * released preprocessor_config.json, 12,845,056 = 3584^2, which config.json does not hold). */
+static int32_t map_vision(const hcfg *top, const hcfg *vis, struct gpufit_model *m,
+                          gpufit_error *err)
+{
+    static const vdefault clip_d[] = {{K_hidden_size, 768},     {K_intermediate_size, 3072},
+                                      {K_num_hidden_layers, 12}, {K_num_attention_heads, 12},
+                                      {K_image_size, 224},       {K_patch_size, 32}};
+    static const vdefault siglip_d[] = {{K_hidden_size, 768},     {K_intermediate_size, 3072},
+                                        {K_num_hidden_layers, 12}, {K_num_attention_heads, 12},
+                                        {K_image_size, 224},       {K_patch_size, 16}};
+    static const vdefault pixtral_d[] = {{K_hidden_size, 1024},    {K_intermediate_size, 4096},
+                                         {K_num_hidden_layers, 24}, {K_num_attention_heads, 16},
+                                         {K_image_size, 1024},      {K_patch_size, 16}};
+    static const vdefault qwen2_d[] = {{K_depth, 32},      {K_embed_dim, 1280},
+                                       {K_hidden_size, 3584}, {K_mlp_ratio, 4},
+                                       {K_num_heads, 16},  {K_patch_size, 14},
+                                       {K_spatial_merge_size, 2}, {K_temporal_patch_size, 2}};
+    static const vdefault qwen25_d[] = {{K_depth, 32},          {K_hidden_size, 1280},
+                                        {K_intermediate_size, 3420}, {K_num_heads, 16},
+                                        {K_patch_size, 14},     {K_spatial_merge_size, 2},
+                                        {K_temporal_patch_size, 2}, {K_out_hidden_size, 3584}};
+    static const vdefault mllama_d[] = {{K_hidden_size, 1280},      {K_num_hidden_layers, 32},
+                                        {K_num_global_layers, 8},   {K_num_attention_heads, 16},
+                                        {K_intermediate_size, 5120}, {K_image_size, 448},
+                                        {K_patch_size, 14},         {K_max_num_tiles, 4}};
+    const char *wrap = "", *vt = "";
+    TRY(get_str(top, K_model_type, "", &wrap, err));
+    TRY(get_str(vis, K_model_type, "", &vt, err));
+    hcfg v = *vis;
+    int64_t style, proj, L = 0, hv = 0, nh = 0, f = 0, p = 0, img = 0, merge = 1, tiles = 1;
+    int64_t x = 0, out = 0;
+    int llava = strcmp(wrap, "llava") == 0, next = strcmp(wrap, "llava_next") == 0;
+    if (llava || next || strcmp(wrap, "gemma3") == 0 || strcmp(wrap, "mistral3") == 0) {
+        /* LlavaConfig: a vision_config without model_type is CLIP's */
+        if (vt[0] == '\0' && (llava || next))
+            vt = "clip_vision_model";
+        if (strcmp(vt, "clip_vision_model") == 0) {
+            style = GPUFIT_VISION_CLIP;
+            fill_defaults(&v, clip_d, sizeof clip_d / sizeof clip_d[0]);
+        } else if (strcmp(vt, "siglip_vision_model") == 0) {
+            style = GPUFIT_VISION_SIGLIP;
+            fill_defaults(&v, siglip_d, sizeof siglip_d / sizeof siglip_d[0]);
+            TRY(get_bool(&v, K_vision_use_head, 1, &x, err));
+            if (x && !(llava || next) && strcmp(wrap, "gemma3") != 0)
+                return vision_unsupported("vision_use_head of", wrap, err);
+        } else if (strcmp(vt, "pixtral") == 0) {
+            style = GPUFIT_VISION_PIXTRAL;
+            fill_defaults(&v, pixtral_d, sizeof pixtral_d / sizeof pixtral_d[0]);
+        } else {
+            return vision_unsupported("vision_config model_type", vt, err);
+        }
+        TRY(get_int(&v, K_num_hidden_layers, 1, 0, &L, err));
+        TRY(get_int(&v, K_hidden_size, 1, 0, &hv, err));
+        TRY(get_int(&v, K_num_attention_heads, 1, 0, &nh, err));
+        TRY(get_int(&v, K_intermediate_size, 1, 0, &f, err));
+        TRY(get_int(&v, K_patch_size, 1, 0, &p, err));
+        TRY(get_int(&v, K_image_size, 1, 0, &img, err));
+        if (strcmp(wrap, "gemma3") == 0) {
+            /* Gemma3MultiModalProjector: average pool to mm_tokens_per_image (default 256) */
+            int64_t per = 256, side = 1, grid = p > 0 ? img / p : 0;
+            TRY(get_int(top, K_mm_tokens_per_image, 0, 256, &per, err));
+            while (side * side < per)
+                side++;
+            if (style != GPUFIT_VISION_SIGLIP || side * side != per || side == 0 ||
+                grid % side != 0)
+                return vision_unsupported("mm_tokens_per_image of", wrap, err);
+            proj = GPUFIT_VPROJ_GEMMA3;
+            merge = grid / side;
+        } else if (strcmp(wrap, "mistral3") == 0) {
+            /* Mistral3MultiModalProjector: merger of spatial_merge_size (default 2), no bias */
+            TRY(get_int(top, K_spatial_merge_size, 0, 2, &merge, err));
+            TRY(get_bool(top, K_multimodal_projector_bias, 0, &x, err));
+            if (x)
+                return vision_unsupported("multimodal_projector_bias of", wrap, err);
+            proj = GPUFIT_VPROJ_MISTRAL3;
+        } else {
+            /* LlavaMultiModalProjector, with biases (multimodal_projector_bias, default true);
+             * LLaVA-NeXT's anyres: the base image and 2 x 2 tiles of its largest grid pinpoint
+             * (672 x 672 in every llava-v1.6 release), 5 encoder passes per image */
+            TRY(get_bool(top, K_multimodal_projector_bias, 1, &x, err));
+            if (!x)
+                return vision_unsupported("multimodal_projector_bias false of", wrap, err);
+            proj = next ? GPUFIT_VPROJ_MLP_NEWLINE : GPUFIT_VPROJ_MLP;
+            tiles = next ? 5 : 1;
+        }
+    } else if (strcmp(wrap, "qwen2_vl") == 0 || strcmp(wrap, "qwen2_5_vl") == 0) {
+        int q25 = strcmp(wrap, "qwen2_5_vl") == 0;
+        fill_defaults(&v, q25 ? qwen25_d : qwen2_d, 8);
+        style = q25 ? GPUFIT_VISION_QWEN2_5_VL : GPUFIT_VISION_QWEN2_VL;
+        proj = GPUFIT_VPROJ_MERGER;
+        TRY(get_int(&v, K_depth, 1, 0, &L, err));
+        TRY(get_int(&v, K_num_heads, 1, 0, &nh, err));
+        TRY(get_int(&v, K_patch_size, 1, 0, &p, err));
+        TRY(get_int(&v, K_spatial_merge_size, 1, 0, &merge, err));
+        TRY(get_int(&v, K_temporal_patch_size, 1, 0, &x, err));
+        if (x != 2)
+            return vision_unsupported("temporal_patch_size other than 2 of", wrap, err);
+        if (q25) { /* Qwen2_5_VLVisionConfig: hidden_size is the ViT's width */
+            TRY(get_int(&v, K_hidden_size, 1, 0, &hv, err));
+            TRY(get_int(&v, K_intermediate_size, 1, 0, &f, err));
+            TRY(get_int(&v, K_out_hidden_size, 1, 0, &out, err));
+        } else { /* Qwen2VLVisionConfig: embed_dim wide, hidden_size the merger's output */
+            int64_t ratio = 0;
+            TRY(get_int(&v, K_embed_dim, 1, 0, &hv, err));
+            TRY(get_int(&v, K_mlp_ratio, 1, 0, &ratio, err));
+            TRY(get_int(&v, K_hidden_size, 1, 0, &out, err));
+            f = hv * ratio;
+        }
+        if (out != m->hidden_size)
+            return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_MODEL_VISION_PROJECTOR,
+                                UINT64_MAX,
+                                "config.json: vision_config %s (%" PRId64
+                                ") differs from the text hidden_size (%" PRId64 ")",
+                                q25 ? "out_hidden_size" : "hidden_size", out, m->hidden_size);
+        img = 3584;
+    } else if (strcmp(wrap, "mllama") == 0) {
+        /* MllamaVisionConfig: num_hidden_layers local + num_global_layers gated layers, and
+         * the projector over 1 + len(intermediate_layers_indices) stacked features; every
+         * release has 8 and 5 */
+        const hval *il = &v.v[K_intermediate_layers_indices];
+        int64_t glob = 0;
+        fill_defaults(&v, mllama_d, sizeof mllama_d / sizeof mllama_d[0]);
+        TRY(get_int(&v, K_num_global_layers, 1, 0, &glob, err));
+        if (glob != 8 || (present(&v, K_intermediate_layers_indices) &&
+                          (il->kind != V_ARRAY || il->i != 5)))
+            return vision_unsupported("num_global_layers / intermediate_layers_indices of", wrap,
+                                      err);
+        style = GPUFIT_VISION_MLLAMA;
+        proj = GPUFIT_VPROJ_MLLAMA;
+        TRY(get_int(&v, K_num_hidden_layers, 1, 0, &L, err));
+        L += glob;
+        TRY(get_int(&v, K_hidden_size, 1, 0, &hv, err));
+        TRY(get_int(&v, K_num_attention_heads, 1, 0, &nh, err));
+        TRY(get_int(&v, K_intermediate_size, 1, 0, &f, err));
+        TRY(get_int(&v, K_patch_size, 1, 0, &p, err));
+        TRY(get_int(&v, K_image_size, 1, 0, &img, err));
+        TRY(get_int(&v, K_max_num_tiles, 1, 0, &tiles, err));
+    } else {
+        return vision_unsupported("vision_config of model_type", wrap, err);
+    }
+    TRY(put(m, GPUFIT_MODEL_VISION_LAYERS, L, "vision_config num_hidden_layers", err));
+    TRY(put(m, GPUFIT_MODEL_VISION_HIDDEN_SIZE, hv, "vision_config hidden_size", err));
+    TRY(put(m, GPUFIT_MODEL_VISION_HEADS, nh, "vision_config num_attention_heads", err));
+    TRY(put(m, GPUFIT_MODEL_VISION_FFN_HIDDEN_SIZE, f, "vision_config intermediate_size", err));
+    TRY(put(m, GPUFIT_MODEL_VISION_PATCH_SIZE, p, "vision_config patch_size", err));
+    TRY(put(m, GPUFIT_MODEL_VISION_IMAGE_SIZE, img, "vision_config image_size", err));
+    TRY(put(m, GPUFIT_MODEL_VISION_MERGE, merge, "spatial_merge_size", err));
+    TRY(put(m, GPUFIT_MODEL_VISION_TILES, tiles, "max_num_tiles", err));
+    TRY(put(m, GPUFIT_MODEL_VISION_STYLE, style, "vision_config model_type", err));
+    return put(m, GPUFIT_MODEL_VISION_PROJECTOR, proj, "model_type", err);
+}
+
 /* Fills m->name from _name_or_path (its last path component) or the model_type. */
 static void set_name(struct gpufit_model *m, const hcfg *c, const char *type)
 {
@@ -795,8 +993,8 @@ static void set_name(struct gpufit_model *m, const hcfg *c, const char *type)
 }
 
 /* Builds the model from the collected keys (text: the text_config, or the top level). */
-static int32_t
-build(const hcfg *top, const hcfg *text, int has_text, struct gpufit_model *m, gpufit_error *err)
+static int32_t build(const hcfg *top, hcfg *text, int has_text, const hcfg *vis, int has_vis,
+                     struct gpufit_model *m, gpufit_error *err)
 {
     const hcfg *c = has_text ? text : top;
     const char *type = NULL;
@@ -815,6 +1013,16 @@ build(const hcfg *top, const hcfg *text, int has_text, struct gpufit_model *m, g
         return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, 0, (uint64_t)tc->v[K_model_type].offset,
                             "config.json: model_type \"%s\" is not supported",
                             shown(tc->v[K_model_type].truncated ? "(too long)" : type, d));
+    }
+    if (has_text && strcmp(type, "llama") == 0) {
+        /* a nested LlamaConfig (LLaVA's text_config) leaves its class defaults out
+         * (configuration_llama.py: 4096 wide, 32 layers and heads, 11008, 32000 tokens) */
+        static const vdefault llama_d[] = {{K_hidden_size, 4096},
+                                           {K_intermediate_size, 11008},
+                                           {K_num_hidden_layers, 32},
+                                           {K_num_attention_heads, 32},
+                                           {K_vocab_size, 32000}};
+        fill_defaults(text, llama_d, sizeof llama_d / sizeof llama_d[0]);
     }
     gpufit__model_defaults(m);
     /* presets set these explicitly (never their -1 "auto"): so do configs */
@@ -835,6 +1043,8 @@ build(const hcfg *top, const hcfg *text, int has_text, struct gpufit_model *m, g
         TRY(map_gpt(c, fi, m, err));
         break;
     }
+    if (has_vis)
+        TRY(map_vision(top, vis, m, err));
     set_name(m, top, type);
     /* the same checks as any model: ranges, divisibility, counts within 64 bits */
     gpufit__shape s;
@@ -1080,19 +1290,20 @@ gpufit_model_from_hf_config(gpufit_model **out, const char *json, size_t len, gp
     if (t.type != GPUFIT__JSON_OBJECT)
         return gpufit__fail(err, GPUFIT_E_PARSE, 0, (uint64_t)t.offset,
                             "config.json: the document must be a JSON object");
-    /* ~16 KiB of keys on the heap would be an allocation beyond the model: keep them on the
-     * stack, two tables of K_COUNT small values */
-    hcfg top, text;
-    int has_text = 0;
+    /* keys on the heap would be an allocation beyond the model: keep them on the stack,
+     * three tables (top level, text_config, vision_config) of K_COUNT small values */
+    hcfg top, text, vis;
+    int has_text = 0, has_vis = 0;
     memset(&top, 0, sizeof top);
     memset(&text, 0, sizeof text);
-    st = read_config(&p, &top, &text, &has_text, err);
+    memset(&vis, 0, sizeof vis);
+    st = read_config(&p, &top, &text, &has_text, &vis, &has_vis, err);
     if (st == GPUFIT_OK)
         st = gpufit__json_next(&p, &t, err); /* END: nothing after the object */
     if (st != GPUFIT_OK)
         return st;
     struct gpufit_model m;
-    st = build(&top, &text, has_text, &m, err);
+    st = build(&top, &text, has_text, &vis, has_vis, &m, err);
     if (st != GPUFIT_OK)
         return st;
     st = read_quantization_config(json, len, &m, err);

@@ -127,6 +127,72 @@ static int llamacpp_compute(const gpufit__plan *p, const gpufit__shape *s,
     return 0;
 }
 
+/* Images vLLM's profile runs through the vision encoder at once (docs/memory/multimodal.md).
+ * V1 (vllm/multimodal/encoder_budget.py MultiModalBudget._get_max_items, from
+ * vllm/v1/core/encoder_cache_manager.py compute_mm_encoder_budget): the encoder budget is
+ * min(compute budget, cache size), both max(max_num_batched_tokens, tokens per item) by
+ * default; items = max(1, min(budget / item, max_num_seqs x items per prompt)), items per
+ * prompt = max(1, min(limit, max_model_len / item)), limit 999 unless set (chunked prefill,
+ * V1's default, leaves max_num_seqs uncapped). V0 (vllm/worker/model_runner.py profile_run):
+ * min(max_num_seqs, max_num_batched_tokens / (limit x item)) sequences (at least 1), each
+ * with `limit` items (default 1). */
+uint64_t gpufit__vision_items(const gpufit__plan *p, const gpufit__shape *s)
+{
+    uint64_t item = s->v_tokens, T = p->prompt;
+    if (p->mm_v0) {
+        uint64_t limit = p->mm_items > 0 ? (uint64_t)p->mm_items : 1;
+        uint64_t seqs = T / (limit * item);
+        seqs = seqs < p->max_num_seqs ? seqs : p->max_num_seqs;
+        return (seqs > 0 ? seqs : 1) * limit;
+    }
+    uint64_t limit = p->mm_items > 0 ? (uint64_t)p->mm_items : 999;
+    uint64_t budget = T > item ? T : item;
+    uint64_t per_prompt = p->ctx / item < limit ? p->ctx / item : limit;
+    per_prompt = per_prompt > 0 ? per_prompt : 1;
+    uint64_t by_budget = budget / item, by_seqs = p->max_num_seqs * per_prompt;
+    uint64_t n = by_budget < by_seqs ? by_budget : by_seqs;
+    return n > 0 ? n : 1;
+}
+
+/* vLLM's profile with the vision encoder (docs/memory/multimodal.md; V1 gpu_model_runner.py
+ * profile_run, V0 model_runner.py profile_run): the dummy images' pixels stay referenced
+ * through the whole profile (batched_dummy_mm_inputs); the encoder runs over every patch of
+ * them first, its outputs (items x tokens x h in the model dtype) are then held (V1: the
+ * encoder cache; V0: the forward's vision embeddings) while the text forward and the sampler
+ * run. Peak = pixels + max(encoder peak, outputs + the text profile `text`). The encoder's
+ * layer peak follows the text forward's rule (§6.3): max(q, k, v; the MLP's intermediates;
+ * eager scores per image in (a + 4) bytes) + 3 a P h_v, over P patches, split over tp as
+ * vLLM's parallel linears are; the projector's widest intermediate (twice: its linear and
+ * activation) and output join the encoder's output P x h_v. */
+static int vision_profile(const gpufit__plan *p, const gpufit__shape *s, uint64_t text,
+                          uint64_t *out)
+{
+    uint64_t a = p->a_b, tp = p->tp;
+    uint64_t items = gpufit__vision_items(p, s), imgs, P, tok, g;
+    /* overflow guard: items <= 2^20 x 999, patches per item <= 64 x (2^16)^2 */
+    if (gpufit__mul(items, s->v_tiles * s->v_pos, &P) || gpufit__mul(items, s->v_tokens, &tok) ||
+        gpufit__mul(P, 16 * (s->v_pix + 4 * s->v_h + 3 * s->v_f + s->v_heads * s->v_pos), &g) ||
+        gpufit__mul(tok, 16 * (2 * s->v_proj_mid + 2 * s->h), &g))
+        return 1;
+    imgs = items * s->v_tiles;
+    uint64_t pix = a * items * s->v_tiles * s->v_grid * s->v_grid * s->v_pix;
+    uint64_t qkv = a * P * 3 * gpufit__div(s->v_h, tp);
+    uint64_t mlp = a * P * (s->v_style == GPUFIT_VISION_QWEN2_5_VL ||
+                                    s->v_style == GPUFIT_VISION_PIXTRAL
+                                ? 3
+                                : 2) *
+                   gpufit__div_up(s->v_f, tp);
+    uint64_t scores = 0;
+    if (p->attention == GPUFIT_ATTN_EAGER)
+        scores = (a + 4) * gpufit__div_up(s->v_heads, tp) * imgs * s->v_pos * s->v_pos;
+    uint64_t layer = max_u(max_u(qkv, mlp), scores) + 3 * a * P * s->v_h;
+    uint64_t proj = a * P * s->v_h + a * tok * (2 * gpufit__div_up(s->v_proj_mid, tp) + s->h);
+    uint64_t cache = a * tok * s->h, after;
+    if (gpufit__add(cache, text, &after))
+        return 1;
+    return gpufit__add(pix, max_u(max_u(layer, proj), after), out);
+}
+
 int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
                               const gpufit__slice *sl, uint64_t *act_out, uint64_t *logits_out)
 {
@@ -191,6 +257,10 @@ int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
          * their fp32 copy per sequence (transformers generation utils). */
         logits = p->batch * gpufit__div_up(s->V, tp) * (a + 4);
     }
+    /* vLLM profiles the vision encoder on every stage that builds it (gpufit__vision_on) */
+    if (p->framework == GPUFIT_FW_VLLM && gpufit__vision_on(p, s, sl) &&
+        vision_profile(p, s, act, &act))
+        return 1;
     *act_out = act;
     *logits_out = logits;
     return 0;

@@ -267,9 +267,18 @@ int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
         if (n_layers == 0 && !global)
             continue;
         int on_device = 1;
+        if (global && g[i].kind == GPUFIT__T_VISION) {
+            /* the vision tower: 16-bit in every format (GGUF keeps it in a separate f16
+             * mmproj file; quantisers leave it unquantised: multimodal.md) */
+            if (!gpufit__vision_on(p, s, sl))
+                continue;
+            if (tensor_bytes(gguf ? GPUFIT_DTYPE_FP16 : dense_dtype(p), rows, g[i].cols, &one) ||
+                gpufit__mul(one, copies, &bytes) || gpufit__add(dev, bytes, &dev))
+                return 1;
+            continue;
+        }
         if (global) {
-            int emb = g[i].kind == GPUFIT__T_TOKEN_EMBD || g[i].kind == GPUFIT__T_POS_EMBD ||
-                      g[i].kind == GPUFIT__T_TYPE_EMBD;
+            int emb = gpufit__glob_side(g[i].kind) == 0;
             int tied_out = g[i].kind == GPUFIT__T_TOKEN_EMBD && s->tied;
             if (emb && !sl->embedding && !(tied_out && sl->output))
                 continue;
@@ -410,11 +419,11 @@ int gpufit__trainable(const gpufit__plan *p, const gpufit__shape *s, const gpufi
         if (n_layers == 0)
             continue;
         if (global) {
-            int emb = g[i].kind == GPUFIT__T_TOKEN_EMBD || g[i].kind == GPUFIT__T_POS_EMBD ||
-                      g[i].kind == GPUFIT__T_TYPE_EMBD;
+            int side = gpufit__glob_side(g[i].kind), emb = side == 0;
             /* a tied embedding is also a full (trained) copy on the last pipeline stage */
             int tied_out = g[i].kind == GPUFIT__T_TOKEN_EMBD && s->tied && sl->output;
-            if ((emb && !sl->embedding && !tied_out) || (!emb && !sl->output))
+            if (side == 3 ? !gpufit__vision_on(p, s, sl)
+                          : (emb && !sl->embedding && !tied_out) || (!emb && !sl->output))
                 continue;
         }
         if (p->lora) {
@@ -452,7 +461,7 @@ typedef struct closed_plan {
     int lin_blocks;                   /* lin_dt packs several elements per block */
     int layers_ok;                    /* attention, MLP and experts share lin_dt */
     int glob_ok;                      /* the global 2-D tensors' dtypes are plain */
-    uint64_t glob_b[3];               /* bytes per element of the 2-D globals, by side */
+    uint64_t glob_b[4];               /* bytes per element of the 2-D globals, by side ([3] vision: dense) */
 } closed_plan;
 
 /* 1 when the closed forms can be exact under this plan (plain dense dtype, optimizer states
@@ -466,7 +475,7 @@ static int closed_setup(const gpufit__plan *p, const gpufit__shape *s, int64_t d
     cp->lin_dt = p->w_dt > GPUFIT_DTYPE_BF16 ? p->w_dt : dense_dt;
     cp->dense_b = dd->block_bytes;
     cp->layers_ok = cp->glob_ok = 1;
-    cp->glob_b[0] = cp->glob_b[1] = cp->glob_b[2] = cp->dense_b;
+    cp->glob_b[0] = cp->glob_b[1] = cp->glob_b[2] = cp->glob_b[3] = cp->dense_b;
     if (s->quant) { /* per-module checkpoint dtypes: one multiply per side, as before */
         const int64_t *md = s->mod_dt;
         int64_t r[5]; /* resolved as group_dtype does */
@@ -596,7 +605,8 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
      * elements split over tp (exact when tp divides their rows) and its replicated 1-D
      * elements, all in the dense dtype; adapters never sit on them. */
     int all = agg != NULL && agg->glob_dense && cp.glob_ok, trained = p->training && !p->lora;
-    for (int k = 0; k < 3 && all; k++) {
+    int sides = s->v_layers > 0 ? 4 : 3; /* [3], the vision side, is read only when present */
+    for (int k = 0; k < sides && all; k++) {
         const gpufit__class_agg *a = &agg->glob[k];
         all = p->tp == 1 || a->rows_gcd % p->tp == 0;
         /* <= the model's parameters */
@@ -608,7 +618,7 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
             return 1;
     }
     closed[GPUFIT__W_GLOBAL] = all;
-    for (int k = 0; k < 3 && !all; k++) /* 0 for the walk */
+    for (int k = 0; k < sides && !all; k++) /* 0 for the walk */
         u->w_glob[k] = u->t_glob[k] = u->o_glob[k] = 0;
     int layers_closed = agg != NULL && n_open == 0;
     if (layers_closed && closed[GPUFIT__W_GLOBAL] > 0)
@@ -648,9 +658,7 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
             dt = &u->t[g[i].where];
             dopt = &u->o[g[i].where];
         } else {
-            int emb = g[i].kind == GPUFIT__T_TOKEN_EMBD || g[i].kind == GPUFIT__T_POS_EMBD ||
-                      g[i].kind == GPUFIT__T_TYPE_EMBD;
-            int k = emb ? 0 : 1;
+            int k = gpufit__glob_side(g[i].kind);
             dw = &u->w_glob[k];
             dt = &u->t_glob[k];
             dopt = &u->o_glob[k];

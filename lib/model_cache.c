@@ -66,7 +66,7 @@ void gpufit__aggregates_build(const gpufit__shape *s, const gpufit__tgroup *g, s
     memset(agg, 0, sizeof *agg);
     for (int w = 0; w < GPUFIT__W_COUNT; w++)
         agg->layer[w].cols256 = 1;
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 4; k++)
         agg->glob[k].cols256 = 1;
     agg->glob_dense = 1;
     for (size_t i = 0; i < ng; i++) {
@@ -75,13 +75,12 @@ void gpufit__aggregates_build(const gpufit__shape *s, const gpufit__tgroup *g, s
             continue;
         }
         /* the sides of gpufit__uniform_bytes's walk: embeddings with the first stage, the
-         * rest with the output; a tied embedding also on the last stage */
-        int emb = g[i].kind == GPUFIT__T_TOKEN_EMBD || g[i].kind == GPUFIT__T_POS_EMBD ||
-                  g[i].kind == GPUFIT__T_TYPE_EMBD;
+         * rest with the output, the vision encoder apart; a tied embedding also on the last
+         * stage */
         if ((gpufit__is_linear(g[i].kind) && g[i].rows != 1) || gpufit__is_expert(g[i].kind) ||
             g[i].kind == GPUFIT__T_ATTN_K || g[i].kind == GPUFIT__T_ATTN_V)
             agg->glob_dense = 0;
-        add_group(s, &g[i], 0, &agg->glob[emb ? 0 : 1]);
+        add_group(s, &g[i], 0, &agg->glob[gpufit__glob_side(g[i].kind)]);
         if (g[i].kind == GPUFIT__T_TOKEN_EMBD && s->tied)
             add_group(s, &g[i], 0, &agg->glob[2]);
     }

@@ -10,8 +10,8 @@ typedef struct walk {
     size_t n;
 } walk;
 
-/* Appends a group; empty groups are skipped. The walk emits at most 9 global groups and 20
- * per layer class, 2 classes per model: well under GPUFIT__TGROUPS_MAX (tested). */
+/* Appends a group; empty groups are skipped. The walk emits at most 9 global groups, 7 vision
+ * groups and 20 per layer class, 2 classes per model: under GPUFIT__TGROUPS_MAX (tested). */
 static void add(walk *w,
                 enum gpufit__tkind kind,
                 enum gpufit__where where,
@@ -168,6 +168,113 @@ static void globals(walk *w, const gpufit__shape *s)
     add(w, GPUFIT__T_REL_POS, g, stacks, s->rel_buckets, s->nq);
 }
 
+/* Rows of Mllama's aspect-ratio embeddings: one per (w, h) tile grid with w x h <= tiles, plus
+ * row 0 (transformers MllamaVisionConfig supported_aspect_ratios, max_aspect_ratio_id + 1). */
+static uint64_t mllama_ratio_rows(uint64_t tiles)
+{
+    uint64_t n = 1;
+    for (uint64_t w = 1; w <= tiles; w++)
+        n += tiles / w;
+    return n;
+}
+
+/* The vision encoder and its projector, as global tensors on the embedding's side
+ * (docs/memory/multimodal.md; shapes from transformers models/<family>/modeling_*.py):
+ * matrices of the blocks and of the projector as 2-D groups (split over tp, as vLLM's parallel
+ * linears are), everything vLLM replicates (patch convolution, class token, positions, norms,
+ * biases, gates) as one 1-D group.
+ *   CLIPVisionTransformer: conv (no bias), class_embedding, position_embedding (N + 1),
+ *     pre_layrnorm; layers q, k, v, out_proj + fc1, fc2 with biases, two LayerNorms;
+ *     post_layernorm.
+ *   SiglipVisionTransformer: conv with bias, position_embedding (N), layers as CLIP,
+ *     post_layernorm (no head: vision_use_head false in Gemma 3).
+ *   Qwen2VisionTransformerPretrainedModel: Conv3d (no bias, 2 frames), blocks qkv + proj and
+ *     fc1, fc2 with biases, LayerNorm norm1/norm2; Qwen2.5-VL: RMSNorm, gated MLP with biases.
+ *   PixtralVisionModel: conv (no bias), ln_pre RMSNorm, q, k, v, o and gate, up, down without
+ *     biases, RMSNorm attention_norm/ffn_norm.
+ *   MllamaVisionModel: conv (no bias), class_embedding, gated positional embedding (N + 1) with
+ *     its tile_embedding (ratios x tiles (N + 1) h), pre/post tile embeddings (ratios x tiles h,
+ *     gated), layernorm_pre/post, layers q, k, v, o without biases and fc1, fc2 with biases;
+ *     the last 8 layers (global_transformer, num_global_layers) have gate_attn and gate_ffn.
+ *   Projectors: LlavaMultiModalProjector linear_1 (h_v -> h) + linear_2 (h -> h) with biases
+ *     (LLaVA-NeXT adds image_newline, h); Qwen2-VL PatchMerger ln_q + Linear(4 h_v, 4 h_v) +
+ *     Linear(4 h_v, h) with biases; Gemma3MultiModalProjector mm_soft_emb_norm (RMS, h_v) +
+ *     mm_input_projection_weight (h_v x h, replicated in vLLM); Mistral3MultiModalProjector
+ *     norm (RMS) + patch_merger Linear(m^2 h_v, h_v) + linear_1 (h_v -> h) + linear_2 (h -> h),
+ *     no biases (multimodal_projector_bias false); Mllama multi_modal_projector
+ *     Linear(6 h_v, h) with bias (vision_output_dim = h_v x (1 + 5 intermediate layers)). */
+static void vision(walk *w, const gpufit__shape *s)
+{
+    const enum gpufit__where g = GPUFIT__W_GLOBAL;
+    const enum gpufit__tkind k = GPUFIT__T_VISION;
+    uint64_t hv = s->v_h, L = s->v_layers, f = s->v_f, h = s->h, m2 = s->v_merge * s->v_merge;
+    int st = s->v_style;
+    int ln = st == GPUFIT_VISION_CLIP || st == GPUFIT_VISION_SIGLIP ||
+             st == GPUFIT_VISION_QWEN2_VL || st == GPUFIT_VISION_MLLAMA;
+    int attn_bias = st == GPUFIT_VISION_CLIP || st == GPUFIT_VISION_SIGLIP ||
+                    st == GPUFIT_VISION_QWEN2_VL || st == GPUFIT_VISION_QWEN2_5_VL;
+    int mlp_bias = st != GPUFIT_VISION_PIXTRAL;
+    int gated = st == GPUFIT_VISION_QWEN2_5_VL || st == GPUFIT_VISION_PIXTRAL;
+    uint64_t nrm = ln ? 2 * hv : hv; /* one norm: LayerNorm weight + bias, RMSNorm weight */
+    if (L == 0)
+        return; /* a text-only model */
+    /* replicated elements */
+    uint64_t r = hv * s->v_pix;           /* patch embedding */
+    if (st == GPUFIT_VISION_SIGLIP)
+        r += hv;                          /* its bias */
+    if (st == GPUFIT_VISION_CLIP || st == GPUFIT_VISION_SIGLIP)
+        r += s->v_pos * hv;               /* learned positions (+ class token's for CLIP) */
+    if (st == GPUFIT_VISION_CLIP)
+        r += hv + nrm;                    /* class_embedding, pre_layrnorm */
+    if (st == GPUFIT_VISION_PIXTRAL)
+        r += nrm;                         /* ln_pre */
+    if (st == GPUFIT_VISION_MLLAMA) {
+        uint64_t rows = mllama_ratio_rows(s->v_tiles);
+        r += hv + s->v_pos * hv + 1;              /* class, positions and their gate */
+        r += rows * s->v_tiles * s->v_pos * hv;   /* tile_embedding */
+        r += 2 * (rows * s->v_tiles * hv + 1);    /* pre/post tile embeddings, gated */
+        r += 2 * nrm + 2 * 8;                     /* layernorm_pre/post, 8 global layers' gates */
+    }
+    if (st == GPUFIT_VISION_CLIP || st == GPUFIT_VISION_SIGLIP)
+        r += nrm;                         /* post_layernorm */
+    r += L * 2 * nrm;                     /* two norms per layer */
+    if (attn_bias)
+        r += L * 4 * hv;                  /* q, k, v, o biases */
+    if (mlp_bias)
+        r += L * ((gated ? 2 : 1) * f + hv);
+    switch (s->v_proj) {
+    case GPUFIT_VPROJ_MLP_NEWLINE: r += 3 * h; break; /* biases and image_newline */
+    case GPUFIT_VPROJ_MLP: r += 2 * h; break;
+    case GPUFIT_VPROJ_MERGER: r += nrm + hv * m2 + h; break;
+    case GPUFIT_VPROJ_GEMMA3: r += hv + hv * h; break;
+    case GPUFIT_VPROJ_MISTRAL3: r += hv; break;
+    default: r += h; break; /* Mllama: the bias */
+    }
+    add(w, k, g, 1, 1, r);
+    /* split matrices */
+    add(w, k, g, 4 * L, hv, hv);
+    add(w, k, g, (gated ? 2 : 1) * L, f, hv);
+    add(w, k, g, L, hv, f);
+    switch (s->v_proj) {
+    case GPUFIT_VPROJ_MLP:
+    case GPUFIT_VPROJ_MLP_NEWLINE:
+        add(w, k, g, 1, h, hv * m2);
+        add(w, k, g, 1, h, h);
+        break;
+    case GPUFIT_VPROJ_MERGER:
+        add(w, k, g, 1, hv * m2, hv * m2);
+        add(w, k, g, 1, h, hv * m2);
+        break;
+    case GPUFIT_VPROJ_MISTRAL3:
+        add(w, k, g, 1, hv, hv * m2);
+        add(w, k, g, 1, h, hv);
+        add(w, k, g, 1, h, h);
+        break;
+    case GPUFIT_VPROJ_MLLAMA: add(w, k, g, 1, h, 6 * hv); break;
+    default: break; /* Gemma 3: the replicated matrix above */
+    }
+}
+
 size_t gpufit__model_tensors(const gpufit__shape *s, gpufit__tgroup *out)
 {
     walk w = {out, 0};
@@ -176,6 +283,7 @@ size_t gpufit__model_tensors(const gpufit__shape *s, gpufit__tgroup *out)
         return w.n;
     }
     globals(&w, s); /* first: gpufit__uniform_bytes stops after them when it can */
+    vision(&w, s);
     if (s->layers[GPUFIT__W_DENSE] > 0)
         dense_layer(&w, s, GPUFIT__W_DENSE);
     if (s->layers[GPUFIT__W_MOE] > 0)
@@ -222,6 +330,8 @@ int32_t gpufit__model_count(const gpufit__shape *s, gpufit__counts *out, gpufit_
                 c.embedding = all;
             if (g->kind == GPUFIT__T_OUTPUT)
                 c.output = all;
+            if (g->kind == GPUFIT__T_VISION)
+                ovf |= gpufit__add(c.vision, all, &c.vision);
         } else {
             if (gpufit__is_linear(g->kind) && g->rows > 1 && g->rows * g->cols > c.largest_matrix)
                 c.largest_matrix = g->rows * g->cols; /* <= all, checked above */

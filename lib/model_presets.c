@@ -13,7 +13,9 @@
     X(n_shared_experts) X(experts_per_token) X(moe_ffn_hidden_size) X(n_dense_layers)             \
     X(shared_ffn_hidden_size) X(router_bias) X(shared_expert_gate) X(q_lora_rank)                 \
     X(kv_lora_rank) X(qk_nope_head_dim) X(qk_rope_head_dim) X(v_head_dim) X(n_encoder_layers)     \
-    X(n_decoder_layers) X(rel_pos_buckets)
+    X(n_decoder_layers) X(rel_pos_buckets) X(vision_layers) X(vision_hidden_size)                 \
+    X(vision_heads) X(vision_ffn_hidden_size) X(vision_patch_size) X(vision_image_size)           \
+    X(vision_merge) X(vision_style) X(vision_projector) X(vision_tiles)
 /* clang-format on */
 
 /* Fields left out of an initialiser are 0, which for a preset means "absent" (o_bias and
@@ -75,6 +77,18 @@ typedef struct preset {
         .n_experts = 256, .n_shared_experts = 1, .experts_per_token = 8,                           \
         .moe_ffn_hidden_size = 2048, .n_dense_layers = 3, .router_bias = 1, .q_lora_rank = 1536,   \
         .kv_lora_rank = 512, .qk_nope_head_dim = 128, .qk_rope_head_dim = 64, .v_head_dim = 128
+
+/* Vision encoders (docs/memory/multimodal.md): CLIP ViT-L/14 at 336 px with LLaVA's MLP
+ * projector (vision_config of llava-hf/llava-1.5-7b-hf); the Qwen2-VL ViT (32 layers, 1280
+ * wide, 2 x 2 merger) at vLLM's largest dummy image, sqrt(max_pixels 12,845,056) = 3584 px
+ * (preprocessor_config.json), with the MLP of Qwen2-VL (5120) or Qwen2.5-VL (gated, 3420);
+ * Mistral Small 3.1's Pixtral encoder (1540 px, 2 x 2 patch merger). */
+#define VIS(st_, L_, h_, nh_, f_, p_, img_, m_, proj_)                                             \
+    .vision_style = st_, .vision_layers = L_, .vision_hidden_size = h_, .vision_heads = nh_,      \
+    .vision_ffn_hidden_size = f_, .vision_patch_size = p_, .vision_image_size = img_,            \
+    .vision_merge = m_, .vision_projector = proj_, .vision_tiles = 1
+#define LLAVA_CLIP VIS(GPUFIT_VISION_CLIP, 24, 1024, 16, 4096, 14, 336, 1, GPUFIT_VPROJ_MLP)
+#define QWEN2_VL_VIT(f_, st_) VIS(st_, 32, 1280, 16, f_, 14, 3584, 2, GPUFIT_VPROJ_MERGER)
 
 #define SWI  GPUFIT_MLP_SWIGLU
 #define GEG  GPUFIT_MLP_GEGLU
@@ -204,6 +218,29 @@ static const preset presets[] = {
      {QWEN2(24, 2048, 16, 16, 128, 5632, 151936, 0), .n_experts = 60, .experts_per_token = 4,
       .moe_ffn_hidden_size = 1408, .n_shared_experts = 1, .shared_ffn_hidden_size = 5632,
       .shared_expert_gate = 1}},
+    /* Multimodal (vision encoder + projector + text model) */
+    {"llava-1.5-7b-hf",
+     "llava-1.5-7b",
+     "llava-hf/llava-1.5-7b-hf",
+     {LLAMA(32, 4096, 32, 32, 128, 11008, 32064, 0), LLAVA_CLIP}},
+    {"qwen2-vl-2b-instruct",
+     "qwen2-vl-2b",
+     "Qwen/Qwen2-VL-2B-Instruct",
+     {QWEN2(28, 1536, 12, 2, 128, 8960, 151936, 1), QWEN2_VL_VIT(5120, GPUFIT_VISION_QWEN2_VL)}},
+    {"qwen2-vl-7b-instruct",
+     "qwen2-vl-7b",
+     "Qwen/Qwen2-VL-7B-Instruct",
+     {QWEN2(28, 3584, 28, 4, 128, 18944, 152064, 0), QWEN2_VL_VIT(5120, GPUFIT_VISION_QWEN2_VL)}},
+    {"qwen2.5-vl-7b-instruct",
+     "qwen2.5-vl-7b",
+     "Qwen/Qwen2.5-VL-7B-Instruct",
+     {QWEN2(28, 3584, 28, 4, 128, 18944, 152064, 0),
+      QWEN2_VL_VIT(3420, GPUFIT_VISION_QWEN2_5_VL)}},
+    {"mistral-small-3.1-24b-instruct-2503",
+     "mistral-small-3.1-24b",
+     "mistralai/Mistral-Small-3.1-24B-Instruct-2503",
+     {LLAMA(40, 5120, 32, 8, 128, 32768, 131072, 0),
+      VIS(GPUFIT_VISION_PIXTRAL, 24, 1024, 16, 4096, 14, 1540, 2, GPUFIT_VPROJ_MISTRAL3)}},
     /* Google Gemma (gelu_pytorch_tanh gated MLP, head_dim 256, tied) */
     {"gemma-2b", "", "google/gemma-2b", {DEC(GEG, RMS, 18, 2048, 8, 1, 256, 16384, 256000, 1)}},
     {"gemma-7b", "", "google/gemma-7b", {DEC(GEG, RMS, 28, 3072, 16, 16, 256, 24576, 256000, 1)}},
@@ -309,6 +346,9 @@ static void load(struct gpufit_model *m, const preset *p)
 #define X(f) m->f = p->a.f;
     PRESET_FIELDS(X)
 #undef X
+    /* the two vision fields whose default is 1, left out of text-only presets */
+    m->vision_merge = m->vision_merge > 0 ? m->vision_merge : 1;
+    m->vision_tiles = m->vision_tiles > 0 ? m->vision_tiles : 1;
     size_t n = strlen(p->name);
     if (n >= sizeof m->name)
         n = sizeof m->name - 1;

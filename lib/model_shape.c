@@ -56,6 +56,16 @@ static const field_range ranges[] = {
     R(n_encoder_layers, GPUFIT_MODEL_N_ENCODER_LAYERS, 0, P2(20)),
     R(n_decoder_layers, GPUFIT_MODEL_N_DECODER_LAYERS, 0, P2(20)),
     R(rel_pos_buckets, GPUFIT_MODEL_REL_POS_BUCKETS, 0, P2(20)),
+    R(vision_layers, GPUFIT_MODEL_VISION_LAYERS, 0, P2(10)),
+    R(vision_hidden_size, GPUFIT_MODEL_VISION_HIDDEN_SIZE, 0, P2(16)),
+    R(vision_heads, GPUFIT_MODEL_VISION_HEADS, 0, P2(10)),
+    R(vision_ffn_hidden_size, GPUFIT_MODEL_VISION_FFN_HIDDEN_SIZE, 0, P2(18)),
+    R(vision_patch_size, GPUFIT_MODEL_VISION_PATCH_SIZE, 0, P2(10)),
+    R(vision_image_size, GPUFIT_MODEL_VISION_IMAGE_SIZE, 0, P2(16)),
+    R(vision_merge, GPUFIT_MODEL_VISION_MERGE, 1, 64),
+    R(vision_style, GPUFIT_MODEL_VISION_STYLE, 0, GPUFIT_VISION_MLLAMA),
+    R(vision_projector, GPUFIT_MODEL_VISION_PROJECTOR, 0, GPUFIT_VPROJ_MLLAMA),
+    R(vision_tiles, GPUFIT_MODEL_VISION_TILES, 1, 64),
     R(n_params, GPUFIT_MODEL_N_PARAMS, 0, INT64_MAX),
 };
 #undef R
@@ -245,6 +255,103 @@ static int32_t resolve_layers(const struct gpufit_model *m, gpufit__shape *s, gp
     return GPUFIT_OK;
 }
 
+/* Vision encoder (docs/memory/multimodal.md). Without vision_layers every other vision key
+ * must keep its default: a width or image size given alone is refused, not ignored. The
+ * bounds (width <= 2^16, image side <= 2^16, tiles <= 64) keep patches x width x 16 bytes far
+ * from 2^64. */
+static int32_t resolve_vision(const struct gpufit_model *m, gpufit__shape *s, gpufit_error *err)
+{
+    static const struct {
+        size_t off;
+        int32_t id;
+        const char *name;
+        int64_t def;
+    } keys[] = {
+        {offsetof(struct gpufit_model, vision_hidden_size), GPUFIT_MODEL_VISION_HIDDEN_SIZE,
+         "vision_hidden_size", 0},
+        {offsetof(struct gpufit_model, vision_heads), GPUFIT_MODEL_VISION_HEADS, "vision_heads",
+         0},
+        {offsetof(struct gpufit_model, vision_ffn_hidden_size),
+         GPUFIT_MODEL_VISION_FFN_HIDDEN_SIZE, "vision_ffn_hidden_size", 0},
+        {offsetof(struct gpufit_model, vision_patch_size), GPUFIT_MODEL_VISION_PATCH_SIZE,
+         "vision_patch_size", 0},
+        {offsetof(struct gpufit_model, vision_image_size), GPUFIT_MODEL_VISION_IMAGE_SIZE,
+         "vision_image_size", 0},
+        {offsetof(struct gpufit_model, vision_merge), GPUFIT_MODEL_VISION_MERGE, "vision_merge", 1},
+        {offsetof(struct gpufit_model, vision_style), GPUFIT_MODEL_VISION_STYLE, "vision_style", 0},
+        {offsetof(struct gpufit_model, vision_projector), GPUFIT_MODEL_VISION_PROJECTOR,
+         "vision_projector", 0},
+        {offsetof(struct gpufit_model, vision_tiles), GPUFIT_MODEL_VISION_TILES, "vision_tiles", 1},
+    };
+    if (m->vision_layers == 0) {
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+            int64_t v;
+            memcpy(&v, (const char *)m + keys[i].off, sizeof v);
+            if (v != keys[i].def)
+                return gpufit__fail(err, GPUFIT_E_INCONSISTENT, keys[i].id, UINT64_MAX,
+                                    "%s is set but the model has no vision encoder (set "
+                                    "vision_layers)",
+                                    keys[i].name);
+        }
+        return GPUFIT_OK;
+    }
+    if (m->arch != GPUFIT_ARCH_DECODER)
+        return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, GPUFIT_MODEL_VISION_LAYERS, UINT64_MAX,
+                            "vision_layers (a vision encoder) needs arch decoder");
+    for (size_t i = 0; i < 5; i++) { /* width, heads, MLP, patch, image are required */
+        int64_t v;
+        memcpy(&v, (const char *)m + keys[i].off, sizeof v);
+        int32_t st = need_positive(v, keys[i].id, keys[i].name, err);
+        if (st != GPUFIT_OK)
+            return st;
+    }
+    int64_t hv = m->vision_hidden_size, p = m->vision_patch_size, mg = m->vision_merge;
+    if (hv % m->vision_heads != 0)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_MODEL_VISION_HEADS, UINT64_MAX,
+                            "vision_heads (%" PRId64 ") must divide vision_hidden_size (%" PRId64
+                            ")",
+                            m->vision_heads, hv);
+    if (m->vision_image_size % (p * mg) != 0)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_MODEL_VISION_IMAGE_SIZE, UINT64_MAX,
+                            "vision_image_size (%" PRId64 ") must be a multiple of "
+                            "vision_patch_size x vision_merge (%" PRId64 " x %" PRId64 ")",
+                            m->vision_image_size, p, mg);
+    s->v_style = (int32_t)m->vision_style;
+    s->v_proj = (int32_t)m->vision_projector;
+    s->v_layers = (uint64_t)m->vision_layers;
+    s->v_h = (uint64_t)hv;
+    s->v_heads = (uint64_t)m->vision_heads;
+    s->v_f = (uint64_t)m->vision_ffn_hidden_size;
+    s->v_patch = (uint64_t)p;
+    s->v_grid = (uint64_t)(m->vision_image_size / p);
+    s->v_merge = (uint64_t)mg;
+    s->v_tiles = (uint64_t)m->vision_tiles;
+    /* positions per tile: the patches, and the class token of CLIP and Mllama */
+    int cls = s->v_style == GPUFIT_VISION_CLIP || s->v_style == GPUFIT_VISION_MLLAMA;
+    s->v_pos = s->v_grid * s->v_grid + (uint64_t)cls;
+    /* pixels a patch embeds: 3 channels x p^2, x 2 frames for the 3-D convolution of Qwen2-VL
+     * (temporal_patch_size 2: an image is repeated to two frames) */
+    int qwen = s->v_style == GPUFIT_VISION_QWEN2_VL || s->v_style == GPUFIT_VISION_QWEN2_5_VL;
+    s->v_pix = 3 * s->v_patch * s->v_patch * (qwen ? 2 : 1);
+    /* tokens an image becomes: LLaVA drops the class token (vision_feature_select_strategy
+     * "default"), Mllama keeps every position of every tile (its cross-attention states),
+     * the others merge mg x mg patches (Qwen2-VL merger, Gemma 3 average pool, Mistral 3
+     * patch merger) */
+    uint64_t per_tile = s->v_style == GPUFIT_VISION_MLLAMA
+                            ? s->v_pos
+                            : (s->v_grid / s->v_merge) * (s->v_grid / s->v_merge);
+    s->v_tokens = per_tile * s->v_tiles;
+    /* the projector's widest intermediate per output token (its activation) */
+    switch (s->v_proj) {
+    case GPUFIT_VPROJ_MERGER: s->v_proj_mid = s->v_h * s->v_merge * s->v_merge; break;
+    case GPUFIT_VPROJ_MLP:
+    case GPUFIT_VPROJ_MLP_NEWLINE:
+    case GPUFIT_VPROJ_MISTRAL3: s->v_proj_mid = s->h; break;
+    default: s->v_proj_mid = 0; break;
+    }
+    return GPUFIT_OK;
+}
+
 int32_t gpufit__model_resolve(const struct gpufit_model *m, gpufit__shape *s, gpufit_error *err)
 {
     if (m == NULL || s == NULL)
@@ -272,6 +379,8 @@ int32_t gpufit__model_resolve(const struct gpufit_model *m, gpufit__shape *s, gp
     if (m->arch == GPUFIT_ARCH_GENERIC) {
         st = resolve_generic(m, s, err);
         if (st == GPUFIT_OK)
+            st = resolve_vision(m, s, err);
+        if (st == GPUFIT_OK)
             gpufit__ok(err);
         return st;
     }
@@ -282,6 +391,8 @@ int32_t gpufit__model_resolve(const struct gpufit_model *m, gpufit__shape *s, gp
         st = resolve_moe(m, s, err);
     if (st == GPUFIT_OK)
         st = resolve_layers(m, s, err);
+    if (st == GPUFIT_OK)
+        st = resolve_vision(m, s, err);
     if (st != GPUFIT_OK)
         return st;
     s->mlp = (int32_t)m->mlp;

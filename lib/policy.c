@@ -481,6 +481,11 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
                               !(fw == GPUFIT_FW_VLLM && p->fw_version < GPUFIT__VER(0, 8, 0))
                           ? 1024
                           : 256;
+    /* images per prompt: -1 leaves vLLM's default (999 per modality in V1, 1 in V0:
+     * vllm/config/multimodal.py get_limit_per_prompt); the V0 profile rule is selected by the
+     * engine release (framework_version < 0.8.0, when V1 became the default) */
+    p->mm_items = (int32_t)j->mm_items_per_prompt;
+    p->mm_v0 = fw == GPUFIT_FW_VLLM && p->fw_version < GPUFIT__VER(0, 8, 0);
     /* gpu_memory_utilization (vLLM, default 0.9) or mem_fraction_static (SGLang) */
     p->util = j->gpu_memory_utilization > 0.0 ? j->gpu_memory_utilization
               : fw == GPUFIT_FW_SGLANG        ? sg_frac

@@ -261,6 +261,16 @@ Test(models, all_options_fit_group_limit)
     m.shared_expert_gate = 1;
     m.router_bias = 1;
     m.n_dense_layers = 1;
+    /* and the vision tower with the most groups: gated MLP, three projector matrices */
+    m.vision_layers = 2;
+    m.vision_hidden_size = 64;
+    m.vision_heads = 4;
+    m.vision_ffn_hidden_size = 128;
+    m.vision_patch_size = 4;
+    m.vision_image_size = 16;
+    m.vision_merge = 2;
+    m.vision_style = GPUFIT_VISION_PIXTRAL;
+    m.vision_projector = GPUFIT_VPROJ_MISTRAL3;
     gpufit__shape s = shape_of(&m);
     gpufit__tgroup g[GPUFIT__TGROUPS_MAX];
     size_t n = gpufit__model_tensors(&s, g);

@@ -125,6 +125,9 @@ static const char *const preset_fixtures[] = {
     "flan-t5-base",
     "phi-3-mini-4k-instruct",
     "gemma-2b",
+    "llava-1.5-7b-hf",
+    "qwen2-vl-7b-instruct",
+    "qwen2.5-vl-7b-instruct",
 };
 
 Test(hf_config, fixtures_equal_presets)
@@ -157,7 +160,10 @@ Test(hf_config, published_totals)
              {"deepseek-v3", 671026419200ULL},    {"qwen2.5-7b", 7615616512ULL},
              {"gpt-neox-20b", 20554567680ULL},    {"bloom", 176247271424ULL},
              {"bloom-560m", 559214592ULL},        {"gpt2", 124439808ULL},
-             {"bert-base-uncased", 109482240ULL}, {"t5-base", 222903552ULL}};
+             {"bert-base-uncased", 109482240ULL}, {"t5-base", 222903552ULL},
+             /* multimodal: vision encoder + projector + text (test_multimodal.c) */
+             {"llava-1.5-7b-hf", 7063427072ULL},  {"qwen2-vl-7b-instruct", 8291375616ULL},
+             {"qwen2.5-vl-7b-instruct", 8292166656ULL}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         gpufit_model *m = config_file(t[i].name);
         cr_assert_eq(total_of(m), t[i].total, "%s: %llu", t[i].name,
