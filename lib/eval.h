@@ -154,6 +154,11 @@ int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
  * logits (mem_inference.c). */
 int gpufit__kv_bytes_per_token(const gpufit__plan *p, const gpufit__shape *s,
                                const gpufit__slice *sl, uint64_t *out);
+/* KV bytes of a slice whose full-attention layers hold `tokens` cells (the framework's padded
+ * count) and whose sliding-window layers hold what their framework allocates (mem_inference.c;
+ * docs/memory/attention.md). per_tok is gpufit__kv_bytes_per_token's. */
+int gpufit__kv_cache_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpufit__slice *sl,
+                           uint64_t per_tok, uint64_t tokens, uint64_t *out);
 int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
                               const gpufit__slice *sl, uint64_t *act_out, uint64_t *logits_out);
 
