@@ -351,6 +351,8 @@ typedef enum gpufit_param {
     GPUFIT_MODEL_REL_POS_BUCKETS = 162,        /**< T5 relative-position buckets. */
     GPUFIT_MODEL_SLIDING_WINDOW = 170,         /**< Sliding-window attention tokens; 0 = none. */
     GPUFIT_MODEL_SLIDING_WINDOW_PATTERN = 171, /**< Every N-th layer global; 0/1 = all local. */
+    GPUFIT_MODEL_N_CROSS_ATTN_LAYERS = 172,    /**< Layers that cross-attend (Mllama: 8 of 40). */
+    GPUFIT_MODEL_CROSS_ATTN_TOKENS = 173,      /**< Tokens they cache per sequence; 0 = text only. */
     GPUFIT_MODEL_N_PARAMS = 180,               /**< Generic model: parameter count. */
     GPUFIT_MODEL_ACTIVATION_BYTES_PER_TOKEN = 181, /**< Generic model: saved bytes per token. */
 

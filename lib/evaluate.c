@@ -305,7 +305,7 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         CK(gpufit__infer_activations(p, s, sl, &m[GPUFIT_MEM_ACTIVATIONS], &m[GPUFIT_MEM_LOGITS]));
         /* stash; turned into capacity below. With sliding-window layers a token costs this
          * job's average: the capacity is counted at the job's mix of full and local layers */
-        if (s->swa_window > 0 && tokens > 0)
+        if ((s->swa_window > 0 || s->n_cross > 0) && tokens > 0)
             per_tok = m[GPUFIT_MEM_KV_CACHE] / tokens + (m[GPUFIT_MEM_KV_CACHE] % tokens != 0);
         role->kv_cap_tokens = per_tok;
     }

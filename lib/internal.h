@@ -310,6 +310,9 @@ typedef struct gpufit__shape {
     /* Sliding-window attention: window in tokens (0 = none) and the period of global layers
      * (layer i is global when swa_period > 1 and (i + 1) % swa_period == 0; else local). */
     uint64_t swa_window, swa_period;
+    /* Cross-attention layers among the decoder layers (Mllama) and the vision tokens their
+     * K/V cache holds per sequence (0: text-only requests, whose cross layers are skipped) */
+    uint64_t n_cross, cross_tokens;
 } gpufit__shape;
 
 /* Validates m and fills s (derived defaults applied). */
@@ -352,7 +355,7 @@ struct gpufit_model {
     int64_t shared_ffn_hidden_size, router_bias, shared_expert_gate;
     int64_t q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
     int64_t n_encoder_layers, n_decoder_layers, rel_pos_buckets;
-    int64_t sliding_window, sliding_window_pattern;
+    int64_t sliding_window, sliding_window_pattern, n_cross_attn_layers, cross_attn_tokens;
     int64_t n_params;
     double activation_bytes_per_token;
     /* Exact weight bytes read from a GGUF file (io_gguf.c); gguf_layers == 0 when absent.

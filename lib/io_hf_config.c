@@ -8,7 +8,8 @@
  * the transformers configuration class of that family does (configuration_<family>.py):
  *
  *   llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, phi3, gemma, gemma2, gemma3,
- *   gemma3_text, deepseek_v2, deepseek_v3   hidden_size / num_hidden_layers / ... (Llama names)
+ *   gemma3_text, mllama_text_model, deepseek_v2, deepseek_v3
+ *                                           hidden_size / num_hidden_layers / ... (Llama names)
  *   gpt2                                    n_embd / n_layer / n_head / n_inner / n_positions
  *   gpt_neox                                Llama names, LayerNorm, GELU, biases
  *   bloom                                   hidden_size|n_embed, n_layer, n_head, f = 4h
@@ -49,7 +50,8 @@
     X(shared_expert_intermediate_size) X(first_k_dense_replace) X(moe_layer_freq)                  \
     X(decoder_sparse_step) X(mlp_only_layers) X(topk_method) X(q_lora_rank) X(kv_lora_rank)        \
     X(qk_nope_head_dim) X(qk_rope_head_dim) X(v_head_dim) X(sliding_window)                       \
-    X(sliding_window_pattern) X(layer_types) X(use_sliding_window) X(max_window_layers)
+    X(sliding_window_pattern) X(layer_types) X(use_sliding_window) X(max_window_layers)        \
+    X(cross_attention_layers)
 /* clang-format on */
 
 enum hf_key {
@@ -395,7 +397,8 @@ enum {
     X_MOE_DEEPSEEK = 16, /* n_routed_experts, first_k_dense_replace, MLA */
     X_ROUTER_BIAS = 32,  /* DeepSeek-V3 e_score_correction_bias */
     X_NO_ATTN_BIAS = 64, /* the family has no attention_bias key */
-    X_GEMMA3_TEXT = 128  /* Gemma3TextConfig defaults for keys multimodal configs omit */
+    X_GEMMA3_TEXT = 128, /* Gemma3TextConfig defaults for keys multimodal configs omit */
+    X_CROSS = 256        /* cross_attention_layers (Mllama text model) */
 };
 
 typedef struct family_info {
@@ -419,6 +422,7 @@ static const family_info families[] = {
     {"gemma2", F_LLAMA, 1, 0, "gelu_pytorch_tanh"},
     {"gemma3", F_LLAMA, 1, X_QK_NORM | X_GEMMA3_TEXT, "gelu_pytorch_tanh"},
     {"gemma3_text", F_LLAMA, 1, X_QK_NORM | X_GEMMA3_TEXT, "gelu_pytorch_tanh"},
+    {"mllama_text_model", F_LLAMA, 0, X_NO_ATTN_BIAS | X_CROSS, "silu"},
     {"deepseek_v2", F_LLAMA, 0, X_MOE_DEEPSEEK, "silu"},
     {"deepseek_v3", F_LLAMA, 0, X_MOE_DEEPSEEK | X_ROUTER_BIAS, "silu"},
     {"gpt2", F_GPT2, 1, 0, "gelu_new"},
@@ -707,6 +711,19 @@ map_llama(const hcfg *c, const family_info *fi, struct gpufit_model *m, gpufit_e
     }
     if (fi->extras & (X_MOE_MIXTRAL | X_MOE_QWEN | X_MOE_DEEPSEEK))
         TRY(map_moe(&g, fi, f, m, err));
+    if (fi->extras & X_CROSS) {
+        /* MllamaTextConfig.cross_attention_layers: the indices of the layers that
+         * cross-attend; their K/V over the image tokens is left to cross_attn_tokens (0: text
+         * only), which depends on the images a request carries */
+        const hval *x = &g.v[K_cross_attention_layers];
+        if (present(&g, K_cross_attention_layers)) {
+            if (x->kind != V_ARRAY)
+                return type_error(x, "cross_attention_layers", "a list of layer indices", err);
+            if (x->i > 0)
+                TRY(put(m, GPUFIT_MODEL_N_CROSS_ATTN_LAYERS, x->i, "cross_attention_layers",
+                        err));
+        }
+    }
     return map_sliding(&g, fi, d.L, m, err);
 }
 

@@ -58,6 +58,8 @@ static const field_range ranges[] = {
     R(rel_pos_buckets, GPUFIT_MODEL_REL_POS_BUCKETS, 0, P2(20)),
     R(sliding_window, GPUFIT_MODEL_SLIDING_WINDOW, 0, P2(26)),
     R(sliding_window_pattern, GPUFIT_MODEL_SLIDING_WINDOW_PATTERN, 0, P2(20)),
+    R(n_cross_attn_layers, GPUFIT_MODEL_N_CROSS_ATTN_LAYERS, 0, P2(20)),
+    R(cross_attn_tokens, GPUFIT_MODEL_CROSS_ATTN_TOKENS, 0, P2(26)),
     R(n_params, GPUFIT_MODEL_N_PARAMS, 0, INT64_MAX),
 };
 #undef R
@@ -298,6 +300,22 @@ int32_t gpufit__model_resolve(const struct gpufit_model *m, gpufit__shape *s, gp
                             m->sliding_window_pattern);
     s->swa_window = (uint64_t)m->sliding_window;
     s->swa_period = (uint64_t)m->sliding_window_pattern;
+    if (m->n_cross_attn_layers > 0 || m->cross_attn_tokens > 0) {
+        int32_t bad = m->arch != GPUFIT_ARCH_DECODER || s->mla || s->E > 0 || m->sliding_window > 0;
+        if (bad)
+            return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, GPUFIT_MODEL_N_CROSS_ATTN_LAYERS,
+                                UINT64_MAX,
+                                "n_cross_attn_layers is modelled for dense decoders without "
+                                "kv_lora_rank (MLA), n_experts or sliding_window");
+        if (m->n_cross_attn_layers > m->n_layers || m->n_cross_attn_layers == 0)
+            return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_MODEL_N_CROSS_ATTN_LAYERS,
+                                UINT64_MAX,
+                                "n_cross_attn_layers (%" PRId64 ") must be between 1 and n_layers "
+                                "(%" PRId64 ") when cross_attn_tokens is set",
+                                m->n_cross_attn_layers, m->n_layers);
+    }
+    s->n_cross = (uint64_t)m->n_cross_attn_layers;
+    s->cross_tokens = (uint64_t)m->cross_attn_tokens;
     gpufit__ok(err);
     return GPUFIT_OK;
 }

@@ -180,6 +180,15 @@ static const gpufit__param_entry table[] = {
        "sliding_window_pattern", "layers",
        "with sliding_window: every N-th layer is global (layer i global when (i+1) % N == 0; "
        "Gemma 3: 6, Gemma 2 / GPT-OSS: 2); 0 or 1 = every layer local (Mistral v0.1)"),
+    MI(GPUFIT_MODEL_N_CROSS_ATTN_LAYERS, n_cross_attn_layers, 0, 1 << 20, 0,
+       "n_cross_attn_layers", "layers",
+       "decoder layers that cross-attend to image states instead of self-attending (Mllama / "
+       "Llama 3.2 Vision: 8 of 40), spread evenly"),
+    MI(GPUFIT_MODEL_CROSS_ATTN_TOKENS, cross_attn_tokens, 0, 1 << 26, 0, "cross_attn_tokens",
+       "tokens",
+       "image tokens the cross-attention layers cache per sequence (Mllama: images x "
+       "max_num_tiles x ((image_size / patch_size)^2 + 1) = 6404 for one 560-pixel image); "
+       "0 = text-only requests"),
     MI(GPUFIT_MODEL_N_PARAMS, n_params, 0, (int64_t)1 << 50, 0, "n_params", "parameters",
        "generic model: parameter count"),
     ROW_F(GPUFIT_MODEL_ACTIVATION_BYTES_PER_TOKEN, GPUFIT_DOMAIN_MODEL,

@@ -291,3 +291,122 @@ Test(hf_sliding_window, refused_layer_mixes)
     cr_assert_eq(err.status, GPUFIT_E_INVALID_ARG);
     cr_assert(strstr(err.message, "sliding_window") != NULL, "%s", err.message);
 }
+
+/* ---- cross-attention layers (Mllama / Llama 3.2 Vision) -------------------------------- */
+/* The text model of Llama-3.2-11B-Vision (config.json text_config): 40 layers, of which the 8
+ * at cross_attention_layers [3, 8, ..., 38] cross-attend; h 4096, 32 heads, 8 KV heads, f
+ * 14336, vocab 128256. */
+#define MLLAMA_TEXT                                                                                \
+    "{\"model_type\": \"mllama\", \"text_config\": {\"model_type\": \"mllama_text_model\", "     \
+    "\"hidden_size\": 4096, \"num_hidden_layers\": 40, \"num_attention_heads\": 32, "              \
+    "\"num_key_value_heads\": 8, \"intermediate_size\": 14336, \"vocab_size\": 128256, "           \
+    "\"hidden_act\": \"silu\", \"tie_word_embeddings\": false, \"cross_attention_layers\": "       \
+    "[3, 8, 13, 18, 23, 28, 33, 38]}, \"vision_config\": {\"image_size\": 560, "                 \
+    "\"patch_size\": 14, \"max_num_tiles\": 4}}"
+
+Test(cross_attention, mllama_text_parameters)
+{
+    gpufit_error err;
+    gpufit_model *m = from_hf(MLLAMA_TEXT, &err);
+    cr_assert(m != NULL, "%s", err.message);
+    int64_t n = 0;
+    cr_assert_eq(gpufit_model_get_int(m, GPUFIT_MODEL_N_CROSS_ATTN_LAYERS, &n, NULL), GPUFIT_OK);
+    cr_assert_eq(n, 8);
+    /* transformers MllamaForCausalLM, module by module:
+     *   self-attention layer: q 4096^2 + k, v 1024 x 4096 each + o 4096^2 = 41943040
+     *                         MLP 3 x 14336 x 4096 = 176160768; 2 RMSNorms 8192
+     *                         = 218112000 (as a Llama-3.1-8B layer)
+     *   cross-attention layer (MllamaCrossAttentionDecoderLayer): the same q, k, v, o, MLP and
+     *                         norms + q_norm, k_norm (128 each) + attn and mlp gates (1 each)
+     *                         = 218112258
+     *   embed_tokens (128256 + 8) x 4096 = 525369344, lm_head 128256 x 4096 = 525336576,
+     *   final norm 4096
+     *   total 32 x 218112000 + 8 x 218112258 + 525369344 + 525336576 + 4096 = 9775192080.
+     * gpufit keeps one vocabulary (128256) for both: 8 x 4096 = 32768 fewer (0.0003 %). The
+     * whole model is published as 10.6B (Meta's model card "11B (10.6)"), the text decoder
+     * plus a ViT-H/14 vision encoder and projector that this test does not count. */
+    uint64_t total = 0, active = 0;
+    cr_assert_eq(gpufit_model_param_count(m, &total, &active, NULL), GPUFIT_OK);
+    cr_assert_eq(total, 9775192080ull - 8 * 4096, "%llu", (unsigned long long)total);
+    gpufit_model_free(m);
+}
+
+#define MLLAMA_SPEC                                                                                \
+    "arch=decoder n_layers=40 hidden_size=4096 n_heads=32 n_kv_heads=8 ffn_hidden_size=14336 "   \
+    "vocab_size=128256 n_cross_attn_layers=8 task=inference precision=bf16 "
+
+Test(cross_attention, kv_over_the_image_tokens)
+{
+    /* one token of one layer: K + V = 2 x 8 x 128 x 2 = 4096 bytes. The 32 self-attention
+     * layers cache the text context, the 8 cross layers one 560-pixel image in 4 tiles of
+     * (560/14)^2 + 1 = 1601 patches = 6404 tokens per sequence. */
+    cr_assert_eq(kv_of(MLLAMA_SPEC "cross_attn_tokens=6404 framework=pytorch batch=2 "
+                                   "context_len=4096"),
+                 2 * (32 * 4096ull * 4096 + 8 * 4096ull * 6404));
+    /* vLLM: encoder tokens in 16-token blocks: 6404 -> 401 blocks = 6416 */
+    cr_assert_eq(kv_of(MLLAMA_SPEC "cross_attn_tokens=6404 framework=vllm batch=1 "
+                                   "context_len=4096"),
+                 32 * 4096ull * 4096 + 8 * 4096ull * 6416);
+    /* text-only requests: the cross layers are skipped and cache nothing */
+    cr_assert_eq(kv_of(MLLAMA_SPEC "framework=pytorch batch=1 context_len=4096"),
+                 32 * 4096ull * 4096);
+}
+
+Test(cross_attention, bad_inputs)
+{
+    static const struct {
+        const char *spec;
+        int32_t status;
+    } cases[] = {
+        {MLLAMA_SPEC "n_cross_attn_layers=41", GPUFIT_E_INCONSISTENT},
+        {MLLAMA_SPEC "n_cross_attn_layers=0 cross_attn_tokens=6404", GPUFIT_E_INCONSISTENT},
+        {MLLAMA_SPEC "sliding_window=4096", GPUFIT_E_UNSUPPORTED},
+        {"model=mixtral-8x7b n_cross_attn_layers=4", GPUFIT_E_UNSUPPORTED},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gpufit_model *m = NULL;
+        gpufit_job *j = NULL;
+        gpufit_result *r = NULL;
+        gpufit_error err = GPUFIT_ERROR_INIT;
+        cr_assert_eq(gpufit_model_new(&m, &err), GPUFIT_OK);
+        cr_assert_eq(gpufit_job_new(&j, &err), GPUFIT_OK);
+        cr_assert_eq(gpufit_apply_spec(m, j, cases[i].spec, &err), GPUFIT_OK, "%s", err.message);
+        cr_assert_eq(gpufit_evaluate(&r, m, j, &err), cases[i].status, "%s: %s", cases[i].spec,
+                     err.message);
+        cr_assert_eq(err.param, GPUFIT_MODEL_N_CROSS_ATTN_LAYERS, "%s", err.message);
+        gpufit_job_free(j);
+        gpufit_model_free(m);
+    }
+    gpufit_error err;
+    cr_assert(from_hf("{\"model_type\": \"mllama_text_model\", \"hidden_size\": 64, "
+                      "\"num_hidden_layers\": 2, \"num_attention_heads\": 4, "
+                      "\"intermediate_size\": 128, \"vocab_size\": 100, "
+                      "\"cross_attention_layers\": 1}",
+                      &err) == NULL);
+    cr_assert(strstr(err.message, "cross_attention_layers") != NULL, "%s", err.message);
+}
+
+Test(cross_attention, pipeline_stages_split_them_evenly)
+{
+    /* 40 layers over pp = 2: layers 0-19 hold 20 x 8 / 40 = 4 cross layers, 20-39 the other 4 */
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    gpufit_result *r = NULL;
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    cr_assert_eq(gpufit_model_new(&m, &err), GPUFIT_OK);
+    cr_assert_eq(gpufit_job_new(&j, &err), GPUFIT_OK);
+    cr_assert_eq(gpufit_apply_spec(m, j,
+                                   MLLAMA_SPEC "cross_attn_tokens=6404 framework=pytorch "
+                                               "batch=1 context_len=4096 pp=2",
+                                   &err),
+                 GPUFIT_OK);
+    cr_assert_eq(gpufit_evaluate(&r, m, j, &err), GPUFIT_OK, "%s", err.message);
+    for (uint32_t role = 0; role < 2; role++) {
+        uint64_t b = 0;
+        cr_assert_eq(gpufit_result_bytes(r, role, GPUFIT_MEM_KV_CACHE, &b), GPUFIT_OK);
+        cr_assert_eq(b, 16 * 4096ull * 4096 + 4 * 4096ull * 6404);
+    }
+    gpufit_result_free(r);
+    gpufit_job_free(j);
+    gpufit_model_free(m);
+}
