@@ -288,6 +288,19 @@ typedef enum gpufit_vision_projector {
     GPUFIT_VPROJ_MLLAMA = 5,      /**< Llama 3.2 Vision: one linear on 6 stacked features. */
     GPUFIT_VPROJ_MAX_ = 0x7FFFFFFF /**< Not a value. */
 } gpufit_vision_projector;
+
+/** Bits of GPUFIT_JOB_LORA_MODULES: the projections that get LoRA adapters (PEFT module
+ *  names q_proj ... down_proj). qv = Q|V, attention = Q|K|V|O, all_linear = every bit. */
+typedef enum gpufit_lora_module {
+    GPUFIT_LORA_MODULE_Q = 1,    /**< q_proj (and cross-attention q). */
+    GPUFIT_LORA_MODULE_K = 2,    /**< k_proj (and MLA's q_a / kv_a down-projections). */
+    GPUFIT_LORA_MODULE_V = 4,    /**< v_proj (and MLA's kv_b). */
+    GPUFIT_LORA_MODULE_O = 8,    /**< o_proj. */
+    GPUFIT_LORA_MODULE_GATE = 16, /**< gate_proj (dense, routed and shared experts). */
+    GPUFIT_LORA_MODULE_UP = 32,   /**< up_proj (or fc1 of a two-matrix MLP). */
+    GPUFIT_LORA_MODULE_DOWN = 64, /**< down_proj (or fc2). */
+    GPUFIT_LORA_MODULE_MAX_ = 0x7FFFFFFF /**< Not a value. */
+} gpufit_lora_module;
 /** @} */
 
 /** @defgroup handles Handles
@@ -361,6 +374,10 @@ typedef enum gpufit_param {
     GPUFIT_MODEL_N_ENCODER_LAYERS = 160,       /**< Encoder-decoder: encoder layers. */
     GPUFIT_MODEL_N_DECODER_LAYERS = 161,       /**< Encoder-decoder: decoder layers. */
     GPUFIT_MODEL_REL_POS_BUCKETS = 162,        /**< T5 relative-position buckets. */
+    GPUFIT_MODEL_SLIDING_WINDOW = 170,         /**< Sliding-window attention tokens; 0 = none. */
+    GPUFIT_MODEL_SLIDING_WINDOW_PATTERN = 171, /**< Every N-th layer global; 0/1 = all local. */
+    GPUFIT_MODEL_N_CROSS_ATTN_LAYERS = 172,    /**< Layers that cross-attend (Mllama: 8 of 40). */
+    GPUFIT_MODEL_CROSS_ATTN_TOKENS = 173,      /**< Tokens they cache per sequence; 0 = text only. */
     GPUFIT_MODEL_N_PARAMS = 180,               /**< Generic model: parameter count. */
     GPUFIT_MODEL_ACTIVATION_BYTES_PER_TOKEN = 181, /**< Generic model: saved bytes per token. */
     GPUFIT_MODEL_VISION_LAYERS = 190,          /**< Vision encoder layers; 0 = text only. */
@@ -393,6 +410,8 @@ typedef enum gpufit_param {
     GPUFIT_JOB_GPU_MEMORY_UTILIZATION = 1010, /**< vLLM/SGLang budget fraction; 0 = none. */
     GPUFIT_JOB_MAX_NUM_SEQS = 1011, /**< Server: sequences per step (sampler profile); 0 = auto. */
     GPUFIT_JOB_MM_ITEMS_PER_PROMPT = 1012, /**< Images per prompt; -1 = auto, 0 = text only. */
+    GPUFIT_JOB_LORA_MODULES = 1013,  /**< gpufit_lora_module bits; 0 = from lora_targets. */
+    GPUFIT_JOB_ADAPTER_DTYPE = 1014, /**< LoRA adapter dtype (gpufit_dtype); -1 = auto. */
     /* job: precision */
     GPUFIT_JOB_PRECISION = 1100,       /**< gpufit_precision; -1 = auto. */
     GPUFIT_JOB_WEIGHT_DTYPE = 1101,    /**< gpufit_dtype; -1 = from precision. */

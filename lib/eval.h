@@ -220,6 +220,11 @@ int gpufit__kv_bytes_per_token(const gpufit__plan *p, const gpufit__shape *s,
                                const gpufit__slice *sl, uint64_t *out);
 /* Multimodal items vLLM's profile runs through the vision encoder at once (mem_inference.c). */
 uint64_t gpufit__vision_items(const gpufit__plan *p, const gpufit__shape *s);
+/* KV bytes of a slice whose full-attention layers hold `tokens` cells (the framework's padded
+ * count) and whose sliding-window layers hold what their framework allocates (mem_inference.c;
+ * docs/memory/attention.md). per_tok is gpufit__kv_bytes_per_token's. */
+int gpufit__kv_cache_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpufit__slice *sl,
+                           uint64_t per_tok, uint64_t tokens, uint64_t *out);
 int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
                               const gpufit__slice *sl, uint64_t *act_out, uint64_t *logits_out);
 /* llama.cpp: cells of the unified KV cache (n_ctx of all sequences, padded), also the n_kv

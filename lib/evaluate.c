@@ -222,7 +222,8 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         uint64_t t_d = trainable - ex.t, gb = 0, mb = 0, ge, me;
         CK(gpufit__dtype_bytes(p->g_dt, t_d, &gb));
         CK(gpufit__dtype_bytes(p->g_dt, ex.t, &ge));
-        if (p->lora) { /* adapter weights live in the gradient dtype (PEFT casts them) */
+        if (p->lora) { /* adapter weights live in the adapter dtype, which the plan makes the
+                        * gradient dtype (policy.c: adapter_dtype) */
             CK(gpufit__add(m[GPUFIT_MEM_WEIGHTS], gb + ge, &m[GPUFIT_MEM_WEIGHTS]));
         }
         mb = me = 0;
@@ -374,9 +375,13 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         } else {
             tokens = p->batch * p->ctx;
         }
-        CK(gpufit__mul(per_tok, tokens, &m[GPUFIT_MEM_KV_CACHE]));
+        CK(gpufit__kv_cache_bytes(p, s, sl, per_tok, tokens, &m[GPUFIT_MEM_KV_CACHE]));
         CK(gpufit__infer_activations(p, s, sl, &m[GPUFIT_MEM_ACTIVATIONS], &m[GPUFIT_MEM_LOGITS]));
-        role->kv_cap_tokens = per_tok; /* stash; turned into capacity below */
+        /* stash; turned into capacity below. With sliding-window layers a token costs this
+         * job's average: the capacity is counted at the job's mix of full and local layers */
+        if ((s->swa_window > 0 || s->n_cross > 0) && tokens > 0)
+            per_tok = m[GPUFIT_MEM_KV_CACHE] / tokens + (m[GPUFIT_MEM_KV_CACHE] % tokens != 0);
+        role->kv_cap_tokens = per_tok;
     }
     CK(gpufit__add(ws, p->ws_bytes, &m[GPUFIT_MEM_WORKSPACE]));
     m[GPUFIT_MEM_RUNTIME_CONTEXT] = p->ctx_bytes;
@@ -864,7 +869,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
                            : gpufit__weights_bytes(p, s, g, ng, &hst, &hw, &hh));
         CK(gpufit__kv_bytes_per_token(p, s, &hst, &kvt));
         hostc.weights = rolehost.weights + hw + hh;
-        hostc.kv = kvt * p->batch * p->ctx;
+        CK(gpufit__kv_cache_bytes(p, s, &hst, kvt, p->batch * p->ctx, &hostc.kv));
         hostc.any = 1;
         r->n_roles = 1;
     } else {

@@ -11,6 +11,7 @@
 
 #define GPUFIT__NAME_MAX 64
 #define GPUFIT__GGUF_LAYERS_MAX 256
+#define GPUFIT__LORA_BITS 7 /* gpufit_lora_module bits */
 
 /* ---------------------------------------------------------------------------------------
  * Handles: flat structs (no pointers), so a copy by value is a deep copy. Setters work on a
@@ -27,7 +28,8 @@ typedef struct gpufit__class_agg {
     uint64_t lin_rows, exp_rows; /* sums of rows x copies (per-row scales) */
     uint64_t lin_cols, exp_cols; /* sums of cols x copies (per-input-feature tables) */
     uint64_t rows_gcd;           /* gcd of the rows of every 2-D tensor but K/V (0: none) */
-    uint64_t lora_rc[3], lora_rc_exp[3]; /* sums of (rows + cols) x copies adapted, by target */
+    uint64_t lora_rc[GPUFIT__LORA_BITS], lora_rc_exp[GPUFIT__LORA_BITS]; /* sums of
+                                  (rows + cols) x copies, by LoRA module bit (gpufit__lora_bit) */
     uint32_t cols256, reserved;  /* 1 when every linear tensor's input width divides by 256 */
 } gpufit__class_agg;
 
@@ -47,7 +49,8 @@ enum gpufit__ds_opt {
 
 /* The job with every "auto" resolved. */
 typedef struct gpufit__plan {
-    int32_t task, training, lora, framework, attention, ckpt, optimizer, lora_targets;
+    int32_t task, training, lora, framework, attention, ckpt, optimizer;
+    int32_t lora_mask; /* gpufit_lora_module bits adapted (lora_modules, or lora_targets') */
     int32_t schedule; /* gpufit_pp_schedule, resolved */
     uint32_t ckpt_every;  /* full checkpointing of every N-th layer of a stage (torchtitan) */
     uint32_t ckpt_layers; /* ... or of the first N layers of each stage chunk (Megatron block);
@@ -89,7 +92,8 @@ typedef struct gpufit__plan {
 
 struct gpufit_job {
     int64_t task, micro_batch, seq_len, global_batch, batch, context_len, prompt_len;
-    int64_t lora_rank, lora_targets, n_gpu_layers, max_num_seqs, mm_items_per_prompt;
+    int64_t lora_rank, lora_targets, lora_modules, adapter_dtype, n_gpu_layers, max_num_seqs;
+    int64_t mm_items_per_prompt;
     double gpu_memory_utilization;
     int64_t precision, weight_dtype, compute_dtype, grad_dtype, master_weights, optimizer_dtype;
     int64_t kv_dtype;
@@ -264,22 +268,48 @@ static inline int gpufit__is_expert(int kind)
 {
     return kind >= GPUFIT__T_EXP_GATE && kind <= GPUFIT__T_EXP_DOWN;
 }
-static inline int gpufit__lora_adapted(int targets, int kind)
+/* The gpufit_lora_module bit index (0..6) of a linear tensor kind, -1 for others. MLA's q_a and
+ * kv_a down-projections sit with k: the attention set adapts them and qv does not, as before
+ * module lists existed (memory-model.md §9). */
+static inline int gpufit__lora_bit(int kind)
 {
     switch (kind) {
     case GPUFIT__T_ATTN_Q:
-    case GPUFIT__T_ATTN_V:
-    case GPUFIT__T_CROSS_Q:
-    case GPUFIT__T_CROSS_V:
-    case GPUFIT__T_MLA_KV_B: return 1;
+    case GPUFIT__T_CROSS_Q: return 0;
     case GPUFIT__T_ATTN_K:
-    case GPUFIT__T_ATTN_O:
     case GPUFIT__T_CROSS_K:
-    case GPUFIT__T_CROSS_O:
     case GPUFIT__T_MLA_Q_A:
-    case GPUFIT__T_MLA_KV_A: return targets != GPUFIT_LORA_QV;
-    default: return targets == GPUFIT_LORA_ALL_LINEAR && gpufit__is_linear(kind);
+    case GPUFIT__T_MLA_KV_A: return 1;
+    case GPUFIT__T_ATTN_V:
+    case GPUFIT__T_CROSS_V:
+    case GPUFIT__T_MLA_KV_B: return 2;
+    case GPUFIT__T_ATTN_O:
+    case GPUFIT__T_CROSS_O: return 3;
+    case GPUFIT__T_FFN_GATE:
+    case GPUFIT__T_EXP_GATE:
+    case GPUFIT__T_SHEXP_GATE: return 4;
+    case GPUFIT__T_FFN_UP:
+    case GPUFIT__T_EXP_UP:
+    case GPUFIT__T_SHEXP_UP: return 5;
+    case GPUFIT__T_FFN_DOWN:
+    case GPUFIT__T_EXP_DOWN:
+    case GPUFIT__T_SHEXP_DOWN: return 6;
+    default: return -1;
     }
+}
+/* The module bits of a gpufit_lora_targets value (PEFT target_modules, memory-model.md §9). */
+static inline int32_t gpufit__lora_targets_mask(int64_t targets)
+{
+    return targets == GPUFIT_LORA_QV          ? GPUFIT_LORA_MODULE_Q | GPUFIT_LORA_MODULE_V
+           : targets == GPUFIT_LORA_ATTENTION ? GPUFIT_LORA_MODULE_Q | GPUFIT_LORA_MODULE_K |
+                                                    GPUFIT_LORA_MODULE_V | GPUFIT_LORA_MODULE_O
+                                              : (1 << GPUFIT__LORA_BITS) - 1;
+}
+/* Whether a tensor of this kind gets adapters under the module bits `mask`. */
+static inline int gpufit__lora_adapted(int32_t mask, int kind)
+{
+    int b = gpufit__lora_bit(kind);
+    return b >= 0 && ((mask >> b) & 1);
 }
 
 /* Where a global tensor sits in a split (gpufit__aggregates.glob): 0 with the token embedding
@@ -335,6 +365,12 @@ typedef struct gpufit__shape {
     int32_t v_style, v_proj;
     uint64_t v_layers, v_h, v_heads, v_f, v_patch, v_grid, v_merge, v_tiles;
     uint64_t v_pos, v_pix, v_tokens, v_proj_mid;
+    /* Sliding-window attention: window in tokens (0 = none) and the period of global layers
+     * (layer i is global when swa_period > 1 and (i + 1) % swa_period == 0; else local). */
+    uint64_t swa_window, swa_period;
+    /* Cross-attention layers among the decoder layers (Mllama) and the vision tokens their
+     * K/V cache holds per sequence (0: text-only requests, whose cross layers are skipped) */
+    uint64_t n_cross, cross_tokens;
 } gpufit__shape;
 
 /* Module groups of the per-module checkpoint dtypes (shape mod_dt). */
@@ -401,6 +437,7 @@ struct gpufit_model {
     int64_t vision_layers, vision_hidden_size, vision_heads, vision_ffn_hidden_size;
     int64_t vision_patch_size, vision_image_size, vision_merge, vision_style, vision_projector;
     int64_t vision_tiles;
+    int64_t sliding_window, sliding_window_pattern, n_cross_attn_layers, cross_attn_tokens;
     int64_t n_params;
     double activation_bytes_per_token;
     /* Per-module storage of a (pre-quantised) checkpoint, gpufit_dtype or -1 (auto: the job's

@@ -8,7 +8,8 @@
  * the transformers configuration class of that family does (configuration_<family>.py):
  *
  *   llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, phi3, gemma, gemma2, gemma3,
- *   gemma3_text, deepseek_v2, deepseek_v3   hidden_size / num_hidden_layers / ... (Llama names)
+ *   gemma3_text, mllama_text_model, deepseek_v2, deepseek_v3
+ *                                           hidden_size / num_hidden_layers / ... (Llama names)
  *   gpt2                                    n_embd / n_layer / n_head / n_inner / n_positions
  *   gpt_neox                                Llama names, LayerNorm, GELU, biases
  *   bloom                                   hidden_size|n_embed, n_layer, n_head, f = 4h
@@ -23,8 +24,9 @@
  * Presets (model_presets.c) and these configs agree field for field (tests/unit/test_readers.c
  * loads tests/data/hf/ *.json and compares). Known limits, documented rather than guessed:
  * Gemma 2/3 have four norms per layer and falcon-7b style layers one; the model has two, so
- * their counts differ by 2·h per layer (under 0.01 %). Gemma 2/3 sliding-window layers are
- * counted as any layer (the window changes the KV cache, not the parameters).
+ * their counts differ by 2·h per layer (under 0.01 %). Sliding-window layers (sliding_window,
+ * layer_types, sliding_window_pattern, use_sliding_window) set the model's sliding_window and
+ * sliding_window_pattern (map_sliding); they change the KV cache, not the parameters.
  *
  * A nested "vision_config" object is read the same way and describes the vision encoder
  * (map_vision; docs/memory/multimodal.md) of the multimodal wrappers llava, llava_next (CLIP,
@@ -60,7 +62,9 @@
     X(qk_nope_head_dim) X(qk_rope_head_dim) X(v_head_dim) X(depth) X(embed_dim) X(mlp_ratio)   \
     X(patch_size) X(image_size) X(spatial_merge_size) X(temporal_patch_size) X(out_hidden_size)    \
     X(num_global_layers) X(intermediate_layers_indices) X(max_num_tiles) X(mm_tokens_per_image)    \
-    X(vision_use_head) X(multimodal_projector_bias) X(vision_feature_select_strategy)
+    X(vision_use_head) X(multimodal_projector_bias) X(vision_feature_select_strategy)              \
+    X(sliding_window) X(sliding_window_pattern) X(layer_types) X(use_sliding_window)               \
+    X(max_window_layers) X(cross_attention_layers)
 /* clang-format on */
 
 enum hf_key {
@@ -85,6 +89,10 @@ typedef struct hval {
     int32_t truncated; /* strings: longer than STR_MAX */
     int64_t i;         /* V_INT value; V_BOOL 0/1; V_ARRAY: elements */
     int64_t prefix;    /* V_ARRAY of integers: 1 when the elements are 0, 1, ..., n-1 */
+    /* V_ARRAY of "sliding_attention" / "full_attention" strings (layer_types): the local
+     * layers, the period P of the global ones (element i global iff (i + 1) % P == 0; 0 = no
+     * global layer yet) and whether another string or an irregular order was seen */
+    int64_t n_local, period, irregular;
     size_t offset;     /* byte offset of the value */
     char s[STR_MAX + 1];
 } hval;
@@ -156,7 +164,7 @@ static void read_number(const gpufit__json_token *t, hval *v)
  * (mlp_only_layers); nested containers are skipped. */
 static int32_t read_array(gpufit__json *p, hval *v, gpufit_error *err)
 {
-    int64_t n = 0, prefix = 1;
+    int64_t n = 0, prefix = 1, n_local = 0, period = 0, irregular = 0;
     for (;;) {
         gpufit__json_token e;
         int32_t st = gpufit__json_next(p, &e, err);
@@ -169,8 +177,21 @@ static int32_t read_array(gpufit__json *p, hval *v, gpufit_error *err)
             read_number(&e, &x);
             if (x.kind != V_INT || x.i != n)
                 prefix = 0;
+            irregular = 1;
+        } else if (e.type == GPUFIT__JSON_STRING) {
+            prefix = 0;
+            int local = gpufit__json_equals(&e, "sliding_attention");
+            int global = gpufit__json_equals(&e, "full_attention");
+            if (!local && !global)
+                irregular = 1;
+            n_local += local;
+            if (global && period == 0)
+                period = n + 1; /* the first global layer: every earlier one is local */
+            else if (period > 0 && global != ((n + 1) % period == 0))
+                irregular = 1;
         } else {
             prefix = 0;
+            irregular = 1;
             st = gpufit__json_skip(p, &e, err);
             if (st != GPUFIT_OK)
                 return st;
@@ -181,6 +202,9 @@ static int32_t read_array(gpufit__json *p, hval *v, gpufit_error *err)
     v->kind = V_ARRAY;
     v->i = n;
     v->prefix = prefix;
+    v->n_local = n_local;
+    v->period = period;
+    v->irregular = irregular;
     return GPUFIT_OK;
 }
 
@@ -389,7 +413,8 @@ enum {
     X_MOE_DEEPSEEK = 16, /* n_routed_experts, first_k_dense_replace, MLA */
     X_ROUTER_BIAS = 32,  /* DeepSeek-V3 e_score_correction_bias */
     X_NO_ATTN_BIAS = 64, /* the family has no attention_bias key */
-    X_GEMMA3_TEXT = 128  /* Gemma3TextConfig defaults for keys multimodal configs omit */
+    X_GEMMA3_TEXT = 128, /* Gemma3TextConfig defaults for keys multimodal configs omit */
+    X_CROSS = 256        /* cross_attention_layers (Mllama text model) */
 };
 
 typedef struct family_info {
@@ -417,6 +442,7 @@ static const family_info families[] = {
     {"qwen2_vl_text", F_LLAMA, 0, X_QKV_BIAS | X_NO_ATTN_BIAS, "silu"},
     {"qwen2_5_vl", F_LLAMA, 0, X_QKV_BIAS | X_NO_ATTN_BIAS, "silu"},
     {"qwen2_5_vl_text", F_LLAMA, 0, X_QKV_BIAS | X_NO_ATTN_BIAS, "silu"},
+    {"mllama_text_model", F_LLAMA, 0, X_NO_ATTN_BIAS | X_CROSS, "silu"},
     {"deepseek_v2", F_LLAMA, 0, X_MOE_DEEPSEEK, "silu"},
     {"deepseek_v3", F_LLAMA, 0, X_MOE_DEEPSEEK | X_ROUTER_BIAS, "silu"},
     {"gpt2", F_GPT2, 1, 0, "gelu_new"},
@@ -585,6 +611,63 @@ static int32_t map_mla(const hcfg *c, struct gpufit_model *m, gpufit_error *err)
     return put(m, GPUFIT_MODEL_HEAD_DIM, dn + dr, "qk_nope_head_dim", err);
 }
 
+/* Sliding-window attention (docs/memory/attention.md): the window and which layers use it.
+ * layer_types (transformers >= 4.53 writes it into every config) wins; else the family's
+ * rule: Gemma 2 alternates (configuration_gemma2.py), Gemma 3 makes every
+ * sliding_window_pattern-th layer global (default 6, configuration_gemma3.py), Qwen2 slides
+ * only under use_sliding_window and then only from max_window_layers on
+ * (configuration_qwen2.py), the rest (Mistral v0.1) slide in every layer. A layer mix that is
+ * not periodic is refused, not approximated: set sliding_window / sliding_window_pattern. */
+static int32_t
+map_sliding(const hcfg *g, const family_info *fi, int64_t L, struct gpufit_model *m,
+            gpufit_error *err)
+{
+    int64_t w = 0, period = 0, use = 1, mwl = 0;
+    const char *type = fi->type;
+    TRY(get_int(g, K_sliding_window, 0, 0, &w, err));
+    /* every Qwen family config carries use_sliding_window / max_window_layers
+     * (configuration_qwen2.py, _qwen2_moe, _qwen3, _qwen3_moe, _qwen2_vl, _qwen2_5_vl) */
+    if (strncmp(type, "qwen", 4) == 0) {
+        TRY(get_bool(g, K_use_sliding_window, 0, &use, err));
+        TRY(get_int(g, K_max_window_layers, 0, 0, &mwl, err));
+        if (use && mwl > 0 && mwl < L)
+            return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, GPUFIT_MODEL_SLIDING_WINDOW,
+                                UINT64_MAX,
+                                "config.json: use_sliding_window with max_window_layers %" PRId64
+                                " of %" PRId64 " layers (the first layers global, the rest "
+                                "local) is not modelled: set sliding_window=0 for an upper "
+                                "bound",
+                                mwl, L);
+        if (use && mwl >= L && L > 0)
+            use = 0; /* no layer index reaches max_window_layers */
+    }
+    if (!use || w == 0)
+        return GPUFIT_OK;
+    const hval *lt = &g->v[K_layer_types];
+    if (present(g, K_layer_types)) {
+        if (lt->kind != V_ARRAY || lt->irregular)
+            return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, GPUFIT_MODEL_SLIDING_WINDOW_PATTERN,
+                                (uint64_t)lt->offset,
+                                "config.json: layer_types is not a periodic list of "
+                                "\"sliding_attention\" and \"full_attention\" (set "
+                                "sliding_window and sliding_window_pattern instead)");
+        if (lt->n_local == 0)
+            return GPUFIT_OK; /* every layer global: the window is never used */
+        period = lt->period;
+    } else if (strcmp(type, "gemma2") == 0) {
+        period = 2;
+    } else if (fi->extras & X_GEMMA3_TEXT) {
+        TRY(get_int(g, K_sliding_window_pattern, 0, 6, &period, err));
+    } else {
+        TRY(get_int(g, K_sliding_window_pattern, 0, 0, &period, err));
+    }
+    if (period == 1) /* every layer global */
+        return GPUFIT_OK;
+    TRY(put(m, GPUFIT_MODEL_SLIDING_WINDOW, w, "sliding_window", err));
+    return put(m, GPUFIT_MODEL_SLIDING_WINDOW_PATTERN, period,
+               present(g, K_layer_types) ? "layer_types" : "sliding_window_pattern", err);
+}
+
 /* Llama-style families (LlamaConfig key names; RMSNorm; gated MLP). */
 static int32_t
 map_llama(const hcfg *c, const family_info *fi, struct gpufit_model *m, gpufit_error *err)
@@ -649,7 +732,20 @@ map_llama(const hcfg *c, const family_info *fi, struct gpufit_model *m, gpufit_e
     }
     if (fi->extras & (X_MOE_MIXTRAL | X_MOE_QWEN | X_MOE_DEEPSEEK))
         TRY(map_moe(&g, fi, f, m, err));
-    return GPUFIT_OK;
+    if (fi->extras & X_CROSS) {
+        /* MllamaTextConfig.cross_attention_layers: the indices of the layers that
+         * cross-attend; their K/V over the image tokens is left to cross_attn_tokens (0: text
+         * only), which depends on the images a request carries */
+        const hval *x = &g.v[K_cross_attention_layers];
+        if (present(&g, K_cross_attention_layers)) {
+            if (x->kind != V_ARRAY)
+                return type_error(x, "cross_attention_layers", "a list of layer indices", err);
+            if (x->i > 0)
+                TRY(put(m, GPUFIT_MODEL_N_CROSS_ATTN_LAYERS, x->i, "cross_attention_layers",
+                        err));
+        }
+    }
+    return map_sliding(&g, fi, d.L, m, err);
 }
 
 /* GPT-style families: LayerNorm, two-matrix GELU MLP, biases. */

@@ -57,7 +57,7 @@ static void attention(const gpufit__plan *p, const gpufit__shape *s, uint64_t to
     uint64_t c = s->mla ? q : (s->nkv > tp ? s->nkv / tp : 1) * s->dh;
     uint64_t cv = s->mla ? nq * s->d_v : c;
     int eager = p->attention == GPUFIT_ATTN_EAGER;
-    int frozen_o = p->lora && p->lora_targets == GPUFIT_LORA_QV && eager;
+    int frozen_o = p->lora && !(p->lora_mask & GPUFIT_LORA_MODULE_O) && eager;
     if (eager && p->framework == GPUFIT_FW_PYTORCH && !s->mla) /* repeat_kv saves expanded K/V */
         c = cv = q;
     uint64_t bytes = gpufit__div(norm_bytes(p, s, tok, s->h), hs); /* norm input (+stats) */
@@ -118,12 +118,15 @@ static uint64_t mlp(const gpufit__plan *p, const gpufit__shape *s, uint64_t tok,
 {
     uint64_t a = p->a_b;
     uint64_t fs = gpufit__div_up(f, shard);
-    int frozen = p->lora && p->lora_targets != GPUFIT_LORA_ALL_LINEAR;
+    /* a frozen weight's input is not saved for its gradient: the down projection's when down
+     * has no adapter, the gate/up input when neither has one */
+    int frozen_down = p->lora && !(p->lora_mask & GPUFIT_LORA_MODULE_DOWN);
+    int frozen_in = p->lora && !(p->lora_mask & (GPUFIT_LORA_MODULE_GATE | GPUFIT_LORA_MODULE_UP));
     uint64_t k_mlp = s->gated ? (p->framework == GPUFIT_FW_PYTORCH ? 4 : 3) : 2;
-    if (frozen) /* the down projection's input is not needed for a frozen weight */
+    if (frozen_down)
         k_mlp -= 1;
     uint64_t bytes = a * tok * s->h; /* FC1 / gate+up input */
-    if (frozen)
+    if (frozen_in)
         bytes = 0;
     bytes += k_mlp * a * tok * fs;
     t->largest = max_u(t->largest, a * tok * fs);

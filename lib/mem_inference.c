@@ -49,6 +49,78 @@ int gpufit__kv_bytes_per_token(const gpufit__plan *p, const gpufit__shape *s,
     return gpufit__mul(k_row + v_row, n, out);
 }
 
+/* Local (sliding-window) layers among a slice's decoder layers: dense layers lead, so a MoE
+ * layer's index is the dense count plus its index in its class. Layer i is global when
+ * swa_period > 1 and (i + 1) % swa_period == 0 (transformers Gemma2/Gemma3/GptOss configs'
+ * layer_types; llama.cpp llama_hparams::set_swa_pattern: il % n < n - 1 is local). */
+static uint64_t local_layers(const gpufit__shape *s, const gpufit__slice *sl)
+{
+    uint64_t n = 0, P = s->swa_period;
+    for (int w = GPUFIT__W_DENSE; w <= GPUFIT__W_MOE; w++) {
+        uint64_t a = sl->layer_begin[w] + (w == GPUFIT__W_MOE ? s->layers[GPUFIT__W_DENSE] : 0);
+        uint64_t b = a + sl->layers[w];
+        n += sl->layers[w] - (P > 1 ? b / P - a / P : 0);
+    }
+    return n;
+}
+
+/* Cross-attention layers among a slice's layers, spread evenly over the n_layers: those in
+ * [a, b) number floor(b C / L) - floor(a C / L). Totals are exact; a stage may differ by one
+ * from a model whose cross layers sit elsewhere (Mllama: 3, 8, ..., 38). */
+static uint64_t cross_layers(const gpufit__shape *s, const gpufit__slice *sl)
+{
+    uint64_t L = s->n_layers, C = s->n_cross;
+    uint64_t a = sl->layer_begin[GPUFIT__W_DENSE], b = a + sl->layers[GPUFIT__W_DENSE];
+    return b * C / L - a * C / L; /* C, L <= 2^20: no overflow */
+}
+
+int gpufit__kv_cache_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpufit__slice *sl,
+                           uint64_t per_tok, uint64_t tokens, uint64_t *out)
+{
+    uint64_t n = layers_of(sl);
+    if ((s->swa_window == 0 && s->n_cross == 0) || n == 0 || s->arch != GPUFIT_ARCH_DECODER)
+        return gpufit__mul(per_tok, tokens, out);
+    uint64_t row = per_tok / n, W = s->swa_window, local = 0, cross = 0, swa = 0, xt = 0, t;
+    if (s->n_cross > 0) {
+        /* cross layers cache K/V of the image tokens, not of the text: transformers Mllama
+         * (the cache layer of a cross layer holds cross_attention_states' K/V), vLLM V1
+         * CrossAttentionSpec (encoder tokens in 16-token blocks) */
+        cross = cross_layers(s, sl);
+        t = s->cross_tokens;
+        if (p->framework == GPUFIT_FW_VLLM || p->framework == GPUFIT_FW_SGLANG)
+            t = (t + 15) / 16 * 16;
+        xt = p->batch * t;
+    } else if (p->framework == GPUFIT_FW_LLAMACPP) {
+        local = local_layers(s, sl);
+        /* llama_kv_cache_iswa: size_swa = GGML_PAD(min(size_base, n_swa * n_seq_max +
+         * n_ubatch), 256) cells (src/llama-kv-cache-iswa.cpp; unified cache, no --swa-full) */
+        swa = W * p->batch + p->prompt;
+        swa = swa < tokens ? swa : tokens;
+        swa = (swa + 255) / 256 * 256;
+    } else if (p->framework == GPUFIT_FW_VLLM) {
+        local = local_layers(s, sl);
+        /* V1 SlidingWindowSpec.max_memory_usage_bytes (vllm/v1/kv_cache_interface.py): the
+         * last window - 1 tokens plus a step's max_num_batched_tokens, at most max_model_len,
+         * in 16-token blocks plus one for a window that starts inside a block */
+        t = W - 1 + p->prompt;
+        t = t < p->ctx ? t : p->ctx;
+        swa = p->batch * ((t + 15) / 16 + 1) * 16;
+    } else {
+        local = local_layers(s, sl);
+        /* transformers DynamicSlidingWindowLayer / HybridCache (cache_utils.py) keep at most
+         * the window per sequence; SGLang's SWA pool frees tokens that left the window
+         * (mem_cache/swa_memory_pool.py), paged like its full layers here */
+        t = W < p->ctx ? W : p->ctx;
+        swa = p->batch * (p->framework == GPUFIT_FW_SGLANG ? (t + 15) / 16 * 16 : t);
+    }
+    uint64_t full_b, local_b, cross_b;
+    if (gpufit__mul(row * (n - local - cross), tokens, &full_b) ||
+        gpufit__mul(row * local, swa, &local_b) || gpufit__mul(row * cross, xt, &cross_b) ||
+        gpufit__add(full_b, local_b, &full_b))
+        return 1;
+    return gpufit__add(full_b, cross_b, out);
+}
+
 uint64_t gpufit__llamacpp_kv_cells(const gpufit__plan *p)
 {
     uint64_t pad = p->attention == GPUFIT_ATTN_FLASH ? 256 : 32; /* §6.4 */

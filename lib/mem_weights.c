@@ -427,7 +427,7 @@ int gpufit__trainable(const gpufit__plan *p, const gpufit__shape *s, const gpufi
                 continue;
         }
         if (p->lora) {
-            if (global || is_1d(&g[i]) || !gpufit__lora_adapted(p->lora_targets, g[i].kind))
+            if (global || is_1d(&g[i]) || !gpufit__lora_adapted(p->lora_mask, g[i].kind))
                 continue;
             /* LoRA pair: A (r x in) + B (out x r), memory-model.md §9 */
             uint64_t per = p->lora_rank * (g[i].rows + g[i].cols);
@@ -563,8 +563,14 @@ static int closed_form(const gpufit__plan *p, const gpufit__shape *s, const clos
         return -1;
     uint64_t t = 0, te = 0;
     if (p->training && p->lora) {
-        t = p->lora_rank * (a->lora_rc[p->lora_targets] + a->lora_rc_exp[p->lora_targets]);
-        te = p->lora_rank * a->lora_rc_exp[p->lora_targets];
+        uint64_t rc = 0, rce = 0; /* the module sums of the adapted bits */
+        for (int b = 0; b < GPUFIT__LORA_BITS; b++)
+            if ((p->lora_mask >> b) & 1) {
+                rc += a->lora_rc[b];
+                rce += a->lora_rc_exp[b];
+            }
+        t = p->lora_rank * (rc + rce);
+        te = p->lora_rank * rce;
     } else if (p->training) {
         t = lin + exp + dense;
         te = exp;
@@ -636,7 +642,7 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
         int global = g[i].where == GPUFIT__W_GLOBAL;
         if (p->training) {
             if (p->lora) {
-                if (!global && !is_1d(&g[i]) && gpufit__lora_adapted(p->lora_targets, g[i].kind)) {
+                if (!global && !is_1d(&g[i]) && gpufit__lora_adapted(p->lora_mask, g[i].kind)) {
                     uint64_t per = p->lora_rank * (g[i].rows + g[i].cols);
                     if (gpufit__mul(per, copies, &t) ||
                         opt_bytes(p, p->lora_rank, g[i].cols + g[i].rows, t, &o))

@@ -55,9 +55,9 @@ static void add_group(const gpufit__shape *s, const gpufit__tgroup *g, int lora,
     }
     if (lin && g->cols % 256 != 0)
         a->cols256 = 0;
-    for (int t = 0; lora && t < 3; t++)
-        if (gpufit__lora_adapted(t, g->kind))
-            *(exp ? &a->lora_rc_exp[t] : &a->lora_rc[t]) += (g->rows + g->cols) * g->copies;
+    int b = gpufit__lora_bit(g->kind); /* one sum per module bit, combined by mask in a plan */
+    if (lora && b >= 0)
+        *(exp ? &a->lora_rc_exp[b] : &a->lora_rc[b]) += (g->rows + g->cols) * g->copies;
 }
 
 void gpufit__aggregates_build(const gpufit__shape *s, const gpufit__tgroup *g, size_t ng,

@@ -10,7 +10,7 @@ typedef struct walk {
     size_t n;
 } walk;
 
-/* Appends a group; empty groups are skipped. The walk emits at most 9 global groups, 7 vision
+/* Appends a group; empty groups are skipped. The walk emits at most 10 global groups, 7 vision
  * groups and 20 per layer class, 2 classes per model: under GPUFIT__TGROUPS_MAX (tested). */
 static void add(walk *w,
                 enum gpufit__tkind kind,
@@ -166,6 +166,10 @@ static void globals(walk *w, const gpufit__shape *s)
         add(w, GPUFIT__T_BIAS, g, 1, 1, s->h);
     }
     add(w, GPUFIT__T_REL_POS, g, stacks, s->rel_buckets, s->nq);
+    /* a cross-attention layer is a self-attention layer's tensors plus q_norm and k_norm
+     * (head_dim each) and two tanh gates (transformers MllamaCrossAttentionDecoderLayer):
+     * 2 d_h + 2 parameters, counted here with the globals (a few KiB) */
+    add(w, GPUFIT__T_NORM, g, s->n_cross, 1, 2 * s->dh + 2);
 }
 
 /* Rows of Mllama's aspect-ratio embeddings: one per (w, h) tile grid with w x h <= tiles, plus

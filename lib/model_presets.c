@@ -13,9 +13,10 @@
     X(n_shared_experts) X(experts_per_token) X(moe_ffn_hidden_size) X(n_dense_layers)             \
     X(shared_ffn_hidden_size) X(router_bias) X(shared_expert_gate) X(q_lora_rank)                 \
     X(kv_lora_rank) X(qk_nope_head_dim) X(qk_rope_head_dim) X(v_head_dim) X(n_encoder_layers)     \
-    X(n_decoder_layers) X(rel_pos_buckets) X(vision_layers) X(vision_hidden_size)                 \
-    X(vision_heads) X(vision_ffn_hidden_size) X(vision_patch_size) X(vision_image_size)           \
-    X(vision_merge) X(vision_style) X(vision_projector) X(vision_tiles)
+    X(n_decoder_layers) X(rel_pos_buckets) X(sliding_window) X(sliding_window_pattern)          \
+    X(vision_layers) X(vision_hidden_size) X(vision_heads) X(vision_ffn_hidden_size)              \
+    X(vision_patch_size) X(vision_image_size) X(vision_merge) X(vision_style) X(vision_projector) \
+    X(vision_tiles)
 /* clang-format on */
 
 /* Fields left out of an initialiser are 0, which for a preset means "absent" (o_bias and
@@ -182,7 +183,7 @@ static const preset presets[] = {
     {"mistral-7b-v0.1",
      "mistral-7b",
      "mistralai/Mistral-7B-v0.1",
-     {LLAMA(32, 4096, 32, 8, 128, 14336, 32000, 0)}},
+     {LLAMA(32, 4096, 32, 8, 128, 14336, 32000, 0), .sliding_window = 4096}},
     {"mistral-7b-v0.3",
      "",
      "mistralai/Mistral-7B-v0.3",
@@ -248,7 +249,7 @@ static const preset presets[] = {
     {"phi-3-mini-4k-instruct",
      "phi-3-mini",
      "microsoft/Phi-3-mini-4k-instruct",
-     {LLAMA(32, 3072, 32, 32, 96, 8192, 32064, 0)}},
+     {LLAMA(32, 3072, 32, 32, 96, 8192, 32064, 0), .sliding_window = 2047}},
     /* GPT-2, GPT-NeoX, BLOOM, OPT */
     {"gpt2",
      "gpt2-small",

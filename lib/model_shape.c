@@ -56,6 +56,10 @@ static const field_range ranges[] = {
     R(n_encoder_layers, GPUFIT_MODEL_N_ENCODER_LAYERS, 0, P2(20)),
     R(n_decoder_layers, GPUFIT_MODEL_N_DECODER_LAYERS, 0, P2(20)),
     R(rel_pos_buckets, GPUFIT_MODEL_REL_POS_BUCKETS, 0, P2(20)),
+    R(sliding_window, GPUFIT_MODEL_SLIDING_WINDOW, 0, P2(26)),
+    R(sliding_window_pattern, GPUFIT_MODEL_SLIDING_WINDOW_PATTERN, 0, P2(20)),
+    R(n_cross_attn_layers, GPUFIT_MODEL_N_CROSS_ATTN_LAYERS, 0, P2(20)),
+    R(cross_attn_tokens, GPUFIT_MODEL_CROSS_ATTN_TOKENS, 0, P2(26)),
     R(vision_layers, GPUFIT_MODEL_VISION_LAYERS, 0, P2(10)),
     R(vision_hidden_size, GPUFIT_MODEL_VISION_HIDDEN_SIZE, 0, P2(16)),
     R(vision_heads, GPUFIT_MODEL_VISION_HEADS, 0, P2(10)),
@@ -409,6 +413,35 @@ int32_t gpufit__model_resolve(const struct gpufit_model *m, gpufit__shape *s, gp
     s->pooler = (int32_t)m->pooler;
     s->type_vocab = (uint64_t)m->type_vocab_size;
     s->rel_buckets = (uint64_t)m->rel_pos_buckets;
+    if (m->sliding_window > 0 && m->arch != GPUFIT_ARCH_DECODER)
+        return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, GPUFIT_MODEL_SLIDING_WINDOW, UINT64_MAX,
+                            "sliding_window (local attention layers) needs arch decoder");
+    if (m->sliding_window > 0 && s->mla)
+        return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, GPUFIT_MODEL_SLIDING_WINDOW, UINT64_MAX,
+                            "sliding_window is not modelled with kv_lora_rank (MLA)");
+    if (m->sliding_window_pattern > 0 && m->sliding_window == 0)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_MODEL_SLIDING_WINDOW_PATTERN,
+                            UINT64_MAX,
+                            "sliding_window_pattern (%" PRId64 ") needs sliding_window > 0",
+                            m->sliding_window_pattern);
+    s->swa_window = (uint64_t)m->sliding_window;
+    s->swa_period = (uint64_t)m->sliding_window_pattern;
+    if (m->n_cross_attn_layers > 0 || m->cross_attn_tokens > 0) {
+        int32_t bad = m->arch != GPUFIT_ARCH_DECODER || s->mla || s->E > 0 || m->sliding_window > 0;
+        if (bad)
+            return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, GPUFIT_MODEL_N_CROSS_ATTN_LAYERS,
+                                UINT64_MAX,
+                                "n_cross_attn_layers is modelled for dense decoders without "
+                                "kv_lora_rank (MLA), n_experts or sliding_window");
+        if (m->n_cross_attn_layers > m->n_layers || m->n_cross_attn_layers == 0)
+            return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_MODEL_N_CROSS_ATTN_LAYERS,
+                                UINT64_MAX,
+                                "n_cross_attn_layers (%" PRId64 ") must be between 1 and n_layers "
+                                "(%" PRId64 ") when cross_attn_tokens is set",
+                                m->n_cross_attn_layers, m->n_layers);
+    }
+    s->n_cross = (uint64_t)m->n_cross_attn_layers;
+    s->cross_tokens = (uint64_t)m->cross_attn_tokens;
     gpufit__ok(err);
     return GPUFIT_OK;
 }

@@ -194,6 +194,21 @@ static const gpufit__param_entry table[] = {
        "layers", "decoder layers of an encoder-decoder model"),
     MI(GPUFIT_MODEL_REL_POS_BUCKETS, rel_pos_buckets, 0, 1 << 16, 0, "rel_pos_buckets",
        "buckets", "T5 relative-position buckets (encoder-decoder)"),
+    MI(GPUFIT_MODEL_SLIDING_WINDOW, sliding_window, 0, 1 << 26, 0, "sliding_window", "tokens",
+       "sliding-window attention: tokens a local layer attends to (and caches); 0 = none"),
+    MI(GPUFIT_MODEL_SLIDING_WINDOW_PATTERN, sliding_window_pattern, 0, 1 << 20, 0,
+       "sliding_window_pattern", "layers",
+       "with sliding_window: every N-th layer is global (layer i global when (i+1) % N == 0; "
+       "Gemma 3: 6, Gemma 2 / GPT-OSS: 2); 0 or 1 = every layer local (Mistral v0.1)"),
+    MI(GPUFIT_MODEL_N_CROSS_ATTN_LAYERS, n_cross_attn_layers, 0, 1 << 20, 0,
+       "n_cross_attn_layers", "layers",
+       "decoder layers that cross-attend to image states instead of self-attending (Mllama / "
+       "Llama 3.2 Vision: 8 of 40), spread evenly"),
+    MI(GPUFIT_MODEL_CROSS_ATTN_TOKENS, cross_attn_tokens, 0, 1 << 26, 0, "cross_attn_tokens",
+       "tokens",
+       "image tokens the cross-attention layers cache per sequence (Mllama: images x "
+       "max_num_tiles x ((image_size / patch_size)^2 + 1) = 6404 for one 560-pixel image); "
+       "0 = text-only requests"),
     MI(GPUFIT_MODEL_VISION_LAYERS, vision_layers, 0, 1 << 10, 0, "vision_layers", "layers",
        "vision encoder layers (multimodal models; docs/memory/multimodal.md); 0 = text only"),
     MI(GPUFIT_MODEL_VISION_HIDDEN_SIZE, vision_hidden_size, 0, 1 << 16, 0, "vision_hidden_size",
@@ -254,6 +269,13 @@ static const gpufit__param_entry table[] = {
     JI(GPUFIT_JOB_LORA_RANK, lora_rank, 1, 1 << 16, 16, "lora_rank", NULL, "", "LoRA rank r"),
     JE(GPUFIT_JOB_LORA_TARGETS, lora_targets, 0, 2, GPUFIT_LORA_QV, lora_values, "lora_targets",
        NULL, "adapted matrices: qv, attention (q,k,v,o), all_linear"),
+    JI(GPUFIT_JOB_LORA_MODULES, lora_modules, 0, 127, 0, "lora_modules", NULL, "",
+       "adapted modules as a list (overrides lora_targets): q,k,v,o,gate,up,down or PEFT names "
+       "q_proj ... down_proj, all-linear; stored as bits q=1 k=2 v=4 o=8 gate=16 up=32 "
+       "down=64; 0 = lora_targets"),
+    JD(GPUFIT_JOB_ADAPTER_DTYPE, adapter_dtype, -1, "adapter_dtype",
+       "LoRA adapter weights and their gradients: fp32, bf16, fp16; auto = fp32 for "
+       "framework=pytorch (PEFT upcasts) unless grad_dtype is set, else grad_dtype"),
     JI(GPUFIT_JOB_N_GPU_LAYERS, n_gpu_layers, -1, 1 << 20, -1, "n_gpu_layers", "ngl", "layers",
        "inference: layers placed on the GPU, the rest in host memory; -1 = all"),
     ROW_F(GPUFIT_JOB_GPU_MEMORY_UTILIZATION, GPUFIT_DOMAIN_JOB, JOFF(gpu_memory_utilization), 0.0,
@@ -910,6 +932,57 @@ static int32_t apply_list(const gpufit__param_entry *e, struct gpufit_job *j, co
     return set_list(e, j, v, n, offset, err);
 }
 
+/* lora_modules: a comma list of module names (q, k, v, o, gate, up, down, their PEFT names
+ * q_proj ... down_proj, or all-linear / all_linear), or the bit mask as a number. */
+static int32_t apply_lora_modules(struct gpufit_job *j, const char *val, size_t vlen,
+                                  uint64_t offset, gpufit_error *err)
+{
+    static const struct {
+        const char *name;
+        int64_t bits;
+    } names[] = {{"q", GPUFIT_LORA_MODULE_Q},       {"q_proj", GPUFIT_LORA_MODULE_Q},
+                 {"k", GPUFIT_LORA_MODULE_K},       {"k_proj", GPUFIT_LORA_MODULE_K},
+                 {"v", GPUFIT_LORA_MODULE_V},       {"v_proj", GPUFIT_LORA_MODULE_V},
+                 {"o", GPUFIT_LORA_MODULE_O},       {"o_proj", GPUFIT_LORA_MODULE_O},
+                 {"gate", GPUFIT_LORA_MODULE_GATE}, {"gate_proj", GPUFIT_LORA_MODULE_GATE},
+                 {"up", GPUFIT_LORA_MODULE_UP},     {"up_proj", GPUFIT_LORA_MODULE_UP},
+                 {"down", GPUFIT_LORA_MODULE_DOWN}, {"down_proj", GPUFIT_LORA_MODULE_DOWN},
+                 {"all-linear", 127},               {"all_linear", 127},
+                 {"none", 0}};
+    const gpufit__param_entry *e = gpufit__param_find(GPUFIT_JOB_LORA_MODULES);
+    if (vlen > 0 && val[0] >= '0' && val[0] <= '9') { /* the mask as a number */
+        double v, unit;
+        if (parse_number(val, vlen, &v, &unit) != 0 || unit != 1.0)
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
+                                "lora_modules: '%.*s' is not a module list or a number",
+                                (int)(vlen > 64 ? 64 : vlen), val);
+        return set_float(e, NULL, j, v, offset, err);
+    }
+    int64_t mask = 0;
+    size_t i = 0;
+    while (i <= vlen) {
+        size_t b = i;
+        while (i < vlen && val[i] != ',')
+            i++;
+        size_t a = b, z = i; /* trim spaces */
+        while (a < z && val[a] == ' ')
+            a++;
+        while (z > a && val[z - 1] == ' ')
+            z--;
+        size_t k = 0, n = sizeof names / sizeof names[0];
+        while (k < n && !gpufit__streq_ci(val + a, z - a, names[k].name))
+            k++;
+        if (k == n)
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset + a,
+                                "lora_modules: unknown module '%.*s' (q, k, v, o, gate, up, down "
+                                "or their PEFT names q_proj ... down_proj, all-linear)",
+                                (int)(z - a > 64 ? 64 : z - a), val + a);
+        mask |= names[k].bits;
+        i++; /* the comma, or past the end */
+    }
+    return set_int(e, NULL, j, mask, offset, err);
+}
+
 int32_t gpufit__apply_kv(struct gpufit_model *m, struct gpufit_job *j, const char *key,
                          size_t klen, const char *val, size_t vlen, uint64_t offset,
                          gpufit_error *err)
@@ -926,6 +999,8 @@ int32_t gpufit__apply_kv(struct gpufit_model *m, struct gpufit_job *j, const cha
                                 "gpu: no job handle");
         return apply_gpu(j, val, vlen, offset, err);
     }
+    if (klen == 12 && memcmp(key, "lora_modules", 12) == 0 && j != NULL)
+        return apply_lora_modules(j, val, vlen, offset, err);
     const gpufit__param_entry *e = gpufit__param_find_name(key, klen);
     if (e == NULL)
         return gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, 0, offset,

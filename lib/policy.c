@@ -256,6 +256,20 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
         p->m_dt = j->master_weights;
     if (j->optimizer_dtype >= 0)
         p->o_dt = j->optimizer_dtype;
+    if (p->lora) {
+        /* Adapters (and so their gradients) have their own dtype. PEFT upcasts fp16/bf16
+         * adapters to fp32 (peft tuners_utils.py BaseTuner._cast_adapter_dtype, default
+         * autocast_adapter_dtype=True in get_peft_model); recipes that keep 16-bit adapters
+         * say so through grad_dtype (qlora.py --bf16) or adapter_dtype; other frameworks keep
+         * the gradient dtype (docs/memory/lora.md). */
+        int64_t ad = j->adapter_dtype;
+        if (ad < 0)
+            ad = fw == GPUFIT_FW_PYTORCH && j->grad_dtype < 0 ? GPUFIT_DTYPE_FP32 : p->g_dt;
+        if (ad != GPUFIT_DTYPE_FP32 && ad != GPUFIT_DTYPE_BF16 && ad != GPUFIT_DTYPE_FP16)
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_ADAPTER_DTYPE, UINT64_MAX,
+                                "adapter_dtype must be fp32, bf16 or fp16");
+        p->g_dt = ad;
+    }
     if (p->m_dt == p->w_dt) /* a "master" copy in the weights' own dtype is the weights */
         p->m_dt = GPUFIT_DTYPE_NONE;
     p->kv_dt = j->kv_dtype >= 0 ? j->kv_dtype
@@ -319,7 +333,9 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
                             "checkpoint_layers (Megatron's block method) and checkpoint_every "
                             "(torchtitan's every N-th layer) exclude each other: set one");
     p->optimizer = (int32_t)j->optimizer;
-    p->lora_targets = (int32_t)j->lora_targets;
+    /* lora_modules (a module list) overrides the lora_targets set when given */
+    p->lora_mask = j->lora_modules > 0 ? (int32_t)j->lora_modules
+                                       : gpufit__lora_targets_mask(j->lora_targets);
     p->lora_rank = (uint64_t)j->lora_rank;
     p->dropout = p->training ? j->dropout : 0.0;
     p->b = (uint64_t)j->micro_batch;

@@ -590,8 +590,14 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
         const gpufit__param_entry *pe = gpufit__param_find_name(kk.text, kk.len);
         if (pe == NULL)
             return unknown_key(&kk, "", err);
-        st = pe->type == GPUFIT_TYPE_LIST ? list_text(&p, &v, &kk, &s, err)
-                                          : scalar_text(&v, "", &kk, &s, err);
+        /* lora_modules also takes an array of module names (names only: a number is the
+         * bit mask, a single value) */
+        int names = pe->id == GPUFIT_JOB_LORA_MODULES && v.type == GPUFIT__JSON_ARRAY;
+        st = pe->type == GPUFIT_TYPE_LIST || names ? list_text(&p, &v, &kk, &s, err)
+                                                   : scalar_text(&v, "", &kk, &s, err);
+        if (st == GPUFIT_OK && names && s.text[0] >= '0' && s.text[0] <= '9')
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, pe->id, (uint64_t)v.offset,
+                                "'lora_modules' takes an array of module names or one value");
         if (st != GPUFIT_OK)
             return st;
         st = gpufit__apply_kv(&c.m, &c.j, kk.text, kk.len, s.text, s.len, (uint64_t)v.offset, err);

@@ -268,6 +268,8 @@ class _Handle:
         Numbers and booleans go through the typed setters; strings (enum names, numbers as
         text, ``gpu`` names) through the library's scenario parser, as in a JSON scenario.
         """
+        if name == "lora_modules" and isinstance(value, (list, tuple)):
+            value = ",".join(str(v) for v in value)  # module names, as in a spec string
         if name in ("model", "gpu") or isinstance(value, (str, dict, os.PathLike)):
             return self._apply_items([(name, value)])
         if value is None:
