@@ -253,7 +253,7 @@ define run-cli
 endef
 
 # Accuracy gate: every published measurement of ../shared/validation (single- and multi-GPU)
-# must meet the targets of issues #2 and #3 (median |error| <= 10 %, worst <= 25 %, every
+# must meet the targets (median |error| <= 3 % as issue #12 asks, worst <= 25 %, every
 # verdict right, the first mitigation of every predicted OOM fits).
 VALIDATION_CASES ?= ../shared/validation/public.jsonl
 define run-validate
