@@ -334,7 +334,7 @@ GPUFIT_API void gpufit_job_free(gpufit_job *j);
 
 /** @defgroup params Parameters
  *  One enum covers model (100-999) and job (1000-8999) parameters. Values are explicit and
- *  never reused; new parameters are appended. The names are those of scenario.md.
+ *  never reused; new parameters are appended. Names: docs/scenario.md, docs/params.md.
  *  @{ */
 /** Parameter ids of models (100-999) and jobs (1000-8999). */
 typedef enum gpufit_param {
@@ -576,7 +576,7 @@ GPUFIT_API int32_t gpufit_apply_spec(gpufit_model *m, gpufit_job *j, const char 
                                      gpufit_error *err);
 
 /**
- * Applies a JSON scenario (scenario.md) held in @p json (@p len bytes, need not be
+ * Applies a JSON scenario (docs/scenario.md) held in @p json (@p len bytes, need not be
  * NUL-terminated) to @p m and @p j. The model may be a preset name, {"preset": ..., overrides}
  * or architecture keys; the gpu a catalogue name or {"memory_gib": N} / {"memory_bytes": N}.
  * On error neither handle changes and err->offset is the byte offset. @since 0.1.0
@@ -762,7 +762,7 @@ GPUFIT_API int32_t gpufit_result_bytes(const gpufit_result *r, uint32_t role, in
 GPUFIT_API int32_t gpufit_result_note(const gpufit_result *r, uint32_t i, const char **text_out);
 
 /**
- * Writes the JSON report of scenario.md into @p buf (capacity @p cap, NUL-terminated).
+ * Writes the JSON report of docs/scenario.md into @p buf (capacity @p cap, NUL-terminated).
  * @p len_out (optional) receives the length without the NUL; when @p cap is too small the
  * call returns GPUFIT_E_BUFFER_TOO_SMALL and @p len_out still receives the needed length.
  * @since 0.1.0

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Compare gpufit's predictions with published measurements of real runs.
 
-Reads ../shared/validation/public.jsonl (one case per line: a scenario, what was measured at
+Reads tests/validation/public.jsonl (docs/runs.md; one case per line: a scenario, what was measured at
 which level, and the fits/OOM outcome), runs `gpufit estimate --json` on each scenario and
 prints predicted vs measured with the error of each, then the median and worst absolute error
-and the verdicts. Levels are mapped as ../shared/validation/README.md describes.
+and the verdicts. Levels are mapped as docs/runs.md describes.
 
 Usage: python3 tools/validate.py [--cases FILE] [--gpufit PATH] [--scope single|multi|all]
                                  [--check]
@@ -95,8 +95,9 @@ def value_at(report, level, role_name):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cases", default=os.path.join(ROOT, "..", "shared", "validation",
-                                                    "public.jsonl"))
+    ap.add_argument("--cases", default=os.path.join(ROOT, "tests", "validation", "public.jsonl"),
+                    help="measured runs in the format of docs/runs.md (default: the public set "
+                         "copied into tests/validation)")
     ap.add_argument("--gpufit", default=os.environ.get("GPUFIT_CLI",
                                                        os.path.join(ROOT, "build", "gpufit")))
     ap.add_argument("--scope", choices=("single", "multi", "all"), default="all")

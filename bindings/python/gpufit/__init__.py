@@ -12,7 +12,7 @@ Python bindings (ctypes, standard library only) over the C library ``libgpufit``
     r.to_dict()          # == `gpufit estimate --json`
     r                    # in a notebook: a table and a stacked-bar chart
 
-The vocabulary is that of the scenario format (``shared/reference/scenario.md``): the same
+The vocabulary is that of the scenario format (``docs/scenario.md`` and ``docs/params.md``): the same
 names as the ``gpufit`` command's spec strings and JSON files. Keyword arguments are checked
 by the library's own parameter table (:func:`params`), so every parameter of the loaded
 library is accepted without a change here.

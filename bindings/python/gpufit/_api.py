@@ -913,7 +913,7 @@ def estimate(scenario=None, *, file=None, spec=None, **params):
     The scenario is put together from, in this order (a later source wins over an earlier
     one, as in the ``gpufit`` command where ``--spec`` is applied after the file):
 
-    1. ``file``: a JSON scenario file (``shared/reference/scenario.md``);
+    1. ``file``: a JSON scenario file (``docs/scenario.md`` and ``docs/params.md``);
     2. ``spec``: a spec string, ``"model=llama-3-8b task=inference gpu=rtx-4090"``;
     3. ``scenario``: a dict in the JSON form, updated with the keyword arguments.
 

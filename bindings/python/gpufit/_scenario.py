@@ -1,7 +1,7 @@
 """Scenario text for the library (internal): Python values to JSON scenario text, and the key
 a caller wrote at a byte offset of a spec string or a JSON document (for error messages).
 
-Python values map onto the scenario vocabulary of ``shared/reference/scenario.md``:
+Python values map onto the scenario vocabulary of ``docs/scenario.md`` and ``docs/params.md``:
 
 * ``None`` means "not given" and is left out;
 * ``bool`` is ``true``/``false`` (``1``/``0`` for parameters whose type is int or float);
