@@ -828,7 +828,12 @@ GPUFIT_API int32_t gpufit_job_apply_mitigation(gpufit_job *j, const gpufit_resul
  * n_gpu_layers) with which the job still fits its GPU, found exactly by bisection (memory is
  * monotone in each); 0 when even the smallest value does not fit. With global_batch set, the
  * micro-batch is the largest divisor of global_batch / dp that fits (the global batch is
- * kept by gradient accumulation). @since 0.1.0
+ * kept by gradient accumulation). Only @p param changes: the value found, set alone, fits
+ * (outside vLLM/SGLang a prompt stays within its context: context_len is searched from
+ * prompt_len up, prompt_len up to context_len). GPUFIT_E_UNKNOWN_PARAM for an id that is no
+ * parameter; GPUFIT_E_UNSUPPORTED for a parameter that is not searched or does not apply to
+ * the job (training: micro_batch, seq_len; inference: batch, context_len, prompt_len, and
+ * n_gpu_layers with llama.cpp). @since 0.1.0
  */
 GPUFIT_API int32_t gpufit_max_fitting(const gpufit_model *m, const gpufit_job *j, int32_t param,
                                       int64_t *out, gpufit_error *err);
@@ -867,7 +872,8 @@ typedef struct gpufit_recommendation {
  * @p max_count on which the job fits: inference over tensor parallelism, training with FSDP
  * full sharding over data parallelism. Ranked by the seed guide's order: memory fit, then the
  * interconnect a multi-GPU layout needs (NVLink), then price, then TFLOPS per dollar.
- * @since 0.1.0
+ * An id in @p gpu_ids that is not in the catalogue is GPUFIT_E_NOT_FOUND (the message names
+ * it). @since 0.1.0
  */
 GPUFIT_API int32_t gpufit_recommend(gpufit_list **out, const gpufit_model *m, const gpufit_job *j,
                                     const int32_t *gpu_ids, uint32_t n_gpu_ids, uint32_t max_count,
