@@ -85,7 +85,7 @@ static int adv_build(adv_bytes *b, adv_case *c)
     uint32_t n_edits = adv_pick(b, 13);
     for (uint32_t k = 0; k < n_edits; k++) {
         uint8_t v = adv_byte(b);
-        switch (adv_pick(b, 30)) {
+        switch (adv_pick(b, 32)) {
         case 0: adv_set(j, GPUFIT_JOB_MICRO_BATCH, 1 + v % 16); break;
         case 1: adv_set(j, GPUFIT_JOB_SEQ_LEN, seqs[v % ADV_ARRAY_N(seqs)]); break;
         case 2: adv_set(j, GPUFIT_JOB_GLOBAL_BATCH, gbs[v % ADV_ARRAY_N(gbs)]); break;
@@ -134,6 +134,19 @@ static int adv_build(adv_bytes *b, adv_case *c)
         }
         case 28: adv_set(j, GPUFIT_JOB_EP, pow2[v % 4]); break;
         case 29: adv_set(j, GPUFIT_JOB_ETP, v % 3); break;
+        case 30: { /* a GPU per stage */
+            double ids[4];
+            uint32_t n = 1 + v % 4;
+            for (uint32_t q = 0; q < n; q++)
+                ids[q] = gpufit_gpu_at(adv_pick(b, n_gpus), &g) == GPUFIT_OK ? g.id : 0;
+            (void)gpufit_job_set_list(j, GPUFIT_JOB_DEVICE_GPUS, ids, n, NULL);
+            break;
+        }
+        case 31: { /* a capacity per stage */
+            double gib[4] = {24.0, 80.0, 16.0 + v % 64, 48.0};
+            (void)gpufit_job_set_list(j, GPUFIT_JOB_DEVICE_MEMORY_GIB, gib, 1 + v % 4, NULL);
+            break;
+        }
         }
     }
     c->gpus_per_node = (uint32_t)pow2[adv_pick(b, 4)];
