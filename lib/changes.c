@@ -9,6 +9,8 @@
 
 static gpufit__change *slot(gpufit__changes *cs, int32_t param)
 {
+    if ((cs->n == 0 || cs->ch[cs->n - 1].param < param) && cs->n < GPUFIT__CHANGES_MAX)
+        return &cs->ch[cs->n++]; /* recorded in id order: appended */
     uint32_t at = 0;
     while (at < cs->n && cs->ch[at].param < param)
         at++;
@@ -23,33 +25,39 @@ static gpufit__change *slot(gpufit__changes *cs, int32_t param)
     return &cs->ch[at];
 }
 
-static void put(gpufit__changes *cs, int32_t param, uint8_t type, int64_t i, double f, int keep)
+static void put(gpufit__changes *cs, int32_t param, const gpufit__param_entry *e, uint8_t type,
+                int64_t i, double f, int keep)
 {
     gpufit__change *c = slot(cs, param);
     if (c != NULL)
-        *c = (gpufit__change){param, type, (uint8_t)(keep != 0), 0, i, f};
+        *c = (gpufit__change){param, type, (uint8_t)(keep != 0), 0, i, f, e};
 }
 
 void gpufit__cs_int(gpufit__changes *cs, int32_t param, int64_t v, int keep)
 {
-    put(cs, param, GPUFIT__CH_INT, v, 0.0, keep);
+    put(cs, param, gpufit__param_find(param), GPUFIT__CH_INT, v, 0.0, keep);
+}
+
+void gpufit__cs_int_e(gpufit__changes *cs, const gpufit__param_entry *e, int64_t v, int keep)
+{
+    put(cs, e->id, e, GPUFIT__CH_INT, v, 0.0, keep);
 }
 
 void gpufit__cs_float(gpufit__changes *cs, int32_t param, double v, int keep)
 {
-    put(cs, param, GPUFIT__CH_FLOAT, 0, v, keep);
+    put(cs, param, gpufit__param_find(param), GPUFIT__CH_FLOAT, 0, v, keep);
 }
 
 void gpufit__cs_clear(gpufit__changes *cs, int32_t param, int keep)
 {
-    put(cs, param, GPUFIT__CH_CLEAR, 0, 0.0, keep);
+    put(cs, param, gpufit__param_find(param), GPUFIT__CH_CLEAR, 0, 0.0, keep);
 }
 
 void gpufit__cs_merge(gpufit__changes *cs, const gpufit__changes *src)
 {
     for (uint32_t k = 0; k < src->n; k++) {
         const gpufit__change *c = &src->ch[k];
-        put(cs, c->param, c->type, c->i, c->f, c->keep);
+        put(cs, c->param, c->e, c->type, c->i, c->f, c->keep);
     }
     cs->overflow |= src->overflow;
 }
@@ -64,7 +72,7 @@ int gpufit__cs_has(const gpufit__changes *cs, int32_t param)
 
 static int32_t apply_one(const gpufit__change *c, struct gpufit_job *j, gpufit_error *err)
 {
-    const gpufit__param_entry *e = gpufit__param_find(c->param);
+    const gpufit__param_entry *e = c->e;
     if (e == NULL || e->domain != GPUFIT_DOMAIN_JOB)
         return gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, c->param, UINT64_MAX,
                             "unknown job parameter id %d", (int)c->param);
@@ -76,7 +84,7 @@ static int32_t apply_one(const gpufit__change *c, struct gpufit_job *j, gpufit_e
         j->plan_state = 0;
         return GPUFIT_OK;
     }
-    return gpufit__set_param(NULL, j, c->param, c->i, c->f, err);
+    return gpufit__set_entry(e, NULL, j, c->i, c->f, err);
 }
 
 int32_t gpufit__cs_apply(const gpufit__changes *cs, struct gpufit_job *j, gpufit_error *err)
@@ -180,7 +188,7 @@ static size_t write_set(const gpufit__changes *cs, int json, char *buf, size_t c
         OUT("{");
     for (uint32_t k = 0; k < cs->n; k++) {
         const gpufit__change *c = &cs->ch[k];
-        const gpufit__param_entry *e = gpufit__param_find(c->param);
+        const gpufit__param_entry *e = c->e;
         if (e == NULL)
             continue;
         int quote;

@@ -26,6 +26,7 @@ typedef struct gpufit__change {
     uint16_t reserved;
     int64_t i;
     double f;
+    const gpufit__param_entry *e; /* the parameter's table entry (NULL: unknown) */
 } gpufit__change;
 
 typedef struct gpufit__changes {
@@ -37,6 +38,9 @@ typedef struct gpufit__changes {
 /* Records param = v, replacing an earlier edit of param. */
 void gpufit__cs_int(gpufit__changes *cs, int32_t param, int64_t v, int keep);
 void gpufit__cs_float(gpufit__changes *cs, int32_t param, double v, int keep);
+/* The same with the parameter's table entry already found (e != NULL): loops that record the
+ * same parameters many times look each up once. */
+void gpufit__cs_int_e(gpufit__changes *cs, const gpufit__param_entry *e, int64_t v, int keep);
 /* Records that list parameter param is emptied. */
 void gpufit__cs_clear(gpufit__changes *cs, int32_t param, int keep);
 /* Records every edit of src (in its order), replacing edits of the same parameters. */

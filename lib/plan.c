@@ -115,25 +115,59 @@ static int rank_layout(struct gpufit_list *l, const struct gpufit_result *r,
     return 1;
 }
 
-/* Applies cs to a copy c of the job and evaluates it into r: 1 when it fits. */
+/* The table entries of the parameters a layout sets, looked up once per plan (the search
+ * records them for every candidate). */
+typedef struct lay_entries {
+    const gpufit__param_entry *tp, *pp, *vpp, *cp, *ep, *dp, *zero, *mb, *gb, *ckpt, *ckpt_every,
+        *ckpt_layers, *etp, *sp;
+} lay_entries;
+
+static lay_entries entries(void)
+{
+    lay_entries le = {
+        gpufit__param_find(GPUFIT_JOB_TP),          gpufit__param_find(GPUFIT_JOB_PP),
+        gpufit__param_find(GPUFIT_JOB_VPP),         gpufit__param_find(GPUFIT_JOB_CP),
+        gpufit__param_find(GPUFIT_JOB_EP),          gpufit__param_find(GPUFIT_JOB_DP),
+        gpufit__param_find(GPUFIT_JOB_ZERO),        gpufit__param_find(GPUFIT_JOB_MICRO_BATCH),
+        gpufit__param_find(GPUFIT_JOB_GLOBAL_BATCH), gpufit__param_find(GPUFIT_JOB_CHECKPOINTING),
+        gpufit__param_find(GPUFIT_JOB_CHECKPOINT_EVERY),
+        gpufit__param_find(GPUFIT_JOB_CHECKPOINT_LAYERS), gpufit__param_find(GPUFIT_JOB_ETP),
+        gpufit__param_find(GPUFIT_JOB_SP)};
+    return le;
+}
+
+/* Evaluates a candidate into r: c = the job jb (the original job with the plan's resets
+ * applied) with the candidate's own changes cs applied; 1 when it fits. The resets and a
+ * candidate's changes edit distinct parameters, none of which sets another, so c is the
+ * original job with their union applied: the set write_changes() keeps and prints. */
 static int eval_changes(struct gpufit_list *l, struct gpufit_result *r,
-                        const struct gpufit_model *mc, const struct gpufit_job *j,
+                        const struct gpufit_model *mc, const struct gpufit_job *jb,
                         const gpufit__changes *cs, struct gpufit_job *c)
 {
-    *c = *j;
+    *c = *jb;
     l->evaluated++;
     return gpufit__cs_apply(cs, c, NULL) == GPUFIT_OK &&
            gpufit__evaluate_into(r, mc, c, NULL) == GPUFIT_OK && r->fits == 1;
 }
 
-/* A kept layout: the change set it was evaluated with, canonical for the job, as spec and
- * JSON (docs/advice.md). */
-static void write_changes(gpufit__lay *e, const gpufit__changes *cs, const struct gpufit_job *j)
+/* A kept layout: the resets and its own changes as one set, canonical for the original job j,
+ * as spec and JSON (docs/advice.md). */
+static void write_changes(gpufit__lay *e, const gpufit__changes *base, const gpufit__changes *cs,
+                          const struct gpufit_job *j)
 {
-    e->cs = *cs;
+    e->cs = *base;
+    gpufit__cs_merge(&e->cs, cs);
     gpufit__cs_canon(&e->cs, j);
     gpufit__cs_spec(&e->cs, e->spec, sizeof e->spec);
     gpufit__cs_json(&e->cs, e->json, sizeof e->json);
+}
+
+/* The original job with the plan's resets applied: 0 when they do not apply (no layout). */
+static int apply_base(const struct gpufit_job *j, const gpufit__changes *base,
+                      struct gpufit_job *jb)
+{
+    *jb = *j;
+    return gpufit__cs_apply(base, jb, NULL) == GPUFIT_OK;
 }
 
 /* Serving: every (tp, pp, ep) of one replica, the replicas (dp) filling the cluster; a layout
@@ -160,7 +194,10 @@ static void plan_serving(struct gpufit_list *l, struct gpufit_result *r,
     gpufit__cs_clear(&base, GPUFIT_JOB_TENSOR_SPLIT, 0);
     gpufit__cs_clear(&base, GPUFIT_JOB_DEVICE_GPUS, 0);
     gpufit__cs_clear(&base, GPUFIT_JOB_DEVICE_MEMORY_GIB, 0);
-    struct gpufit_job c;
+    struct gpufit_job c, jb;
+    if (!apply_base(j, &base, &jb))
+        return;
+    const lay_entries le = entries();
     for (uint64_t tp = 1; tp <= gpn; tp *= 2) {
         if (gpn % tp || s->nq % tp || s->f % tp || (s->E > 0 && s->f_moe % tp))
             continue;
@@ -173,12 +210,13 @@ static void plan_serving(struct gpufit_list *l, struct gpufit_result *r,
             for (uint64_t ep = 1; ep <= tp; ep = ep == tp ? tp + 1 : tp) {
                 if (ep > 1 && (s->E == 0 || s->E % ep))
                     continue;
-                gpufit__changes cs = base;
-                gpufit__cs_int(&cs, GPUFIT_JOB_TP, (int64_t)tp, 1);
-                gpufit__cs_int(&cs, GPUFIT_JOB_PP, (int64_t)pp, 1);
-                gpufit__cs_int(&cs, GPUFIT_JOB_DP, (int64_t)dp, 1);
-                gpufit__cs_int(&cs, GPUFIT_JOB_EP, (int64_t)ep, 1);
-                if (!eval_changes(l, r, mc, j, &cs, &c))
+                gpufit__changes cs;
+                cs.n = cs.overflow = 0;
+                gpufit__cs_int_e(&cs, le.tp, (int64_t)tp, 1);
+                gpufit__cs_int_e(&cs, le.pp, (int64_t)pp, 1);
+                gpufit__cs_int_e(&cs, le.dp, (int64_t)dp, 1);
+                gpufit__cs_int_e(&cs, le.ep, (int64_t)ep, 1);
+                if (!eval_changes(l, r, mc, &jb, &cs, &c))
                     continue;
                 gpufit__lay e;
                 if (!rank_layout(l, r, &c, serving_cost(&c, gpn, r->capacity, r->peak), 0, &e))
@@ -189,7 +227,7 @@ static void plan_serving(struct gpufit_list *l, struct gpufit_result *r,
                     if (strcmp(r->roles[k].name, "host") != 0 &&
                         r->roles[k].kv_cap_tokens < e.info.kv_capacity_tokens)
                         e.info.kv_capacity_tokens = r->roles[k].kv_cap_tokens;
-                write_changes(&e, &cs, j);
+                write_changes(&e, &base, &cs, j);
                 snprintf(e.placement, sizeof e.placement,
                          "%llu replica%s of %llu GPUs; within a replica rank r = pp_rank x %llu "
                          "+ tp_rank, node = (replica x %llu + r) / %llu%s",
@@ -251,9 +289,11 @@ int32_t gpufit_plan(gpufit_list **out, const gpufit_model *m, const gpufit_job *
     gpufit__cs_int(&base, GPUFIT_JOB_PP_FIRST_LAYERS, 0, 0);
     gpufit__cs_int(&base, GPUFIT_JOB_PP_LAST_LAYERS, 0, 0);
     gpufit__cs_int(&base, GPUFIT_JOB_ZERO_SHARD_SIZE, 0, 0);
-    struct gpufit_job c;
+    struct gpufit_job c, jb;
+    int base_ok = apply_base(j, &base, &jb);
+    const lay_entries le = entries();
     /* TP stays inside a node; every other degree divides what is left */
-    for (uint64_t tp = 1; tp <= gpn; tp *= 2) {
+    for (uint64_t tp = 1; base_ok && tp <= gpn; tp *= 2) {
         if (gpn % tp || s.nq % tp || s.f % tp || (s.E > 0 && s.f_moe % tp))
             continue;
         for (uint64_t pp = 1; pp <= s.n_layers && pp <= total / tp; pp++) {
@@ -287,26 +327,27 @@ int32_t gpufit_plan(gpufit_list **out, const gpufit_model *m, const gpufit_job *
                                     continue;
                                 for (size_t ci = 0; ci < 3; ci++) {
                                     int full = ckpt_set[ci] == GPUFIT_CKPT_FULL;
-                                    gpufit__changes cs = base;
-                                    gpufit__cs_int(&cs, GPUFIT_JOB_TP, (int64_t)tp, 1);
-                                    gpufit__cs_int(&cs, GPUFIT_JOB_PP, (int64_t)pp, 1);
-                                    gpufit__cs_int(&cs, GPUFIT_JOB_VPP, (int64_t)vpp, 1);
-                                    gpufit__cs_int(&cs, GPUFIT_JOB_CP, (int64_t)cp, 1);
-                                    gpufit__cs_int(&cs, GPUFIT_JOB_EP, (int64_t)ep, 1);
-                                    gpufit__cs_int(&cs, GPUFIT_JOB_DP, (int64_t)dp, 1);
-                                    gpufit__cs_int(&cs, GPUFIT_JOB_ZERO, zero, 1);
-                                    gpufit__cs_int(&cs, GPUFIT_JOB_MICRO_BATCH, mbs, 1);
-                                    gpufit__cs_int(&cs, GPUFIT_JOB_GLOBAL_BATCH, gbs, 1);
-                                    gpufit__cs_int(&cs, GPUFIT_JOB_CHECKPOINTING, ckpt_set[ci], 1);
+                                    gpufit__changes cs;
+                cs.n = cs.overflow = 0;
+                                    /* in parameter-id order: each edit is appended */
+                                    gpufit__cs_int_e(&cs, le.mb, mbs, 1);
+                                    gpufit__cs_int_e(&cs, le.gb, gbs, 1);
+                                    gpufit__cs_int_e(&cs, le.ckpt, ckpt_set[ci], 1);
                                     /* the job's choice of checkpointed layers goes with full */
-                                    gpufit__cs_int(&cs, GPUFIT_JOB_CHECKPOINT_EVERY,
-                                                   full ? j->checkpoint_every : 1, 0);
-                                    gpufit__cs_int(&cs, GPUFIT_JOB_CHECKPOINT_LAYERS,
-                                                   full ? j->checkpoint_layers : 0, 0);
-                                    gpufit__cs_int(&cs, GPUFIT_JOB_ETP, ei == 1 ? 1 : j->etp,
-                                                   ei == 1);
-                                    gpufit__cs_int(&cs, GPUFIT_JOB_SP, tp > 1, tp > 1);
-                                    if (!eval_changes(l, r, &mc, j, &cs, &c))
+                                    gpufit__cs_int_e(&cs, le.ckpt_every,
+                                                     full ? j->checkpoint_every : 1, 0);
+                                    gpufit__cs_int_e(&cs, le.ckpt_layers,
+                                                     full ? j->checkpoint_layers : 0, 0);
+                                    gpufit__cs_int_e(&cs, le.dp, (int64_t)dp, 1);
+                                    gpufit__cs_int_e(&cs, le.tp, (int64_t)tp, 1);
+                                    gpufit__cs_int_e(&cs, le.pp, (int64_t)pp, 1);
+                                    gpufit__cs_int_e(&cs, le.vpp, (int64_t)vpp, 1);
+                                    gpufit__cs_int_e(&cs, le.cp, (int64_t)cp, 1);
+                                    gpufit__cs_int_e(&cs, le.ep, (int64_t)ep, 1);
+                                    gpufit__cs_int_e(&cs, le.sp, tp > 1, tp > 1);
+                                    gpufit__cs_int_e(&cs, le.zero, zero, 1);
+                                    gpufit__cs_int_e(&cs, le.etp, ei == 1 ? 1 : j->etp, ei == 1);
+                                    if (!eval_changes(l, r, &mc, &jb, &cs, &c))
                                         continue;
                                     gpufit__lay e;
                                     uint64_t n_mb = (uint64_t)gbs / ((uint64_t)mbs * dp);
@@ -315,7 +356,7 @@ int32_t gpufit_plan(gpufit_list **out, const gpufit_model *m, const gpufit_job *
                                                                  r->capacity, r->peak),
                                                      1, &e))
                                         continue; /* strings only for the kept ones */
-                                    write_changes(&e, &cs, j);
+                                    write_changes(&e, &base, &cs, j);
                                     placement_text(&c, gpn, e.placement, sizeof e.placement);
                                     insert(l, &e);
                                 }

@@ -149,7 +149,7 @@ static int adv_build(adv_bytes *b, adv_case *c)
         }
         }
     }
-    c->gpus_per_node = (uint32_t)pow2[adv_pick(b, 4)];
+    c->gpus_per_node = (uint32_t)pow2[adv_pick(b, 3)]; /* at most 8 GPUs: a quick plan */
     c->nodes = 1 + adv_pick(b, 2);
     c->max_count = (uint32_t)pow2[adv_pick(b, 4)] * 4;
     c->n_only = adv_pick(b, 4);
