@@ -786,13 +786,15 @@ static void print_recommendation(const gpufit_list *l, uint32_t i, int json)
                x.count, (unsigned long long)x.peak_bytes, (long long)x.headroom_bytes,
                x.price_usd, x.tflops, x.has_nvlink ? "true" : "false");
         json_str(x.reason);
-        putchar('}');
+        printf(", \"spec\": "); /* the changes that reproduce it (docs/advice.md) */
+        json_str(x.spec);
+        printf(", \"changes\": %s}", x.spec_json);
         return;
     }
     printf("%2u. %s", i + 1, x.reason);
     if (x.price_usd > 0)
         printf(", about $%.0f, %.1f TFLOPS per $1000", x.price_usd, x.tflops_per_kusd);
-    putchar('\n');
+    printf("\n    --spec \"%s\"\n", x.spec);
 }
 
 static void print_recommendations(const gpufit_list *l, const cli_opts *o)
@@ -831,10 +833,10 @@ static void print_layout(const gpufit_list *l, uint32_t i, int json)
     if (json) {
         printf("{\"spec\": ");
         json_str(y.spec);
-        printf(", \"cost\": %.3f, \"peak_bytes\": %llu, \"headroom_bytes\": %lld, "
-               "\"kv_capacity_tokens\": %llu}",
-               y.cost, (unsigned long long)y.peak_bytes, (long long)y.headroom_bytes,
-               (unsigned long long)y.kv_capacity_tokens);
+        printf(", \"changes\": %s, \"cost\": %.3f, \"peak_bytes\": %llu, "
+               "\"headroom_bytes\": %lld, \"kv_capacity_tokens\": %llu}",
+               y.spec_json, y.cost, (unsigned long long)y.peak_bytes,
+               (long long)y.headroom_bytes, (unsigned long long)y.kv_capacity_tokens);
         return;
     }
     printf("%3u. cost %.3f  %7.2f GiB  %s", i + 1, y.cost, gib(y.peak_bytes), y.spec);

@@ -804,7 +804,12 @@ typedef struct gpufit_mitigation_info {
     int64_t saved_bytes;       /**< Peak before minus peak after, bytes. */
     double cost;               /**< Rank key: what it costs in speed, quality or money. */
     const char *text;          /**< One-line description; owned by the result. */
-    const char *changes;       /**< The edits as a spec string; owned by the result. */
+    const char *changes;       /**< The edits as a canonical spec string (docs/advice.md: each
+                                    key once, in parameter-id order); applied to the evaluated
+                                    job it gives peak_bytes_after and fits_after; owned by the
+                                    result. */
+    const char *changes_json;  /**< The same edits as a JSON object for gpufit_apply_json();
+                                    owned by the result. @since 0.1.0 */
 } gpufit_mitigation_info;
 
 /**
@@ -813,7 +818,9 @@ typedef struct gpufit_mitigation_info {
  */
 GPUFIT_API int32_t gpufit_result_mitigation(const gpufit_result *r, uint32_t i,
                                             gpufit_mitigation_info *out);
-/** Applies mitigation @p i of @p r to @p j (atomically). @since 0.1.0 */
+/** Applies mitigation @p i of @p r to @p j (atomically): its changes, as printed. Applied to
+ *  the job @p r was evaluated for, it gives exactly peak_bytes_after and fits_after.
+ *  @since 0.1.0 */
 GPUFIT_API int32_t gpufit_job_apply_mitigation(gpufit_job *j, const gpufit_result *r, uint32_t i,
                                                gpufit_error *err);
 /**
@@ -821,7 +828,12 @@ GPUFIT_API int32_t gpufit_job_apply_mitigation(gpufit_job *j, const gpufit_resul
  * n_gpu_layers) with which the job still fits its GPU, found exactly by bisection (memory is
  * monotone in each); 0 when even the smallest value does not fit. With global_batch set, the
  * micro-batch is the largest divisor of global_batch / dp that fits (the global batch is
- * kept by gradient accumulation). @since 0.1.0
+ * kept by gradient accumulation). Only @p param changes: the value found, set alone, fits
+ * (outside vLLM/SGLang a prompt stays within its context: context_len is searched from
+ * prompt_len up, prompt_len up to context_len). GPUFIT_E_UNKNOWN_PARAM for an id that is no
+ * parameter; GPUFIT_E_UNSUPPORTED for a parameter that is not searched or does not apply to
+ * the job (training: micro_batch, seq_len; inference: batch, context_len, prompt_len, and
+ * n_gpu_layers with llama.cpp). @since 0.1.0
  */
 GPUFIT_API int32_t gpufit_max_fitting(const gpufit_model *m, const gpufit_job *j, int32_t param,
                                       int64_t *out, gpufit_error *err);
@@ -847,6 +859,12 @@ typedef struct gpufit_recommendation {
     double tflops_per_kusd; /**< TFLOPS per 1000 USD; 0 when the price is unknown. */
     const char *gpu_name;   /**< Catalogue name; static. */
     const char *reason;     /**< Why it ranks where it does; owned by the list. */
+    const char *spec;       /**< The job changes it consists of (gpu, count, ...) as a canonical
+                                 spec string (docs/advice.md); applied to the job it was made
+                                 for, it gives exactly peak_bytes and fits; owned by the list.
+                                 @since 0.1.0 */
+    const char *spec_json;  /**< The same changes as a JSON object; owned by the list.
+                                 @since 0.1.0 */
 } gpufit_recommendation;
 
 /**
@@ -854,7 +872,8 @@ typedef struct gpufit_recommendation {
  * @p max_count on which the job fits: inference over tensor parallelism, training with FSDP
  * full sharding over data parallelism. Ranked by the seed guide's order: memory fit, then the
  * interconnect a multi-GPU layout needs (NVLink), then price, then TFLOPS per dollar.
- * @since 0.1.0
+ * An id in @p gpu_ids that is not in the catalogue is GPUFIT_E_NOT_FOUND (the message names
+ * it). @since 0.1.0
  */
 GPUFIT_API int32_t gpufit_recommend(gpufit_list **out, const gpufit_model *m, const gpufit_job *j,
                                     const int32_t *gpu_ids, uint32_t n_gpu_ids, uint32_t max_count,
@@ -875,10 +894,15 @@ typedef struct gpufit_layout {
     uint64_t peak_bytes;    /**< device_used_bytes of the fullest role. */
     int64_t headroom_bytes; /**< Capacity minus peak, bytes. */
     double cost;            /**< Documented cost (docs/planner.md); lower is better. */
-    const char *spec;       /**< The layout as a spec string; owned by the list. */
+    const char *spec;       /**< The layout as a canonical spec string (docs/advice.md): every
+                                 degree it decides and every job field the planner reset;
+                                 applied to the job it was planned for, it gives exactly
+                                 peak_bytes (and a fit); owned by the list. */
     const char *placement;  /**< Rank placement and CUDA_VISIBLE_DEVICES; owned by the list. */
     uint64_t kv_capacity_tokens; /**< Serving: KV-cache tokens that fit per replica (the room
                                       to serve); 0 for training. */
+    const char *spec_json;       /**< The same changes as a JSON object; owned by the list.
+                                      @since 0.1.0 */
 } gpufit_layout;
 
 /**
@@ -899,6 +923,13 @@ GPUFIT_API int32_t gpufit_list_recommendation(const gpufit_list *l, uint32_t i,
                                               gpufit_recommendation *out);
 /** The @p i-th layout of a list made by gpufit_plan(). @since 0.1.0 */
 GPUFIT_API int32_t gpufit_list_layout(const gpufit_list *l, uint32_t i, gpufit_layout *out);
+/**
+ * Applies entry @p i of @p l (a recommendation or a layout) to @p j (atomically): the changes
+ * its spec names. Applied to the job the list was made for, the job then evaluates to exactly
+ * the entry's peak_bytes and verdict. @since 0.1.0
+ */
+GPUFIT_API int32_t gpufit_job_apply_list_entry(gpufit_job *j, const gpufit_list *l, uint32_t i,
+                                               gpufit_error *err);
 /** Frees a list; NULL is a no-op. @since 0.1.0 */
 GPUFIT_API void gpufit_list_free(gpufit_list *l);
 /** @} */

@@ -2,6 +2,7 @@
 #ifndef GPUFIT_EVAL_H
 #define GPUFIT_EVAL_H
 
+#include "changes.h"
 #include "internal.h"
 
 #define GPUFIT__NCOMP 12 /* components are 1..11; index 0 unused */
@@ -66,24 +67,16 @@ typedef struct gpufit__role {
 } gpufit__role;
 
 #define GPUFIT__MITIGATIONS_MAX 12
-#define GPUFIT__CHANGES_MAX 8
-
-/* One parameter edit of a mitigation. */
-typedef struct gpufit__change {
-    int32_t param;
-    int32_t is_float;
-    int64_t i;
-    double f;
-} gpufit__change;
-
+/* One ranked mitigation: its edits (a canonical change set, changes.h) and their spec and
+ * JSON, written once when it is ranked. */
 typedef struct gpufit__mitigation {
     int32_t kind, fits_after;
-    uint32_t n_changes;
     double cost; /* what it costs the user: speed, quality or money (docs/mitigations.md) */
     uint64_t peak_after;
-    gpufit__change changes[GPUFIT__CHANGES_MAX];
+    gpufit__changes cs;
     char text[256];
-    char spec[192];
+    char spec[256];
+    char json[384];
 } gpufit__mitigation;
 
 /* The roles live outside the struct: gpufit__evaluate_into() fills up to GPUFIT__ROLES_MAX

@@ -198,6 +198,9 @@ void gpufit__job_defaults(struct gpufit_job *j);
  * the public setters. */
 int32_t gpufit__set_param(struct gpufit_model *m, struct gpufit_job *j, int32_t id, int64_t iv,
                           double fv, gpufit_error *err);
+/* The same for a table entry already found (callers that set the same parameters often). */
+int32_t gpufit__set_entry(const gpufit__param_entry *e, struct gpufit_model *m,
+                          struct gpufit_job *j, int64_t iv, double fv, gpufit_error *err);
 
 /* Sets one parameter from its text value (a spec token or a JSON scalar's text; JSON strings
  * are passed without quotes). Handles the special keys "model" (preset) and "gpu" (catalogue

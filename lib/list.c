@@ -1,6 +1,7 @@
 /* Lists of recommendations and layouts: allocation and accessors. */
 #include "list.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,8 +43,11 @@ int32_t gpufit_list_recommendation(const gpufit_list *l, uint32_t i, gpufit_reco
         return GPUFIT_E_NOT_FOUND;
     gpufit_recommendation r = l->u.rec[i].info;
     r.reason = l->u.rec[i].reason;
+    r.spec = l->u.rec[i].spec;
+    r.spec_json = l->u.rec[i].json;
     r.struct_size = (uint32_t)sizeof r;
-    return gpufit__copy_out(out, &r, sizeof r, sizeof r);
+    /* callers built before spec was appended still get the fields they know */
+    return gpufit__copy_out(out, &r, sizeof r, offsetof(gpufit_recommendation, spec));
 }
 
 int32_t gpufit_list_layout(const gpufit_list *l, uint32_t i, gpufit_layout *out)
@@ -55,8 +59,27 @@ int32_t gpufit_list_layout(const gpufit_list *l, uint32_t i, gpufit_layout *out)
     gpufit_layout y = l->u.lay[i].info;
     y.spec = l->u.lay[i].spec;
     y.placement = l->u.lay[i].placement;
+    y.spec_json = l->u.lay[i].json;
     y.struct_size = (uint32_t)sizeof y;
-    return gpufit__copy_out(out, &y, sizeof y, sizeof y);
+    return gpufit__copy_out(out, &y, sizeof y, offsetof(gpufit_layout, spec_json));
+}
+
+int32_t gpufit_job_apply_list_entry(gpufit_job *j, const gpufit_list *l, uint32_t i,
+                                    gpufit_error *err)
+{
+    if (j == NULL || l == NULL)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX, "job or list is NULL");
+    if (i >= l->n)
+        return gpufit__fail(err, GPUFIT_E_NOT_FOUND, 0, UINT64_MAX,
+                            "list entry %u does not exist (%u listed)", i, l->n);
+    struct gpufit_job copy = *j;
+    int32_t st = gpufit__cs_apply(l->kind == 1 ? &l->u.rec[i].cs : &l->u.lay[i].cs, &copy, err);
+    if (st != GPUFIT_OK)
+        return st;
+    gpufit__job_refresh(&copy);
+    *j = copy;
+    gpufit__ok(err);
+    return GPUFIT_OK;
 }
 
 void gpufit_list_free(gpufit_list *l)

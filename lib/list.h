@@ -4,14 +4,21 @@
 
 #include "eval.h"
 
+/* Each entry keeps the canonical change set it was evaluated with (changes.h) and its text:
+ * gpufit_job_apply_list_entry() applies the set, the spec and JSON print it. */
 typedef struct gpufit__rec {
     gpufit_recommendation info; /* strings point into reason[] / the catalogue */
+    gpufit__changes cs;
     char reason[192];
+    char spec[192];
+    char json[256];
 } gpufit__rec;
 
 typedef struct gpufit__lay {
     gpufit_layout info;
-    char spec[160];
+    gpufit__changes cs;
+    char spec[448];
+    char json[640];
     char placement[320];
 } gpufit__lay;
 

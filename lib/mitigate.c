@@ -12,13 +12,13 @@
 typedef struct cand {
     int32_t kind;
     double cost;
-    uint32_t n;
-    gpufit__change ch[GPUFIT__CHANGES_MAX];
+    gpufit__changes cs; /* what it changes, every edit kept (keep = 1) */
     char text[128];
 } cand;
 
 
 #define CANDS_MAX 40
+#define MITIGATION_EDITS_MAX 8 /* edits of a combined mitigation */
 
 typedef struct ctx {
     const struct gpufit_model *m;
@@ -51,37 +51,25 @@ static cand *add(ctx *x, int32_t kind, double cost, const char *fmt, ...)
 
 static void set_i(cand *c, int32_t param, int64_t v)
 {
-    if (c != NULL && c->n < GPUFIT__CHANGES_MAX)
-        c->ch[c->n++] = (gpufit__change){param, 0, v, 0.0};
+    if (c != NULL)
+        gpufit__cs_int(&c->cs, param, v, 1);
 }
 
 static void set_f(cand *c, int32_t param, double v)
 {
-    if (c != NULL && c->n < GPUFIT__CHANGES_MAX)
-        c->ch[c->n++] = (gpufit__change){param, 1, 0, v};
+    if (c != NULL)
+        gpufit__cs_float(&c->cs, param, v, 1);
 }
 
-/* Applies the edits to copies; 0 when they are all valid. */
-static int apply(const ctx *x, const gpufit__change *ch, uint32_t n, struct gpufit_model *m,
-                 struct gpufit_job *j)
+/* Evaluates a change set applied to the job (as gpufit_job_apply_mitigation applies it): 1
+ * when it could be evaluated. */
+static int try_cand(const ctx *x, const gpufit__changes *cs, uint64_t *peak, int32_t *fits)
 {
-    *m = *x->m;
-    *j = *x->j;
-    for (uint32_t i = 0; i < n; i++)
-        if (gpufit__set_param(m, j, ch[i].param, ch[i].i, ch[i].f, NULL) != GPUFIT_OK)
-            return 1;
-    return 0;
-}
-
-/* Evaluates a candidate: 1 when it could be evaluated. */
-static int try_cand(const ctx *x, const gpufit__change *ch, uint32_t n, uint64_t *peak,
-                    int32_t *fits)
-{
-    struct gpufit_model m;
-    struct gpufit_job j;
+    struct gpufit_job j = *x->j;
     gpufit__result_buf rb;
     struct gpufit_result *r = gpufit__result_init(&rb);
-    if (apply(x, ch, n, &m, &j) || gpufit__evaluate_into(r, &m, &j, NULL) != GPUFIT_OK)
+    if (gpufit__cs_apply(cs, &j, NULL) != GPUFIT_OK ||
+        gpufit__evaluate_into(r, x->m, &j, NULL) != GPUFIT_OK)
         return 0;
     *peak = r->peak;
     *fits = r->fits;
@@ -182,19 +170,21 @@ static void training_candidates(ctx *x, const gpufit__plan *p, const gpufit__sha
             while (mbn > 1 && (j->global_batch / (int64_t)n) % mbn != 0)
                 mbn--;
         }
-        gpufit__change ch[4] = {{GPUFIT_JOB_DP, 0, (int64_t)n, 0.0},
-                                {GPUFIT_JOB_ZERO, 0, 3, 0.0},
-                                {GPUFIT_JOB_GPUS, 0, (int64_t)n, 0.0},
-                                {GPUFIT_JOB_MICRO_BATCH, 0, mbn, 0.0}};
-        uint32_t nch = mbn != j->micro_batch ? 4 : 3;
+        gpufit__changes cs = {0};
+        gpufit__cs_int(&cs, GPUFIT_JOB_DP, (int64_t)n, 1);
+        gpufit__cs_int(&cs, GPUFIT_JOB_ZERO, 3, 1);
+        gpufit__cs_int(&cs, GPUFIT_JOB_GPUS, (int64_t)n, 1);
+        if (mbn != j->micro_batch)
+            gpufit__cs_int(&cs, GPUFIT_JOB_MICRO_BATCH, mbn, 1);
         uint64_t peak;
         int32_t fits;
-        if (try_cand(x, ch, nch, &peak, &fits) && (fits == 1 || n == 64)) {
+        if (try_cand(x, &cs, &peak, &fits) && (fits == 1 || n == 64)) {
             c = add(x, 17, 5.0 + log2((double)n),
                     "shard over %llu GPUs with FSDP full shard (ZeRO-3)%s", (unsigned long long)n,
-                    nch == 4 ? ", micro-batch lowered to keep the global batch" : "");
-            for (uint32_t k = 0; k < nch; k++)
-                set_i(c, ch[k].param, ch[k].i);
+                    mbn != j->micro_batch ? ", micro-batch lowered to keep the global batch"
+                                          : "");
+            if (c != NULL)
+                c->cs = cs;
             break;
         }
     }
@@ -291,39 +281,17 @@ static void larger_gpu(ctx *x, const gpufit__plan *p)
             continue; /* NVIDIA parts only: the runtime model is CUDA's */
         if (best != NULL && g->memory_bytes >= best->memory_bytes)
             continue;
-        gpufit__change ch = {GPUFIT_JOB_GPU, 0, g->id, 0.0};
+        gpufit__changes cs = {0};
+        gpufit__cs_int(&cs, GPUFIT_JOB_GPU, g->id, 1);
         uint64_t peak;
         int32_t fits;
-        if (try_cand(x, &ch, 1, &peak, &fits) && fits == 1)
+        if (try_cand(x, &cs, &peak, &fits) && fits == 1)
             best = g;
     }
     if (best != NULL) {
         cand *c = add(x, 16, 5.0, "a GPU with more memory: %s (%.0f GiB)", best->name,
                       (double)best->memory_bytes / 1073741824.0);
         set_i(c, GPUFIT_JOB_GPU, best->id);
-    }
-}
-
-static void spec_of(const gpufit__change *ch, uint32_t n, char *out, size_t cap)
-{
-    size_t len = 0;
-    out[0] = '\0';
-    for (uint32_t i = 0; i < n && len < cap; i++) {
-        const gpufit__param_entry *e = gpufit__param_find(ch[i].param);
-        const char *vn = ch[i].is_float ? NULL : gpufit_param_value_name(ch[i].param, ch[i].i);
-        int w;
-        if (ch[i].is_float)
-            w = snprintf(out + len, cap - len, "%s%s=%g", len ? " " : "", e->name, ch[i].f);
-        else if (vn != NULL && e->type != GPUFIT_TYPE_INT)
-            w = snprintf(out + len, cap - len, "%s%s=%s", len ? " " : "", e->name, vn);
-        else if (vn != NULL)
-            w = snprintf(out + len, cap - len, "%s%s=%s", len ? " " : "", e->name, vn);
-        else
-            w = snprintf(out + len, cap - len, "%s%s=%lld", len ? " " : "", e->name,
-                         (long long)ch[i].i);
-        if (w < 0)
-            break;
-        len += (size_t)w;
     }
 }
 
@@ -359,6 +327,13 @@ static void keep(ranking *rk, const gpufit__mitigation *mt)
     rk->n = n + 1;
 }
 
+/* Writes the spec and JSON of a ranked mitigation's change set. */
+static void finish(gpufit__mitigation *mt)
+{
+    gpufit__cs_spec(&mt->cs, mt->spec, sizeof mt->spec);
+    gpufit__cs_json(&mt->cs, mt->json, sizeof mt->json);
+}
+
 /* Ranks the candidates for the job that gave r. */
 static void rank(ranking *rk, const struct gpufit_result *r, const struct gpufit_model *m,
                  const struct gpufit_job *j)
@@ -385,25 +360,25 @@ static void rank(ranking *rk, const struct gpufit_result *r, const struct gpufit
     for (uint32_t i = 0; i < local.n; i++) {
         gpufit__mitigation mt;
         memset(&mt, 0, sizeof mt);
-        if (!try_cand(&local, local.c[i].ch, local.c[i].n, &mt.peak_after, &mt.fits_after))
+        if (local.c[i].cs.n == 0 ||
+            !try_cand(&local, &local.c[i].cs, &mt.peak_after, &mt.fits_after))
             continue;
         if (mt.peak_after >= r->peak && mt.fits_after != 1)
             continue; /* saves nothing */
         mt.kind = local.c[i].kind;
         mt.cost = local.c[i].cost;
-        mt.n_changes = local.c[i].n;
-        memcpy(mt.changes, local.c[i].ch, sizeof mt.changes);
-        memcpy(mt.text, local.c[i].text, sizeof mt.text);
-        spec_of(mt.changes, mt.n_changes, mt.spec, sizeof mt.spec);
+        mt.cs = local.c[i].cs;
+        memcpy(mt.text, local.c[i].text, sizeof local.c[i].text);
+        finish(&mt);
         any_fit |= mt.fits_after == 1;
         keep(rk, &mt);
     }
     if (any_fit)
         return;
     /* No single change is enough: chain changes greedily, each step taking the candidate with
-     * the most bytes saved per unit of cost on top of the chain so far, until the job fits. */
-    gpufit__mitigation chain;
-    memset(&chain, 0, sizeof chain);
+     * the most bytes saved per unit of cost on top of the chain so far, until the job fits.
+     * Steps edit distinct parameters, so that their union is their sum. */
+    gpufit__changes chain = {0};
     uint64_t peak_now = r->peak;
     uint32_t used[CANDS_MAX] = {0};
     int order[6];
@@ -414,21 +389,19 @@ static void rank(ranking *rk, const struct gpufit_result *r, const struct gpufit
         uint64_t best_peak = 0;
         int32_t best_fits = 0;
         for (uint32_t i = 0; i < local.n; i++) {
-            if (used[i] || chain.n_changes + local.c[i].n > GPUFIT__CHANGES_MAX)
+            const gpufit__changes *ci = &local.c[i].cs;
+            if (used[i] || ci->n == 0 || chain.n + ci->n > MITIGATION_EDITS_MAX)
                 continue;
             int clash = 0;
-            for (uint32_t k = 0; k < local.c[i].n; k++)
-                for (uint32_t q = 0; q < chain.n_changes; q++)
-                    clash |= local.c[i].ch[k].param == chain.changes[q].param;
+            for (uint32_t k = 0; k < ci->n; k++)
+                clash |= gpufit__cs_has(&chain, ci->ch[k].param);
             if (clash)
                 continue;
-            gpufit__change all[GPUFIT__CHANGES_MAX];
-            memcpy(all, chain.changes, sizeof all);
-            memcpy(all + chain.n_changes, local.c[i].ch, local.c[i].n * sizeof all[0]);
+            gpufit__changes all = chain;
+            gpufit__cs_merge(&all, ci);
             uint64_t pk;
             int32_t ft;
-            if (!try_cand(&local, all, chain.n_changes + local.c[i].n, &pk, &ft) ||
-                pk >= peak_now)
+            if (!try_cand(&local, &all, &pk, &ft) || pk >= peak_now)
                 continue;
             double score = (double)(peak_now - pk) / (0.5 + local.c[i].cost);
             if (ft == 1)
@@ -444,58 +417,43 @@ static void rank(ranking *rk, const struct gpufit_result *r, const struct gpufit
             return;
         used[best] = 1;
         order[n_steps++] = best;
-        memcpy(chain.changes + chain.n_changes, local.c[best].ch,
-               local.c[best].n * sizeof chain.changes[0]);
-        chain.n_changes += local.c[best].n;
+        gpufit__cs_merge(&chain, &local.c[best].cs);
         peak_now = best_peak;
         if (best_fits == 1)
             break;
     }
     if (n_steps == 0)
         return;
-    /* Prune: drop every step the chain still fits without (costliest first is not needed:
-     * each step is tried once, in the order taken). */
+    /* Prune: drop every step the chain still fits without (each step tried once, in the order
+     * taken). */
     int keep_step[6] = {1, 1, 1, 1, 1, 1};
-    uint64_t final_peak = peak_now;
-    int32_t final_fits = 0;
     for (int t = 0; t < n_steps; t++) {
-        gpufit__change all[GPUFIT__CHANGES_MAX];
-        uint32_t n = 0;
+        gpufit__changes all = {0};
         keep_step[t] = 0;
         for (int q = 0; q < n_steps; q++)
             if (keep_step[q])
-                for (uint32_t k = 0; k < local.c[order[q]].n; k++)
-                    all[n++] = local.c[order[q]].ch[k];
+                gpufit__cs_merge(&all, &local.c[order[q]].cs);
         uint64_t pk;
         int32_t ft;
-        if (n > 0 && try_cand(&local, all, n, &pk, &ft) && ft == 1) {
-            final_peak = pk;
-            final_fits = 1;
-        } else {
+        if (!(all.n > 0 && try_cand(&local, &all, &pk, &ft) && ft == 1))
             keep_step[t] = 1;
-        }
     }
-    memset(&chain, 0, sizeof chain);
+    gpufit__mitigation mt;
+    memset(&mt, 0, sizeof mt);
     for (int q = 0; q < n_steps; q++) {
         if (!keep_step[q])
             continue;
         const cand *c = &local.c[order[q]];
-        memcpy(chain.changes + chain.n_changes, c->ch, c->n * sizeof chain.changes[0]);
-        chain.n_changes += c->n;
-        chain.cost += c->cost;
-        size_t len = 0;
-        while (len < sizeof chain.text && chain.text[len] != '\0')
-            len++;
-        snprintf(chain.text + len, sizeof chain.text - len, "%s%s", len ? "; " : "", c->text);
+        gpufit__cs_merge(&mt.cs, &c->cs);
+        mt.cost += c->cost;
+        size_t len = strlen(mt.text);
+        snprintf(mt.text + len, sizeof mt.text - len, "%s%s", len ? "; " : "", c->text);
     }
-    if (!try_cand(&local, chain.changes, chain.n_changes, &final_peak, &final_fits) ||
-        final_fits != 1)
+    if (!try_cand(&local, &mt.cs, &mt.peak_after, &mt.fits_after) || mt.fits_after != 1)
         return;
-    chain.kind = 19;
-    chain.fits_after = 1;
-    chain.peak_after = final_peak;
-    spec_of(chain.changes, chain.n_changes, chain.spec, sizeof chain.spec);
-    keep(rk, &chain);
+    mt.kind = 19;
+    finish(&mt);
+    keep(rk, &mt);
 }
 
 int32_t gpufit__mitigate(struct gpufit_result *r, const struct gpufit_model *m,

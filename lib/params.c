@@ -561,9 +561,18 @@ int32_t gpufit__set_param(struct gpufit_model *m, struct gpufit_job *j, int32_t 
                           double fv, gpufit_error *err)
 {
     const gpufit__param_entry *e = gpufit__param_find(id);
-    if (e == NULL || (e->domain == GPUFIT_DOMAIN_MODEL ? m == NULL : j == NULL))
+    if (e == NULL)
         return gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, id, UINT64_MAX,
                             "unknown parameter id %d", (int)id);
+    return gpufit__set_entry(e, m, j, iv, fv, err);
+}
+
+int32_t gpufit__set_entry(const gpufit__param_entry *e, struct gpufit_model *m,
+                          struct gpufit_job *j, int64_t iv, double fv, gpufit_error *err)
+{
+    if (e->domain == GPUFIT_DOMAIN_MODEL ? m == NULL : j == NULL)
+        return gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, e->id, UINT64_MAX,
+                            "unknown parameter id %d", (int)e->id);
     return e->is_double ? set_float(e, m, j, fv, UINT64_MAX, err)
                         : set_int(e, m, j, iv, UINT64_MAX, err);
 }

@@ -115,6 +115,61 @@ static int rank_layout(struct gpufit_list *l, const struct gpufit_result *r,
     return 1;
 }
 
+/* The table entries of the parameters a layout sets, looked up once per plan (the search
+ * records them for every candidate). */
+typedef struct lay_entries {
+    const gpufit__param_entry *tp, *pp, *vpp, *cp, *ep, *dp, *zero, *mb, *gb, *ckpt, *ckpt_every,
+        *ckpt_layers, *etp, *sp;
+} lay_entries;
+
+static lay_entries entries(void)
+{
+    lay_entries le = {
+        gpufit__param_find(GPUFIT_JOB_TP),          gpufit__param_find(GPUFIT_JOB_PP),
+        gpufit__param_find(GPUFIT_JOB_VPP),         gpufit__param_find(GPUFIT_JOB_CP),
+        gpufit__param_find(GPUFIT_JOB_EP),          gpufit__param_find(GPUFIT_JOB_DP),
+        gpufit__param_find(GPUFIT_JOB_ZERO),        gpufit__param_find(GPUFIT_JOB_MICRO_BATCH),
+        gpufit__param_find(GPUFIT_JOB_GLOBAL_BATCH), gpufit__param_find(GPUFIT_JOB_CHECKPOINTING),
+        gpufit__param_find(GPUFIT_JOB_CHECKPOINT_EVERY),
+        gpufit__param_find(GPUFIT_JOB_CHECKPOINT_LAYERS), gpufit__param_find(GPUFIT_JOB_ETP),
+        gpufit__param_find(GPUFIT_JOB_SP)};
+    return le;
+}
+
+/* Evaluates a candidate into r: c = the job jb (the original job with the plan's resets
+ * applied) with the candidate's own changes cs applied; 1 when it fits. The resets and a
+ * candidate's changes edit distinct parameters, none of which sets another, so c is the
+ * original job with their union applied: the set write_changes() keeps and prints. */
+static int eval_changes(struct gpufit_list *l, struct gpufit_result *r,
+                        const struct gpufit_model *mc, const struct gpufit_job *jb,
+                        const gpufit__changes *cs, struct gpufit_job *c)
+{
+    *c = *jb;
+    l->evaluated++;
+    return gpufit__cs_apply(cs, c, NULL) == GPUFIT_OK &&
+           gpufit__evaluate_into(r, mc, c, NULL) == GPUFIT_OK && r->fits == 1;
+}
+
+/* A kept layout: the resets and its own changes as one set, canonical for the original job j,
+ * as spec and JSON (docs/advice.md). */
+static void write_changes(gpufit__lay *e, const gpufit__changes *base, const gpufit__changes *cs,
+                          const struct gpufit_job *j)
+{
+    e->cs = *base;
+    gpufit__cs_merge(&e->cs, cs);
+    gpufit__cs_canon(&e->cs, j);
+    gpufit__cs_spec(&e->cs, e->spec, sizeof e->spec);
+    gpufit__cs_json(&e->cs, e->json, sizeof e->json);
+}
+
+/* The original job with the plan's resets applied: 0 when they do not apply (no layout). */
+static int apply_base(const struct gpufit_job *j, const gpufit__changes *base,
+                      struct gpufit_job *jb)
+{
+    *jb = *j;
+    return gpufit__cs_apply(base, jb, NULL) == GPUFIT_OK;
+}
+
 /* Serving: every (tp, pp, ep) of one replica, the replicas (dp) filling the cluster; a layout
  * fits when the fullest device holds the weights and the KV cache of `batch` sequences of
  * `context_len` tokens (with a server budget, within gpu_memory_utilization). */
@@ -122,18 +177,27 @@ static void plan_serving(struct gpufit_list *l, struct gpufit_result *r,
                          const struct gpufit_model *mc, const gpufit__shape *s,
                          const struct gpufit_job *j, uint64_t gpn, uint64_t total)
 {
-    struct gpufit_job c = *j;
-    c.plan_state = 0; /* its fields are edited below: evaluation resolves it */
-    c.gpus = 0;
-    c.pp_first_layers = c.pp_last_layers = 0;
-    c.tensor_split.n = c.device_gpus.n = c.device_memory_gib.n = 0;
-    c.vpp = c.cp = 1;
-    c.sp = 0;
-    c.zero = 0;
-    c.checkpointing = GPUFIT_CKPT_NONE;
-    c.checkpoint_every = 1;
-    c.checkpoint_layers = 0;
-    c.etp = 0; /* each ep below fixes the servers' expert split */
+    /* what a replica layout resets in the job (named in a layout's spec when it changes the
+     * job); each (tp, pp, dp, ep) below is added to it */
+    gpufit__changes base = {0};
+    gpufit__cs_int(&base, GPUFIT_JOB_CHECKPOINTING, GPUFIT_CKPT_NONE, 0);
+    gpufit__cs_int(&base, GPUFIT_JOB_CHECKPOINT_EVERY, 1, 0);
+    gpufit__cs_int(&base, GPUFIT_JOB_CHECKPOINT_LAYERS, 0, 0);
+    gpufit__cs_int(&base, GPUFIT_JOB_VPP, 1, 0);
+    gpufit__cs_int(&base, GPUFIT_JOB_CP, 1, 0);
+    gpufit__cs_int(&base, GPUFIT_JOB_ETP, 0, 0); /* each ep below fixes the servers' split */
+    gpufit__cs_int(&base, GPUFIT_JOB_SP, 0, 0);
+    gpufit__cs_int(&base, GPUFIT_JOB_ZERO, 0, 0);
+    gpufit__cs_int(&base, GPUFIT_JOB_GPUS, 0, 0);
+    gpufit__cs_int(&base, GPUFIT_JOB_PP_FIRST_LAYERS, 0, 0);
+    gpufit__cs_int(&base, GPUFIT_JOB_PP_LAST_LAYERS, 0, 0);
+    gpufit__cs_clear(&base, GPUFIT_JOB_TENSOR_SPLIT, 0);
+    gpufit__cs_clear(&base, GPUFIT_JOB_DEVICE_GPUS, 0);
+    gpufit__cs_clear(&base, GPUFIT_JOB_DEVICE_MEMORY_GIB, 0);
+    struct gpufit_job c, jb;
+    if (!apply_base(j, &base, &jb))
+        return;
+    const lay_entries le = entries();
     for (uint64_t tp = 1; tp <= gpn; tp *= 2) {
         if (gpn % tp || s->nq % tp || s->f % tp || (s->E > 0 && s->f_moe % tp))
             continue;
@@ -146,12 +210,13 @@ static void plan_serving(struct gpufit_list *l, struct gpufit_result *r,
             for (uint64_t ep = 1; ep <= tp; ep = ep == tp ? tp + 1 : tp) {
                 if (ep > 1 && (s->E == 0 || s->E % ep))
                     continue;
-                c.tp = (int64_t)tp;
-                c.pp = (int64_t)pp;
-                c.dp = (int64_t)dp;
-                c.ep = (int64_t)ep;
-                l->evaluated++;
-                if (gpufit__evaluate_into(r, mc, &c, NULL) != GPUFIT_OK || r->fits != 1)
+                gpufit__changes cs;
+                cs.n = cs.overflow = 0;
+                gpufit__cs_int_e(&cs, le.tp, (int64_t)tp, 1);
+                gpufit__cs_int_e(&cs, le.pp, (int64_t)pp, 1);
+                gpufit__cs_int_e(&cs, le.dp, (int64_t)dp, 1);
+                gpufit__cs_int_e(&cs, le.ep, (int64_t)ep, 1);
+                if (!eval_changes(l, r, mc, &jb, &cs, &c))
                     continue;
                 gpufit__lay e;
                 if (!rank_layout(l, r, &c, serving_cost(&c, gpn, r->capacity, r->peak), 0, &e))
@@ -162,9 +227,7 @@ static void plan_serving(struct gpufit_list *l, struct gpufit_result *r,
                     if (strcmp(r->roles[k].name, "host") != 0 &&
                         r->roles[k].kv_cap_tokens < e.info.kv_capacity_tokens)
                         e.info.kv_capacity_tokens = r->roles[k].kv_cap_tokens;
-                snprintf(e.spec, sizeof e.spec, "tp=%llu pp=%llu dp=%llu ep=%llu",
-                         (unsigned long long)tp, (unsigned long long)pp, (unsigned long long)dp,
-                         (unsigned long long)ep);
+                write_changes(&e, &base, &cs, j);
                 snprintf(e.placement, sizeof e.placement,
                          "%llu replica%s of %llu GPUs; within a replica rank r = pp_rank x %llu "
                          "+ tp_rank, node = (replica x %llu + r) / %llu%s",
@@ -218,13 +281,19 @@ int32_t gpufit_plan(gpufit_list **out, const gpufit_model *m, const gpufit_job *
     int flash = j->attention == GPUFIT_ATTN_FLASH || j->attention < 0;
     static const int64_t mbs_set[] = {1, 2, 4, 8};
     static const int64_t ckpt_set[] = {GPUFIT_CKPT_NONE, GPUFIT_CKPT_SELECTIVE, GPUFIT_CKPT_FULL};
-    struct gpufit_job c = *j;
-    c.plan_state = 0; /* its fields are edited below: evaluation resolves it */
-    c.gpus = 0;
-    c.pp_first_layers = c.pp_last_layers = 0;
-    c.zero_shard_size = 0;
+    /* what a training layout resets in the job (named in a layout's spec when it changes the
+     * job); each candidate's degrees are added to it */
+    gpufit__changes base = {0};
+    gpufit__cs_int(&base, GPUFIT_JOB_GPUS, 0, 0);
+    gpufit__cs_int(&base, GPUFIT_JOB_PP_SCHEDULE, -1, 0);
+    gpufit__cs_int(&base, GPUFIT_JOB_PP_FIRST_LAYERS, 0, 0);
+    gpufit__cs_int(&base, GPUFIT_JOB_PP_LAST_LAYERS, 0, 0);
+    gpufit__cs_int(&base, GPUFIT_JOB_ZERO_SHARD_SIZE, 0, 0);
+    struct gpufit_job c, jb;
+    int base_ok = apply_base(j, &base, &jb);
+    const lay_entries le = entries();
     /* TP stays inside a node; every other degree divides what is left */
-    for (uint64_t tp = 1; tp <= gpn; tp *= 2) {
+    for (uint64_t tp = 1; base_ok && tp <= gpn; tp *= 2) {
         if (gpn % tp || s.nq % tp || s.f % tp || (s.E > 0 && s.f_moe % tp))
             continue;
         for (uint64_t pp = 1; pp <= s.n_layers && pp <= total / tp; pp++) {
@@ -257,27 +326,28 @@ int32_t gpufit_plan(gpufit_list **out, const gpufit_model *m, const gpufit_job *
                                 if (gbs % (mbs * (int64_t)dp))
                                     continue;
                                 for (size_t ci = 0; ci < 3; ci++) {
-                                    c.tp = (int64_t)tp;
-                                    c.pp = (int64_t)pp;
-                                    c.vpp = (int64_t)vpp;
-                                    c.cp = (int64_t)cp;
-                                    c.ep = (int64_t)ep;
-                                    c.dp = (int64_t)dp;
-                                    c.zero = zero;
-                                    c.micro_batch = mbs;
-                                    c.global_batch = gbs;
-                                    c.checkpointing = ckpt_set[ci];
+                                    int full = ckpt_set[ci] == GPUFIT_CKPT_FULL;
+                                    gpufit__changes cs;
+                cs.n = cs.overflow = 0;
+                                    /* in parameter-id order: each edit is appended */
+                                    gpufit__cs_int_e(&cs, le.mb, mbs, 1);
+                                    gpufit__cs_int_e(&cs, le.gb, gbs, 1);
+                                    gpufit__cs_int_e(&cs, le.ckpt, ckpt_set[ci], 1);
                                     /* the job's choice of checkpointed layers goes with full */
-                                    c.checkpoint_every =
-                                        ckpt_set[ci] == GPUFIT_CKPT_FULL ? j->checkpoint_every : 1;
-                                    c.checkpoint_layers =
-                                        ckpt_set[ci] == GPUFIT_CKPT_FULL ? j->checkpoint_layers : 0;
-                                    c.etp = ei == 1 ? 1 : j->etp;
-                                    c.sp = tp > 1;
-                                    c.pp_schedule = -1;
-                                    l->evaluated++;
-                                    if (gpufit__evaluate_into(r, &mc, &c, NULL) != GPUFIT_OK ||
-                                        r->fits != 1)
+                                    gpufit__cs_int_e(&cs, le.ckpt_every,
+                                                     full ? j->checkpoint_every : 1, 0);
+                                    gpufit__cs_int_e(&cs, le.ckpt_layers,
+                                                     full ? j->checkpoint_layers : 0, 0);
+                                    gpufit__cs_int_e(&cs, le.dp, (int64_t)dp, 1);
+                                    gpufit__cs_int_e(&cs, le.tp, (int64_t)tp, 1);
+                                    gpufit__cs_int_e(&cs, le.pp, (int64_t)pp, 1);
+                                    gpufit__cs_int_e(&cs, le.vpp, (int64_t)vpp, 1);
+                                    gpufit__cs_int_e(&cs, le.cp, (int64_t)cp, 1);
+                                    gpufit__cs_int_e(&cs, le.ep, (int64_t)ep, 1);
+                                    gpufit__cs_int_e(&cs, le.sp, tp > 1, tp > 1);
+                                    gpufit__cs_int_e(&cs, le.zero, zero, 1);
+                                    gpufit__cs_int_e(&cs, le.etp, ei == 1 ? 1 : j->etp, ei == 1);
+                                    if (!eval_changes(l, r, &mc, &jb, &cs, &c))
                                         continue;
                                     gpufit__lay e;
                                     uint64_t n_mb = (uint64_t)gbs / ((uint64_t)mbs * dp);
@@ -286,26 +356,7 @@ int32_t gpufit_plan(gpufit_list **out, const gpufit_model *m, const gpufit_job *
                                                                  r->capacity, r->peak),
                                                      1, &e))
                                         continue; /* strings only for the kept ones */
-                                    snprintf(e.spec, sizeof e.spec,
-                                             "tp=%llu pp=%llu vpp=%llu dp=%llu cp=%llu ep=%llu "
-                                             "zero=%lld micro_batch=%lld global_batch=%lld "
-                                             "checkpointing=%s%s%s",
-                                             (unsigned long long)tp, (unsigned long long)pp,
-                                             (unsigned long long)vpp, (unsigned long long)dp,
-                                             (unsigned long long)cp, (unsigned long long)ep,
-                                             (long long)zero, (long long)mbs, (long long)gbs,
-                                             gpufit_param_value_name(GPUFIT_JOB_CHECKPOINTING,
-                                                                     ckpt_set[ci]),
-                                             tp > 1 ? " sp=1" : "", ei == 1 ? " etp=1" : "");
-                                    if (c.checkpoint_every > 1 || c.checkpoint_layers > 0) {
-                                        size_t at = strlen(e.spec);
-                                        snprintf(e.spec + at, sizeof e.spec - at, " %s=%lld",
-                                                 c.checkpoint_every > 1 ? "checkpoint_every"
-                                                                        : "checkpoint_layers",
-                                                 (long long)(c.checkpoint_every > 1
-                                                                 ? c.checkpoint_every
-                                                                 : c.checkpoint_layers));
-                                    }
+                                    write_changes(&e, &base, &cs, j);
                                     placement_text(&c, gpn, e.placement, sizeof e.placement);
                                     insert(l, &e);
                                 }

@@ -34,26 +34,35 @@ static int rec_better(const gpufit__rec *a, const gpufit__rec *b)
     return x->tflops > y->tflops;
 }
 
-/* Smallest power-of-two count of GPU g on which the job fits (0 if none up to max_count). */
+/* The changes that put the job on n GPUs g: inference over tensor parallelism, training with
+ * FSDP full sharding (ZeRO-3) over data parallelism; gpus (the total) follows the degrees. */
+static void changes_for(const struct gpufit_job *j0, const gpufit__gpu *g, uint32_t n,
+                        gpufit__changes *cs)
+{
+    memset(cs, 0, sizeof *cs);
+    gpufit__cs_int(cs, GPUFIT_JOB_GPU, g->id, 1); /* a catalogue GPU drops any capacity */
+    gpufit__cs_int(cs, GPUFIT_JOB_GPUS, 0, 0);
+    if (j0->task == GPUFIT_TASK_INFERENCE) {
+        gpufit__cs_int(cs, GPUFIT_JOB_TP, n, 1);
+    } else {
+        gpufit__cs_int(cs, GPUFIT_JOB_DP, n, 1);
+        if (n > 1)
+            gpufit__cs_int(cs, GPUFIT_JOB_ZERO, 3, 1);
+    }
+}
+
+/* Smallest power-of-two count of GPU g on which the job fits (0 if none up to max_count); cs
+ * gets its changes, r its evaluation. */
 static uint32_t smallest_count(const struct gpufit_model *m, const struct gpufit_job *j0,
                                const gpufit__gpu *g, uint32_t max_count, struct gpufit_result *r,
-                               uint64_t *evaluated)
+                               gpufit__changes *cs, uint64_t *evaluated)
 {
     for (uint32_t n = 1; n <= max_count; n *= 2) {
         struct gpufit_job j = *j0;
-        j.plan_state = 0; /* edited below: evaluation resolves it */
-        j.gpu = g->id;
-        j.gpu_memory_bytes = 0;
-        j.gpus = 0;
-        if (j.task == GPUFIT_TASK_INFERENCE) {
-            j.tp = n; /* serve over tensor parallelism */
-        } else {
-            j.dp = n; /* train with FSDP full sharding over n GPUs */
-            if (n > 1)
-                j.zero = 3;
-        }
+        changes_for(j0, g, n, cs);
         (*evaluated)++;
-        if (gpufit__evaluate_into(r, m, &j, NULL) == GPUFIT_OK && r->fits == 1)
+        if (gpufit__cs_apply(cs, &j, NULL) == GPUFIT_OK &&
+            gpufit__evaluate_into(r, m, &j, NULL) == GPUFIT_OK && r->fits == 1)
             return n;
     }
     return 0;
@@ -70,6 +79,12 @@ int32_t gpufit_recommend(gpufit_list **out, const gpufit_model *m, const gpufit_
     if (max_count == 0 || max_count > 4096)
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_GPUS, UINT64_MAX,
                             "max_count (%u) must be in [1, 4096]", max_count);
+    for (uint32_t k = 0; k < n_gpu_ids; k++) /* a candidate that is not there is an error */
+        if (gpufit__gpu_by_id(gpu_ids[k]) == NULL)
+            return gpufit__fail(err, GPUFIT_E_NOT_FOUND, GPUFIT_JOB_GPU, UINT64_MAX,
+                                "gpu id %d (candidate %u) is not in the catalogue (see "
+                                "gpufit_gpu_at)",
+                                (int)gpu_ids[k], k + 1);
     gpufit__result_buf *rb = malloc(sizeof *rb); /* every role: it goes to evaluate_into */
     struct gpufit_result *r = rb != NULL ? gpufit__result_init(rb) : NULL;
     if (r == NULL)
@@ -95,10 +110,15 @@ int32_t gpufit_recommend(gpufit_list **out, const gpufit_model *m, const gpufit_
             if (!wanted)
                 continue;
         }
-        uint32_t count = smallest_count(m, j, g, max_count, r, &l->evaluated);
+        gpufit__changes cs;
+        uint32_t count = smallest_count(m, j, g, max_count, r, &cs, &l->evaluated);
         if (count == 0)
             continue;
         gpufit__rec *e = &l->u.rec[l->n++];
+        gpufit__cs_canon(&cs, j);
+        e->cs = cs;
+        gpufit__cs_spec(&cs, e->spec, sizeof e->spec);
+        gpufit__cs_json(&cs, e->json, sizeof e->json);
         gpufit_recommendation *x = &e->info;
         x->gpu_id = g->id;
         x->count = count;

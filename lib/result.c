@@ -143,13 +143,17 @@ int32_t gpufit_result_mitigation(const gpufit_result *r, uint32_t i, gpufit_miti
     memset(&info, 0, sizeof info);
     info.kind = mt->kind;
     info.fits_after = mt->fits_after;
-    info.n_changes = mt->n_changes;
+    info.n_changes = mt->cs.n;
     info.peak_bytes_after = mt->peak_after;
     info.saved_bytes = (int64_t)r->peak - (int64_t)mt->peak_after;
     info.cost = mt->cost;
     info.text = mt->text;
     info.changes = mt->spec;
-    return gpufit__copy_out(out, &info, sizeof info, sizeof info);
+    info.changes_json = mt->json;
+    info.struct_size = (uint32_t)sizeof info;
+    /* callers built before changes_json was appended still get the fields they know */
+    return gpufit__copy_out(out, &info, sizeof info,
+                            offsetof(gpufit_mitigation_info, changes_json));
 }
 
 int32_t gpufit_job_apply_mitigation(gpufit_job *j, const gpufit_result *r, uint32_t i,
@@ -161,13 +165,9 @@ int32_t gpufit_job_apply_mitigation(gpufit_job *j, const gpufit_result *r, uint3
         return gpufit__fail(err, GPUFIT_E_NOT_FOUND, 0, UINT64_MAX,
                             "mitigation %u does not exist (%u ranked)", i, r->n_mitigations);
     struct gpufit_job copy = *j;
-    const gpufit__mitigation *mt = &r->mitigations[i];
-    for (uint32_t k = 0; k < mt->n_changes; k++) {
-        int32_t st = gpufit__set_param(NULL, &copy, mt->changes[k].param, mt->changes[k].i,
-                                       mt->changes[k].f, err);
-        if (st != GPUFIT_OK)
-            return st;
-    }
+    int32_t st = gpufit__cs_apply(&r->mitigations[i].cs, &copy, err);
+    if (st != GPUFIT_OK)
+        return st;
     gpufit__job_refresh(&copy);
     *j = copy;
     gpufit__ok(err);

@@ -92,22 +92,9 @@ int32_t gpufit_result_to_json(const gpufit_result *r, char *buf, size_t cap, siz
         const gpufit__mitigation *mt = &r->mitigations[i];
         put(&w, "%s\n    {\"text\": ", i ? "," : "");
         put_str(&w, mt->text);
-        put(&w, ", \"changes\": {");
-        for (uint32_t k = 0, shown = 0; k < mt->n_changes; k++) {
-            const gpufit__change *ch = &mt->changes[k];
-            gpufit_param_info in = {.struct_size = sizeof in};
-            if (gpufit_param_get_info(ch->param, &in) != GPUFIT_OK)
-                continue;
-            put(&w, "%s\"%s\": ", shown++ ? ", " : "", in.name);
-            const char *vn = ch->is_float ? NULL : gpufit_param_value_name(ch->param, ch->i);
-            if (ch->is_float)
-                put(&w, "%.17g", ch->f);
-            else if (vn != NULL)
-                put_str(&w, vn);
-            else
-                put(&w, "%lld", (long long)ch->i);
-        }
-        put(&w, "}, \"peak_bytes_after\": %llu, \"fits_after\": %s, \"cost\": %.2f}",
+        put(&w, ", \"changes\": %s, \"spec\": ", mt->json); /* canonical (changes.h) */
+        put_str(&w, mt->spec);
+        put(&w, ", \"peak_bytes_after\": %llu, \"fits_after\": %s, \"cost\": %.2f}",
             (unsigned long long)mt->peak_after, fits_text(mt->fits_after), mt->cost);
     }
     put(&w, "%s]\n}\n", r->n_mitigations ? "\n  " : "");

@@ -10,14 +10,9 @@ static int fits_with(const struct gpufit_model *m, const struct gpufit_job *j, i
     struct gpufit_job jj = *j; /* set_param and the edit below leave its plan stale */
     gpufit__result_buf rb;
     struct gpufit_result *r = gpufit__result_init(&rb);
+    /* only param changes: the answer, set alone, is the job evaluated (docs/advice.md) */
     if (gpufit__set_param(&mm, &jj, param, v, 0.0, NULL) != GPUFIT_OK)
         return 1;
-    if ((param == GPUFIT_JOB_PROMPT_LEN || param == GPUFIT_JOB_CONTEXT_LEN) &&
-        jj.framework != GPUFIT_FW_VLLM && jj.framework != GPUFIT_FW_SGLANG) {
-        /* a prompt cannot be longer than the context it is kept in (a server's step can) */
-        if (jj.prompt_len > jj.context_len)
-            jj.prompt_len = jj.context_len;
-    }
     int32_t st = gpufit__evaluate_into(r, &mm, &jj, NULL);
     if (st != GPUFIT_OK)
         return 1;
@@ -64,13 +59,28 @@ int32_t gpufit__max_fitting(const struct gpufit_model *m, const struct gpufit_jo
                             int32_t param, int64_t *out, gpufit_error *err)
 {
     const gpufit__param_entry *e = gpufit__param_find(param);
-    if (e == NULL || e->is_double ||
+    if (e == NULL)
+        return gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, param, UINT64_MAX,
+                            "unknown parameter id %d", (int)param);
+    if (e->is_double ||
         !(param == GPUFIT_JOB_MICRO_BATCH || param == GPUFIT_JOB_SEQ_LEN ||
           param == GPUFIT_JOB_BATCH || param == GPUFIT_JOB_CONTEXT_LEN ||
           param == GPUFIT_JOB_N_GPU_LAYERS || param == GPUFIT_JOB_PROMPT_LEN))
         return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, param, UINT64_MAX,
                             "largest-that-fits searches micro_batch, seq_len, batch, "
                             "context_len, prompt_len or n_gpu_layers");
+    /* a parameter the job's memory does not depend on has no largest value that fits */
+    int inference = j->task == GPUFIT_TASK_INFERENCE;
+    int server = j->framework == GPUFIT_FW_VLLM || j->framework == GPUFIT_FW_SGLANG;
+    if (inference != (param != GPUFIT_JOB_MICRO_BATCH && param != GPUFIT_JOB_SEQ_LEN) ||
+        (param == GPUFIT_JOB_N_GPU_LAYERS && j->framework != GPUFIT_FW_LLAMACPP))
+        return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, param, UINT64_MAX,
+                            "largest-that-fits: %s does not apply to this job (%s)", e->name,
+                            param == GPUFIT_JOB_N_GPU_LAYERS && inference
+                                ? "n_gpu_layers is llama.cpp's"
+                            : inference ? "micro_batch and seq_len are training's"
+                                        : "batch, context_len, prompt_len and n_gpu_layers "
+                                          "are inference's");
     gpufit__result_buf rb;
     struct gpufit_result *r = gpufit__result_init(&rb);
     int32_t st = gpufit__evaluate_into(r, m, j, err);
@@ -84,6 +94,11 @@ int32_t gpufit__max_fitting(const struct gpufit_model *m, const struct gpufit_jo
         return largest_divisor_fitting(m, j, (uint64_t)j->global_batch / (uint64_t)j->dp, out);
     int64_t lo = param == GPUFIT_JOB_N_GPU_LAYERS ? 0 : 1;
     int64_t hi_limit = e->max_i;
+    /* outside a server, the prompt is kept in the context: prompt_len <= context_len */
+    if (!server && param == GPUFIT_JOB_CONTEXT_LEN && j->prompt_len > lo)
+        lo = j->prompt_len;
+    if (!server && param == GPUFIT_JOB_PROMPT_LEN && j->context_len < hi_limit)
+        hi_limit = j->context_len;
     if (param == GPUFIT_JOB_N_GPU_LAYERS) {
         gpufit__shape s;
         if ((st = gpufit__model_resolve(m, &s, err)) != GPUFIT_OK)

@@ -88,6 +88,48 @@ grep -q "^no layout fits$" "$tmp/out" || fail "plan: no 'no layout fits'"
 expect_exit 1 recommend --spec "model=llama-3-70b task=pretrain" --max-gpus 1
 grep -q "^no catalogue GPU fits this job with up to 1 GPUs$" "$tmp/out" || fail "recommend: empty"
 
+# every advice reproduces (docs/advice.md): the scenario as a file plus the advice's spec gives
+# the printed peak (issue 13: the gpipe job planned on 2 nodes; a recommendation; a mitigation)
+echo '{"model": "llama-3-8b", "task": "pretrain", "pp": 4, "pp_schedule": "gpipe", "gpu": "h100"}' \
+    >"$tmp/gpipe.json"
+expect_exit 0 plan "$tmp/gpipe.json" --nodes 2 --top 3 --json
+python3 - "$tmp/out" >"$tmp/advice" <<'PY' || fail "plan --json: no changes"
+import json, sys
+for y in json.load(open(sys.argv[1]))["layouts"]:
+    assert y["changes"]["pp_schedule"] == "auto", y
+    assert y["spec"].endswith(" pp_schedule=auto"), y
+    print(y["peak_bytes"], y["spec"])
+PY
+while read -r peak spec; do
+    expect_exit 0 estimate "$tmp/gpipe.json" --spec "$spec" --json
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r["peak_bytes"] != int(sys.argv[2]))' \
+        "$tmp/out" "$peak" || fail "plan layout '$spec' does not reproduce $peak bytes"
+done <"$tmp/advice"
+echo '{"model": "llama-3-70b", "task": "inference", "gpu": {"memory_gib": 20}}' >"$tmp/rec.json"
+expect_exit 0 recommend "$tmp/rec.json" --only h100,rtx-4090 --json
+python3 - "$tmp/out" >"$tmp/advice" <<'PY' || fail "recommend --json: no changes"
+import json, sys
+for x in json.load(open(sys.argv[1]))["recommendations"]:
+    assert x["changes"]["tp"] == x["count"], x
+    print(x["peak_bytes"], x["spec"])
+PY
+[ -s "$tmp/advice" ] || fail "recommend: empty list"
+while read -r peak spec; do
+    expect_exit 0 estimate "$tmp/rec.json" --spec "$spec" --json
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r["peak_bytes"] != int(sys.argv[2]))' \
+        "$tmp/out" "$peak" || fail "recommendation '$spec' does not reproduce $peak bytes"
+done <"$tmp/advice"
+expect_exit 0 recommend "$tmp/rec.json" --only h100
+grep -q '^    --spec "tp=[0-9]* gpu=h100-sxm5"$' "$tmp/out" || fail "recommend: no --spec line"
+echo '{"model": "llama-3-8b", "task": "finetune", "gpu": "rtx-4090"}' >"$tmp/mit.json"
+expect_exit 1 estimate "$tmp/mit.json" --json
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["mitigations"][0]; print(m["peak_bytes_after"], m["spec"])' \
+    "$tmp/out" >"$tmp/advice"
+read -r peak spec <"$tmp/advice"
+set +e; "$G" estimate "$tmp/mit.json" --spec "$spec" --json >"$tmp/out" 2>"$tmp/err"; set -e
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r["peak_bytes"] != int(sys.argv[2]))' \
+    "$tmp/out" "$peak" || fail "mitigation '$spec' does not reproduce $peak bytes"
+
 # listings
 # (into files first: grep -q closing the pipe early would fail the writer under pipefail)
 "$G" models >"$tmp/models"; grep -q "deepseek-r1" "$tmp/models" || fail "models lacks deepseek-r1"

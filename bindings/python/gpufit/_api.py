@@ -1003,6 +1003,14 @@ class ResultList(list):
         return "".join(h)
 
 
+def _changes(d):
+    """The entry's canonical changes (docs/advice.md) as a dict under ``changes``: applied to
+    the scenario the list was made for (``Report.with_changes`` or the ``spec`` text with
+    :func:`estimate`), they reproduce its peak and verdict."""
+    text = d.pop("spec_json", None)
+    d["changes"] = json.loads(text) if text else {}
+
+
 def _read_list(ptr, getter, struct, convert, columns):
     out = ResultList()
     out.columns = columns
@@ -1038,7 +1046,8 @@ def recommend(scenario=None, *, candidates=None, max_count=8, file=None, spec=No
 
     Returns a list of dicts: ``gpu`` (catalogue key), ``gpu_name``, ``gpu_id``, ``count``,
     ``fits``, ``needs_nvlink``, ``has_nvlink``, ``peak_bytes``, ``headroom_bytes``,
-    ``price_usd``, ``tflops``, ``tflops_per_kusd`` and ``reason``.
+    ``price_usd``, ``tflops``, ``tflops_per_kusd``, ``reason``, ``spec`` and ``changes``
+    (the job changes that reproduce it, as a spec string and a dict; docs/advice.md).
     """
     model, job = build(scenario, file, spec, params)
     return recommend_handles(model, job, candidates, max_count)
@@ -1063,6 +1072,7 @@ def recommend_handles(model, job, candidates=None, max_count=8):
             if k in d:
                 d[k] = bool(d[k])
         d["gpu"] = _gpu_key(rec.gpu_id)
+        _changes(d)
         return d
 
     return _read_list(out, lib.gpufit_list_recommendation, _Recommendation, convert,
@@ -1078,8 +1088,10 @@ def plan(scenario=None, *, gpus_per_node=8, nodes=1, max_results=10, file=None, 
 
     Returns a list of dicts: ``tp``, ``pp``, ``vpp``, ``dp``, ``cp``, ``ep``, ``zero``,
     ``micro_batch``, ``checkpointing`` (a name), ``peak_bytes``, ``headroom_bytes``, ``cost``,
-    ``spec`` (the layout as a spec string, ready for ``estimate(spec=...)``), ``placement``
-    and ``kv_capacity_tokens`` (serving plans: the KV room per replica).
+    ``spec`` (the layout's canonical job changes as a spec string: applied to the scenario
+    with ``estimate(spec=...)`` they reproduce ``peak_bytes``; docs/advice.md), ``changes``
+    (the same as a dict), ``placement`` and ``kv_capacity_tokens`` (serving plans: the KV
+    room per replica).
     """
     model, job = build(scenario, file, spec, params)
     return plan_handles(model, job, gpus_per_node, nodes, max_results)
@@ -1098,6 +1110,7 @@ def plan_handles(model, job, gpus_per_node=8, nodes=1, max_results=10):
             name = lib.gpufit_param_value_name(ckpt, d["checkpointing"])
             if name is not None:
                 d["checkpointing"] = _text(name)
+        _changes(d)
         return d
 
     return _read_list(out, lib.gpufit_list_layout, _Layout, convert,

@@ -130,6 +130,7 @@ FUNCTIONS = (
     ("gpufit_list_recommendation", [c_void_p, c_uint32, POINTER(Recommendation)], c_int32,
      100),
     ("gpufit_list_layout", [c_void_p, c_uint32, POINTER(Layout)], c_int32, 100),
+    ("gpufit_job_apply_list_entry", [c_void_p, c_void_p, c_uint32, _ERR], c_int32, 100),
     ("gpufit_list_free", [c_void_p], None, 100),
 )
 

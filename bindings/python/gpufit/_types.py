@@ -222,6 +222,7 @@ class MitigationInfo(SizedStruct):
         ("cost", c_double),
         ("text", c_char_p),
         ("changes", c_char_p),
+        ("changes_json", c_char_p),
     ]
 
 
@@ -243,6 +244,8 @@ class Recommendation(SizedStruct):
         ("tflops_per_kusd", c_double),
         ("gpu_name", c_char_p),
         ("reason", c_char_p),
+        ("spec", c_char_p),
+        ("spec_json", c_char_p),
     ]
 
 
@@ -267,6 +270,7 @@ class Layout(SizedStruct):
         ("spec", c_char_p),
         ("placement", c_char_p),
         ("kv_capacity_tokens", c_uint64),
+        ("spec_json", c_char_p),
     ]
 
 

@@ -183,7 +183,8 @@ def cmd_recommend(args, out=sys.stdout):
         rows = [{"gpu": r["gpu_name"], "count": r["count"], "peak_bytes": r["peak_bytes"],
                  "headroom_bytes": r["headroom_bytes"], "price_usd": round(r["price_usd"]),
                  "tflops": round(r["tflops"], 1), "nvlink": r["has_nvlink"],
-                 "reason": r["reason"]} for r in recs]
+                 "reason": r["reason"], "spec": r["spec"], "changes": r["changes"]}
+                for r in recs]
         out.write(json.dumps({"recommendations": rows}) + "\n")
     else:
         for i, r in enumerate(recs):
@@ -192,6 +193,7 @@ def cmd_recommend(args, out=sys.stdout):
                 line += ", about $%.0f, %.1f TFLOPS per $1000" % (r["price_usd"],
                                                                   r["tflops_per_kusd"])
             out.write(line + "\n")
+            out.write('    --spec "%s"\n' % r["spec"])
         if not recs:
             out.write("no catalogue GPU fits this job with up to %d GPUs\n" % args.max_gpus)
     return EXIT_FITS if recs else EXIT_OOM
@@ -209,7 +211,8 @@ def cmd_plan(args, out=sys.stdout):
         _print_error("plan", e)
         return _bad_input_code(e)
     if args.json:
-        rows = [{"spec": y["spec"], "cost": round(y["cost"], 3), "peak_bytes": y["peak_bytes"],
+        rows = [{"spec": y["spec"], "changes": y["changes"], "cost": round(y["cost"], 3),
+                 "peak_bytes": y["peak_bytes"],
                  "headroom_bytes": y["headroom_bytes"],
                  "kv_capacity_tokens": y.get("kv_capacity_tokens", 0)} for y in lays]
         out.write(json.dumps({"evaluated": lays.evaluated, "layouts": rows}) + "\n")

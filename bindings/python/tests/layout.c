@@ -123,6 +123,7 @@ int main(void)
     FIELD(gpufit_mitigation_info, cost);
     FIELD(gpufit_mitigation_info, text);
     FIELD(gpufit_mitigation_info, changes);
+    FIELD(gpufit_mitigation_info, changes_json);
 
     STRUCT(gpufit_recommendation);
     FIELD(gpufit_recommendation, struct_size);
@@ -138,6 +139,8 @@ int main(void)
     FIELD(gpufit_recommendation, tflops_per_kusd);
     FIELD(gpufit_recommendation, gpu_name);
     FIELD(gpufit_recommendation, reason);
+    FIELD(gpufit_recommendation, spec);
+    FIELD(gpufit_recommendation, spec_json);
 
     STRUCT(gpufit_layout);
     FIELD(gpufit_layout, struct_size);
@@ -156,5 +159,6 @@ int main(void)
     FIELD(gpufit_layout, spec);
     FIELD(gpufit_layout, placement);
     FIELD(gpufit_layout, kv_capacity_tokens);
+    FIELD(gpufit_layout, spec_json);
     return 0;
 }
