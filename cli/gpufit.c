@@ -18,14 +18,21 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum { EXIT_FITS = 0, EXIT_OOM = 1, EXIT_BAD_INPUT = 2, EXIT_IO = 3, EXIT_INTERNAL = 4 };
+enum {
+    EXIT_FITS = 0,
+    EXIT_OOM = 1,
+    EXIT_BAD_INPUT = 2,
+    EXIT_IO = 3,
+    EXIT_INTERNAL = 4,
+    EXIT_MARGINAL = 5
+};
 
 #define MAX_FILE_BYTES (16u << 20)
 
 static const char *usage_text =
     "usage:\n"
     "  gpufit estimate [FILE.json] [--model PATH] [--spec \"key=value ...\"] [--json]\n"
-    "                  [--max PARAM]\n"
+    "                  [--max PARAM] [--strict]\n"
     "  gpufit recommend [FILE.json] [--spec ...] [--only gpu,gpu] [--max-gpus N] [--json]\n"
     "  gpufit plan [FILE.json] [--spec ...] [--gpus-per-node N] [--nodes N] [--top N] [--json]\n"
     "  gpufit models            built-in model presets\n"
@@ -43,6 +50,9 @@ static const char *usage_text =
     "context_len=8192\"\n"
     "\n"
     "exit codes: 0 fits (or no GPU given), 1 does not fit, 2 bad input, 3 unreadable file,\n"
+    "            4 internal error, 5 marginal (the capacity lies inside the estimate's band:\n"
+    "            docs/band.md). estimate --strict: marginal exits 1 and a job without a GPU\n"
+    "            exits 2 (a gate fails closed).\n"
     "            4 internal error\n";
 
 static const char *const command_names = "estimate, recommend, plan, models, gpus, params, "
@@ -259,16 +269,21 @@ static void print_text(const gpufit_result *r, const gpufit_summary *s)
             bar(scale ? (double)b / (double)scale : 0.0, 40);
             putchar('\n');
         }
-        printf("  %-17s %10.2f GiB\n", "peak allocated", gib(ro.peak_allocated_bytes));
-        printf("  %-17s %10.2f GiB\n", "peak reserved", gib(ro.peak_reserved_bytes));
-        printf("  %-17s %10.2f GiB", "device used", gib(ro.device_used_bytes));
+        printf("  %-17s %10.2f GiB  (%.2f-%.2f)\n", "peak allocated",
+               gib(ro.peak_allocated_bytes), gib(ro.peak_allocated_low_bytes),
+               gib(ro.peak_allocated_high_bytes));
+        printf("  %-17s %10.2f GiB  (%.2f-%.2f)\n", "peak reserved", gib(ro.peak_reserved_bytes),
+               gib(ro.peak_reserved_low_bytes), gib(ro.peak_reserved_high_bytes));
+        printf("  %-17s %10.2f GiB  (%.2f-%.2f)", "device used", gib(ro.device_used_bytes),
+               gib(ro.device_used_low_bytes), gib(ro.device_used_high_bytes));
         if (s->capacity_bytes > 0)
             printf("  of %.2f GiB (%.1f %%)", gib(s->capacity_bytes),
                    100.0 * (double)ro.device_used_bytes / (double)s->capacity_bytes);
         putchar('\n');
         if (ro.kv_capacity_tokens > 0)
-            printf("  %-17s %10.2f GiB  = %llu tokens\n", "kv capacity",
-                   gib(ro.kv_capacity_bytes), (unsigned long long)ro.kv_capacity_tokens);
+            printf("  %-17s %10.2f GiB  (%.2f-%.2f) = %llu tokens\n", "kv capacity",
+                   gib(ro.kv_capacity_bytes), gib(ro.kv_capacity_low_bytes),
+                   gib(ro.kv_capacity_high_bytes), (unsigned long long)ro.kv_capacity_tokens);
     }
     if (s->n_roles > 1)
         print_roles_side_by_side(r, s);
@@ -286,20 +301,32 @@ static void print_text(const gpufit_result *r, const gpufit_summary *s)
         printf("  %2u. %-4s %8.2f GiB  %s\n           --spec \"%s\"\n", i + 1,
                mi.fits_after ? "fits" : "oom", gib(mi.peak_bytes_after), mi.text, mi.changes);
     }
-    if (s->fits < 0)
-        printf("\nverdict: no GPU given\n");
-    else if (s->fits)
-        printf("\nverdict: FITS (headroom %.2f GiB on the fullest device)\n",
-               gib((uint64_t)s->headroom_bytes));
+    /* the three-way verdict with the band of the fullest device (docs/band.md) */
+    double lo = gib(s->peak_low_bytes), hi = gib(s->peak_high_bytes), cap = gib(s->capacity_bytes);
+    if (s->verdict == GPUFIT_VERDICT_UNKNOWN)
+        printf("\nverdict: no GPU given (%.2f-%.2f GiB on the fullest device)\n", lo, hi);
+    else if (s->verdict == GPUFIT_VERDICT_FITS)
+        printf("\nverdict: FITS: %.2f-%.2f GiB of %.2f GiB (headroom %.2f GiB at the point "
+               "estimate)\n",
+               lo, hi, cap, gib((uint64_t)s->headroom_bytes));
+    else if (s->verdict == GPUFIT_VERDICT_MARGINAL)
+        printf("\nverdict: MARGINAL: %.2f-%.2f GiB of %.2f GiB (the capacity lies inside the "
+               "band: measure, or add margin)\n",
+               lo, hi, cap);
+    else if (s->headroom_bytes >= 0) /* the device holds it, a server's KV budget does not */
+        printf("\nverdict: DOES NOT FIT: the KV-cache budget is smaller than the job needs "
+               "(%.2f-%.2f GiB of %.2f GiB used)\n",
+               lo, hi, cap);
     else
-        printf("\nverdict: DOES NOT FIT (short by %.2f GiB on the fullest device)\n",
-               gib((uint64_t)(-s->headroom_bytes)));
+        printf("\nverdict: DOES NOT FIT: %.2f-%.2f GiB of %.2f GiB (short by %.2f GiB at the "
+               "point estimate)\n",
+               lo, hi, cap, gib((uint64_t)(-s->headroom_bytes)));
 }
 
 /* Options shared by estimate, recommend and plan. */
 typedef struct cli_opts {
     const char *file, *spec, *max_param, *only, *model;
-    int json;
+    int json, strict;
     long gpus_per_node, nodes, top, max_gpus;
 } cli_opts;
 
@@ -353,6 +380,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, cli_opts *o)
         int k = value_opt(a);
         if (strcmp(a, "--json") == 0) {
             o->json = 1;
+        } else if (strcmp(a, "--strict") == 0) {
+            o->strict = 1;
         } else if (k >= 0) {
             const char *eq = strchr(a, '=');
             const char *v = eq != NULL ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
@@ -677,7 +706,15 @@ static int cmd_estimate(int argc, char **argv)
         printf("%s\n", gpufit_param_value_name(GPUFIT_JOB_TASK, task));
         print_text(r, &s);
     }
-    code = s.fits == 0 ? EXIT_OOM : EXIT_FITS;
+    /* the three-way verdict (docs/band.md); --strict fails closed */
+    if (s.verdict == GPUFIT_VERDICT_UNKNOWN && o.strict) {
+        fprintf(stderr, "gpufit estimate: --strict needs a GPU (gpu=NAME or a capacity)\n");
+        code = EXIT_BAD_INPUT;
+    } else {
+        code = s.verdict == GPUFIT_VERDICT_OOM        ? EXIT_OOM
+               : s.verdict == GPUFIT_VERDICT_MARGINAL ? (o.strict ? EXIT_OOM : EXIT_MARGINAL)
+                                                      : EXIT_FITS;
+    }
 out:
     gpufit_result_free(r);
     gpufit_job_free(j);

@@ -704,7 +704,21 @@ GPUFIT_API int32_t gpufit_evaluate(gpufit_result **out, const gpufit_model *m,
 /** Frees a result; NULL is a no-op. @since 0.1.0 */
 GPUFIT_API void gpufit_result_free(gpufit_result *r);
 
-/** Summary of a result (size-prefixed output struct). */
+/**
+ * The three-way verdict (docs/band.md): the band [low, high] of each role's device memory
+ * comes from the documented ranges of the stack-dependent constants (CUDA context, NCCL
+ * buffers, workspaces, allocator slack); exact terms have no width.
+ */
+typedef enum gpufit_verdict {
+    GPUFIT_VERDICT_UNKNOWN = 0,  /**< No capacity given: no verdict. */
+    GPUFIT_VERDICT_FITS = 1,     /**< The high end of every role's band fits. */
+    GPUFIT_VERDICT_MARGINAL = 2, /**< Some role's capacity lies inside its band. */
+    GPUFIT_VERDICT_OOM = 3,      /**< Some role does not fit even at the low end. */
+    GPUFIT_VERDICT_MAX_ = 0x7FFFFFFF /**< Not a value. */
+} gpufit_verdict;
+
+/** Summary of a result (size-prefixed output struct; fields after n_mitigations were
+ *  added later: an older, smaller struct_size is filled up to its size). */
 typedef struct gpufit_summary {
     uint32_t struct_size;     /**< In: sizeof; out: bytes filled. */
     int32_t fits;             /**< 1 fits, 0 does not fit, -1 no verdict (no GPU given). */
@@ -720,6 +734,10 @@ typedef struct gpufit_summary {
     uint64_t host_bytes;      /**< Host (CPU) memory the job places there, bytes. */
     uint32_t n_mitigations;   /**< Ranked mitigations (gpufit_result_mitigation). */
     uint32_t reserved1;       /**< 0. */
+    int32_t verdict;          /**< gpufit_verdict. @since 0.1.0 */
+    uint32_t reserved2;       /**< 0. */
+    uint64_t peak_low_bytes;  /**< Low end of peak_bytes' band, bytes. @since 0.1.0 */
+    uint64_t peak_high_bytes; /**< High end of peak_bytes' band, bytes. @since 0.1.0 */
 } gpufit_summary;
 /** Fills @p out with the summary of @p r. @since 0.1.0 */
 GPUFIT_API int32_t gpufit_result_summary(const gpufit_result *r, gpufit_summary *out);
@@ -752,12 +770,27 @@ typedef struct gpufit_role_info {
                                         host_memory_bytes). */
     const char *gpu;               /**< This role's GPU: a catalogue name, the job's GPU name,
                                         or "" (none); owned by the result or static. */
+    /* the band (docs/band.md), bytes; an older, smaller struct_size stops before it */
+    uint64_t peak_allocated_low_bytes;  /**< Low end of peak_allocated_bytes. @since 0.1.0 */
+    uint64_t peak_allocated_high_bytes; /**< High end of peak_allocated_bytes. */
+    uint64_t peak_reserved_low_bytes;   /**< Low end of peak_reserved_bytes. */
+    uint64_t peak_reserved_high_bytes;  /**< High end of peak_reserved_bytes. */
+    uint64_t device_used_low_bytes;     /**< Low end of device_used_bytes. */
+    uint64_t device_used_high_bytes;    /**< High end of device_used_bytes. */
+    uint64_t kv_capacity_low_bytes;     /**< Low end of kv_capacity_bytes (servers). */
+    uint64_t kv_capacity_high_bytes;    /**< High end of kv_capacity_bytes. */
+    int32_t verdict;                    /**< gpufit_verdict of this role. */
+    uint32_t reserved0;                 /**< 0. */
 } gpufit_role_info;
 /** Fills @p out with role @p i of @p r. @since 0.1.0 */
 GPUFIT_API int32_t gpufit_result_role(const gpufit_result *r, uint32_t i, gpufit_role_info *out);
 /** Bytes of component @p c in role @p role. @since 0.1.0 */
 GPUFIT_API int32_t gpufit_result_bytes(const gpufit_result *r, uint32_t role, int32_t c,
                                        uint64_t *out_bytes);
+/** Band of component @p c in role @p role: @p low_out and @p high_out (bytes, equal for
+ *  exact terms; docs/band.md). @since 0.1.0 */
+GPUFIT_API int32_t gpufit_result_bytes_band(const gpufit_result *r, uint32_t role, int32_t c,
+                                            uint64_t *low_out, uint64_t *high_out);
 /** The @p i-th note (assumption or warning) of @p r, owned by @p r. @since 0.1.0 */
 GPUFIT_API int32_t gpufit_result_note(const gpufit_result *r, uint32_t i, const char **text_out);
 

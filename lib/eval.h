@@ -53,6 +53,12 @@ enum gpufit__stack_id {
     GPUFIT__STACK_COUNT
 };
 extern const gpufit__stack_const gpufit__stack[GPUFIT__STACK_COUNT];
+/* Caching-allocator slack as a fraction of the dynamic bytes: point and documented range
+ * (docs/memory/allocator.md: memory-model.md §8.3 puts reserved - allocated at 0-20 % of all
+ * allocated bytes; no source measures it for checkpointed pipelines). */
+#define GPUFIT__FRAG_POINT 0.25
+#define GPUFIT__FRAG_LOW 0.10
+#define GPUFIT__FRAG_HIGH 0.35
 
 typedef struct gpufit__role {
     const char *name;
@@ -64,7 +70,40 @@ typedef struct gpufit__role {
     uint64_t capacity;      /* bytes of this role's GPU; 0 = unknown */
     const gpufit__gpu *gpu; /* its catalogue GPU (device_gpus), or NULL: the job's */
     int32_t fits;
+    uint32_t extra_comms; /* communicators beyond the plan's (DeepSpeed pipeline send/recv) */
+    /* The band (docs/band.md): [0] low, [1] high; fits_b: [0] at the optimistic end (the
+     * stack constants low), [1] at the pessimistic end (high). band_lo/band_hi are set for
+     * the stack terms only (gpufit__band_varies); every other component is exact: read
+     * them through gpufit__comp_band. */
+    uint64_t band_lo[GPUFIT__NCOMP], band_hi[GPUFIT__NCOMP];
+    uint64_t alloc_b[2], reserved_b[2], used_b[2], kv_cap_b[2];
+    int32_t fits_b[2];
 } gpufit__role;
+
+/* A role's three-way verdict (gpufit_verdict): oom when it does not fit at the optimistic
+ * end of its band, marginal when not at the pessimistic end (or the point), else fits. */
+static inline int32_t gpufit__role_verdict(const gpufit__role *ro)
+{
+    return ro->fits < 0 ? GPUFIT_VERDICT_UNKNOWN
+           : ro->fits_b[0] == 0                 ? GPUFIT_VERDICT_OOM
+           : ro->fits_b[1] == 0 || ro->fits == 0 ? GPUFIT_VERDICT_MARGINAL
+                                                 : GPUFIT_VERDICT_FITS;
+}
+
+/* Whether component c has a band (the stack terms and a KV budget); the rest are exact. */
+static inline int gpufit__band_varies(int c)
+{
+    return c == GPUFIT_MEM_WORKSPACE || c == GPUFIT_MEM_RUNTIME_CONTEXT ||
+           c == GPUFIT_MEM_COMM_BUFFERS || c == GPUFIT_MEM_FRAGMENTATION ||
+           c == GPUFIT_MEM_KV_CACHE;
+}
+/* The band of component c of a role: [lo, hi]. */
+static inline void gpufit__comp_band(const gpufit__role *ro, int c, uint64_t *lo, uint64_t *hi)
+{
+    int v = gpufit__band_varies(c);
+    *lo = v ? ro->band_lo[c] : ro->comp[c];
+    *hi = v ? ro->band_hi[c] : ro->comp[c];
+}
 
 #define GPUFIT__MITIGATIONS_MAX 12
 /* One ranked mitigation: its edits (a canonical change set, changes.h) and their spec and
@@ -88,6 +127,8 @@ struct gpufit_result {
     uint32_t n_roles, worst, n_notes;
     int32_t fits;
     uint64_t capacity, peak, host_bytes;
+    uint64_t peak_b[2];  /* the worst role's device_used band: [0] low, [1] high */
+    int32_t verdict;     /* gpufit_verdict */
     uint64_t n_params, n_active;
     uint8_t notes[GPUFIT__NOTES_MAX];
     const gpufit__gpu *gpu; /* catalogue GPU, or NULL (then gpu_name) */

@@ -4,10 +4,15 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #define GIB ((uint64_t)1 << 30)
 
+static uint64_t min_u(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
 static uint64_t max_u(uint64_t a, uint64_t b)
 {
     return a > b ? a : b;
@@ -64,6 +69,14 @@ static int mul_frac(uint64_t v, double f, uint64_t *out)
         if (expr)                                                                                  \
             return gpufit__fail(err, GPUFIT_E_OVERFLOW, 0, UINT64_MAX,                             \
                                 "a byte count exceeds 64 bits");                                   \
+    } while (0)
+
+/* Returns a status that is not GPUFIT_OK (the error already filled). */
+#define CK2(expr)                                                                                  \
+    do {                                                                                           \
+        int32_t st_ = (expr);                                                                      \
+        if (st_ != GPUFIT_OK)                                                                      \
+            return st_;                                                                            \
     } while (0)
 
 /* Bytes of the model's tensors that a slice holds, from one layer of each class and the
@@ -386,25 +399,40 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
     CK(gpufit__add(ws, p->ws_bytes, &m[GPUFIT_MEM_WORKSPACE]));
     m[GPUFIT_MEM_RUNTIME_CONTEXT] = p->ctx_bytes;
     m[GPUFIT_MEM_COMM_BUFFERS] = p->comm_bytes;
+    role->extra_comms = 0;
     if (p->training && p->framework == GPUFIT_FW_DEEPSPEED && p->pp > 1) {
         /* PipelineEngine send/recv: one NCCL communicator per neighbouring stage (pipe/p2p.py);
          * the first and last stages also all-reduce the tied embedding (PipelineModule
          * tied_comms, _exec_reduce_tied_grads) */
         uint64_t n = sl->embedding || sl->output ? 1 + (s->tied != 0) : 2;
         m[GPUFIT_MEM_COMM_BUFFERS] += n * gpufit__stack[GPUFIT__STACK_NCCL_COMM].point;
+        role->extra_comms = (uint32_t)n;
     }
     return GPUFIT_OK;
 }
 
-/* Levels, server budgets and the verdict of one role. */
-static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_error *err,
-                           struct gpufit_result *r)
+/* What the levels of one role come to under one setting of the stack constants. */
+typedef struct levels_in {
+    uint64_t ctx, comm, ws; /* runtime context, comm buffers, workspace component */
+    double frag;            /* allocator slack fraction */
+} levels_in;
+typedef struct levels_out {
+    uint64_t alloc, reserved, used, kv_cap, kv_tokens;
+    uint64_t dynamic;       /* the bytes the allocator slack is a fraction of */
+    int32_t fits;           /* 1, 0, or -1 without a capacity */
+    int32_t kv_short;       /* the server's KV budget is too small */
+} levels_out;
+
+/* Levels and server budget of a role whose components are m (point terms; the stack terms of
+ * `in` replace theirs in m): the KV component of a server and the slack are written into m. */
+static int32_t levels(const gpufit__plan *p, const gpufit__role *role, uint64_t per_tok,
+                      const levels_in *in, uint64_t *m, levels_out *o, gpufit_error *err)
 {
-    uint64_t *m = role->comp;
-    uint64_t per_tok = role->kv_cap_tokens;
     uint64_t cap = role->capacity; /* the role's own GPU (device_gpus), else the job's */
-    role->kv_cap_tokens = 0;
-    role->kv_cap_bytes = 0;
+    m[GPUFIT_MEM_RUNTIME_CONTEXT] = in->ctx;
+    m[GPUFIT_MEM_COMM_BUFFERS] = in->comm;
+    m[GPUFIT_MEM_WORKSPACE] = in->ws;
+    *o = (levels_out){0, 0, 0, 0, 0, 0, role->fits, 0};
     /* allocated = the KV cache + the other tensors and workspaces (held apart for the server
      * budget below); a sum of unsigned terms wraps iff some partial sum does, in any order */
     uint64_t alloc, other;
@@ -430,7 +458,7 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
              * the weights - (1 - mem_fraction_static) x free memory before loading, the latter
              * measured after the CUDA context and NCCL are up: f x free_before - weights. No
              * profile run; activations and CUDA graphs live in the (1 - f) rest. */
-            uint64_t up = p->ctx_bytes + m[GPUFIT_MEM_COMM_BUFFERS], before;
+            uint64_t up = in->ctx + m[GPUFIT_MEM_COMM_BUFFERS], before;
             before = visible > up ? visible - up : 0;
             CK(mul_frac(before, p->util, &budget));
             profiled = m[GPUFIT_MEM_WEIGHTS];
@@ -441,15 +469,15 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
             /* vLLM <= 0.6.3 counts every non-torch byte on the device, the CUDA context too
              * (vllm/worker/worker.py determine_num_available_blocks) */
             if (p->kv_rule == GPUFIT__KV_VLLM_ALL)
-                CK(gpufit__add(profiled, p->ctx_bytes, &profiled));
+                CK(gpufit__add(profiled, in->ctx, &profiled));
         }
         uint64_t need = m[GPUFIT_MEM_KV_CACHE];
-        role->kv_cap_bytes = budget > profiled ? budget - profiled : 0;
-        role->kv_cap_tokens = per_tok > 0 ? role->kv_cap_bytes / per_tok : 0;
-        m[GPUFIT_MEM_KV_CACHE] = role->kv_cap_bytes;
-        if (role->kv_cap_bytes < need || role->kv_cap_bytes == 0) {
-            add_note(r, GPUFIT__NOTE_KV_TOO_SMALL);
-            role->fits = 0;
+        o->kv_cap = budget > profiled ? budget - profiled : 0;
+        o->kv_tokens = per_tok > 0 ? o->kv_cap / per_tok : 0;
+        m[GPUFIT_MEM_KV_CACHE] = o->kv_cap;
+        if (o->kv_cap < need || o->kv_cap == 0) {
+            o->kv_short = 1;
+            o->fits = 0;
         }
     }
     CK(gpufit__add(other, m[GPUFIT_MEM_KV_CACHE], &alloc));
@@ -459,28 +487,124 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
     uint64_t dynamic = m[GPUFIT_MEM_ACTIVATIONS] + m[GPUFIT_MEM_LOGITS];
     if (!p->training && p->framework == GPUFIT_FW_PYTORCH)
         dynamic += m[GPUFIT_MEM_KV_CACHE];
-    if (p->frag == 0.0) /* servers and llama.cpp: mul_frac would give 0 */
+    o->dynamic = dynamic;
+    if (in->frag == 0.0) /* servers and llama.cpp: mul_frac would give 0 */
         m[GPUFIT_MEM_FRAGMENTATION] = 0;
     else
-        CK(mul_frac(dynamic, p->frag, &m[GPUFIT_MEM_FRAGMENTATION]));
-    role->alloc = alloc;
-    CK(gpufit__add(alloc, m[GPUFIT_MEM_FRAGMENTATION], &role->reserved));
-    CK(gpufit__add(role->reserved, m[GPUFIT_MEM_RUNTIME_CONTEXT], &role->used));
-    CK(gpufit__add(role->used, m[GPUFIT_MEM_COMM_BUFFERS], &role->used));
+        CK(mul_frac(dynamic, in->frag, &m[GPUFIT_MEM_FRAGMENTATION]));
+    o->alloc = alloc;
+    CK(gpufit__add(alloc, m[GPUFIT_MEM_FRAGMENTATION], &o->reserved));
+    CK(gpufit__add(o->reserved, m[GPUFIT_MEM_RUNTIME_CONTEXT], &o->used));
+    CK(gpufit__add(o->used, m[GPUFIT_MEM_COMM_BUFFERS], &o->used));
     if (cap > 0) {
-        role->headroom = (int64_t)(cap > role->used ? cap - role->used : 0) -
-                         (int64_t)(role->used > cap ? role->used - cap : 0);
-        if (role->fits != 0)
-            role->fits = role->used <= cap;
+        if (o->fits != 0)
+            o->fits = o->used <= cap;
         if (!p->training && !(p->util > 0.0) && per_tok > 0) {
-            uint64_t rest = role->used - m[GPUFIT_MEM_KV_CACHE];
-            role->kv_cap_bytes = cap > rest ? cap - rest : 0;
-            role->kv_cap_tokens = role->kv_cap_bytes / per_tok;
+            uint64_t rest = o->used - m[GPUFIT_MEM_KV_CACHE];
+            o->kv_cap = cap > rest ? cap - rest : 0;
+            o->kv_tokens = o->kv_cap / per_tok;
         }
     } else {
-        role->fits = -1;
-        role->headroom = 0;
+        o->fits = -1;
     }
+    return GPUFIT_OK;
+}
+
+/* The band of a role whose KV cache is not a server's budget: every stack term enters the
+ * levels additively (workspace, context, NCCL) or as a fraction of the dynamic bytes (slack),
+ * so each end follows from the point levels in closed form. e: 0 low, 1 high. */
+static int32_t band_end(const gpufit__plan *p, gpufit__role *role, const levels_in *in,
+                        const levels_out *pt, int32_t fits0, uint64_t per_tok, int e,
+                        gpufit_error *err)
+{
+    const uint64_t *m = role->comp;
+    uint64_t frag, alloc, reserved, used;
+    if (in->frag == 0.0)
+        frag = 0;
+    else
+        CK(mul_frac(pt->dynamic, in->frag, &frag));
+    CK(gpufit__add(pt->alloc - m[GPUFIT_MEM_WORKSPACE], in->ws, &alloc) ||
+       gpufit__add(alloc, frag, &reserved) || gpufit__add(reserved, in->ctx, &used) ||
+       gpufit__add(used, in->comm, &used));
+    uint64_t *v = e == 0 ? role->band_lo : role->band_hi;
+    v[GPUFIT_MEM_WORKSPACE] = in->ws;
+    v[GPUFIT_MEM_RUNTIME_CONTEXT] = in->ctx;
+    v[GPUFIT_MEM_COMM_BUFFERS] = in->comm;
+    v[GPUFIT_MEM_FRAGMENTATION] = frag;
+    v[GPUFIT_MEM_KV_CACHE] = m[GPUFIT_MEM_KV_CACHE];
+    role->alloc_b[e] = alloc;
+    role->reserved_b[e] = reserved;
+    role->used_b[e] = used;
+    uint64_t cap = role->capacity, kv = pt->kv_cap;
+    if (cap > 0 && !p->training && !(p->util > 0.0) && per_tok > 0) {
+        uint64_t rest = used - m[GPUFIT_MEM_KV_CACHE];
+        kv = cap > rest ? cap - rest : 0;
+    }
+    role->kv_cap_b[1 - e] = kv; /* more of the rest, less room for the cache */
+    role->fits_b[e] = cap == 0 ? -1 : fits0 != 0 && used <= cap;
+    return GPUFIT_OK;
+}
+
+/* Levels, server budgets and the verdict of one role, at the point values of the stack
+ * constants and at both ends of their documented ranges (the band, docs/band.md): the low
+ * end sets every constant low, the high end high. Only the stack terms (workspace, context,
+ * NCCL, slack) and a server's KV budget have a band; every other component is exact. */
+static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_error *err,
+                           struct gpufit_result *r)
+{
+    uint64_t per_tok = role->kv_cap_tokens;
+    uint64_t ws_other = role->comp[GPUFIT_MEM_WORKSPACE] - p->ws_bytes; /* exact part */
+    uint64_t extra = role->extra_comms; /* DeepSpeed pipeline send/recv communicators */
+    int32_t fits0 = role->fits;
+    levels_in in[3] = {
+        {p->ctx_bytes, role->comp[GPUFIT_MEM_COMM_BUFFERS], role->comp[GPUFIT_MEM_WORKSPACE],
+         p->frag},
+        {p->band.ctx[0], p->band.comm[0] + extra * p->band.nccl[0], ws_other + p->band.ws[0],
+         p->band.frag[0]},
+        {p->band.ctx[1], p->band.comm[1] + extra * p->band.nccl[1], ws_other + p->band.ws[1],
+         p->band.frag[1]},
+    };
+    levels_out o[3];
+    int server = !p->training && p->util > 0.0 && role->capacity > 0;
+    if (server) {
+        /* the KV budget is what the rest leaves: each end is a full evaluation of the levels */
+        uint64_t m2[2][GPUFIT__NCOMP];
+        for (int e = 0; e < 2; e++) {
+            memcpy(m2[e], role->comp, sizeof role->comp);
+            CK2(levels(p, role, per_tok, &in[1 + e], m2[e], &o[1 + e], err));
+        }
+        static const int var[] = {GPUFIT_MEM_WORKSPACE, GPUFIT_MEM_RUNTIME_CONTEXT,
+                                  GPUFIT_MEM_COMM_BUFFERS, GPUFIT_MEM_FRAGMENTATION,
+                                  GPUFIT_MEM_KV_CACHE};
+        for (size_t k = 0; k < sizeof var / sizeof var[0]; k++) {
+            role->band_lo[var[k]] = min_u(m2[0][var[k]], m2[1][var[k]]);
+            role->band_hi[var[k]] = max_u(m2[0][var[k]], m2[1][var[k]]);
+        }
+        for (int e = 0; e < 2; e++) {
+            role->alloc_b[e] = o[1 + e].alloc;
+            role->reserved_b[e] = o[1 + e].reserved;
+            role->used_b[e] = o[1 + e].used;
+            role->fits_b[e] = o[1 + e].fits;
+        }
+        role->kv_cap_b[0] = min_u(o[1].kv_cap, o[2].kv_cap);
+        role->kv_cap_b[1] = max_u(o[1].kv_cap, o[2].kv_cap);
+    }
+    CK2(levels(p, role, per_tok, &in[0], role->comp, &o[0], err));
+    if (!server)
+        for (int e = 0; e < 2; e++)
+            CK2(band_end(p, role, &in[1 + e], &o[0], fits0, per_tok, e, err));
+    if (o[0].kv_short)
+        add_note(r, GPUFIT__NOTE_KV_TOO_SMALL);
+    role->alloc = o[0].alloc;
+    role->reserved = o[0].reserved;
+    role->used = o[0].used;
+    role->kv_cap_bytes = o[0].kv_cap;
+    role->kv_cap_tokens = o[0].kv_tokens;
+    role->fits = o[0].fits;
+    uint64_t cap = role->capacity;
+    role->headroom = cap == 0 ? 0
+                              : (int64_t)(cap > role->used ? cap - role->used : 0) -
+                                    (int64_t)(role->used > cap ? role->used - cap : 0);
     return GPUFIT_OK;
 }
 
@@ -498,6 +622,26 @@ static void rank_role(struct gpufit_result *r, uint32_t i)
         r->fits = 0;
     if (a->capacity == 0)
         r->fits = r->fits == 0 ? 0 : -1;
+}
+
+/* The three-way verdict (docs/band.md): oom when some role does not fit even with every stack
+ * constant at the low end of its range, fits when every role fits with them at the high end,
+ * marginal in between; unknown without a capacity. The peak's band is the worst role's. */
+static void band_verdict(struct gpufit_result *r)
+{
+    const gpufit__role *w = &r->roles[r->worst];
+    r->peak_b[0] = w->used_b[0];
+    r->peak_b[1] = w->used_b[1];
+    if (r->fits < 0) {
+        r->verdict = GPUFIT_VERDICT_UNKNOWN;
+        return;
+    }
+    int32_t v = GPUFIT_VERDICT_FITS; /* the worst role's (the enum is ordered) */
+    for (uint32_t i = 0; i < r->n_roles; i++) {
+        int32_t rv = gpufit__role_verdict(&r->roles[i]);
+        v = rv > v ? rv : v;
+    }
+    r->verdict = v;
 }
 
 /* Role k of x->r: its memory, what it keeps in host memory (hc), its verdict, folded. */
@@ -1036,12 +1180,20 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         hr->gpu = NULL;
         hr->fits = cap > 0 ? host <= cap : -1;
         hr->headroom = cap > 0 ? (int64_t)cap - (int64_t)host : 0;
+        memcpy(hr->band_lo, hm, sizeof hr->comp); /* host bytes: no stack constant */
+        memcpy(hr->band_hi, hm, sizeof hr->comp);
+        hr->alloc_b[0] = hr->alloc_b[1] = hr->reserved_b[0] = hr->reserved_b[1] = host;
+        hr->used_b[0] = hr->used_b[1] = host;
+        hr->kv_cap_b[0] = hr->kv_cap_b[1] = 0;
+        hr->fits_b[0] = hr->fits_b[1] = hr->fits;
+        hr->extra_comms = 0;
         if (hr->fits == 0) {
             r->fits = 0;
             add_note(r, GPUFIT__NOTE_HOST_TOO_SMALL);
         }
         add_note(r, GPUFIT__NOTE_HOST_OFFLOAD);
     }
+    band_verdict(r);
     return GPUFIT_OK;
 }
 
@@ -1082,10 +1234,11 @@ int32_t gpufit_evaluate_summary(const gpufit_model *m, const gpufit_job *j, gpuf
     if (m == NULL || j == NULL || out == NULL)
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX,
                             "model, job and out must not be NULL");
-    if (out->struct_size < sizeof(gpufit_summary)) /* checked first: nothing is written */
+    /* checked first: nothing is written; fields from verdict on came later (older callers) */
+    if (out->struct_size < offsetof(gpufit_summary, verdict))
         return gpufit__fail(err, GPUFIT_E_STRUCT_SIZE, 0, UINT64_MAX,
                             "gpufit_summary.struct_size %u is smaller than %zu",
-                            (unsigned)out->struct_size, sizeof(gpufit_summary));
+                            (unsigned)out->struct_size, offsetof(gpufit_summary, verdict));
     gpufit__result_buf rb; /* on the stack: no allocation (evaluate_into ranks no mitigations) */
     struct gpufit_result *r = gpufit__result_init(&rb);
     int32_t st = gpufit__evaluate_into(r, m, j, err);

@@ -77,6 +77,14 @@ typedef struct gpufit__plan {
     uint64_t capacity; /* bytes; 0 = unknown */
     const struct gpufit__gpu *gpu;
     uint64_t ctx_bytes, ws_bytes; /* runtime context, workspaces */
+    /* The band (docs/band.md): [0] the low and [1] the high end of each stack-dependent term,
+     * the stack constants at their documented range (policy.c; equal to the point value when
+     * the user gave it): CUDA context, workspaces, NCCL buffers (all communicators, and one),
+     * allocator slack fraction. */
+    struct {
+        uint64_t ctx[2], ws[2], comm[2], nccl[2];
+        double frag[2];
+    } band;
     uint64_t comm_bytes;          /* NCCL buffers */
     double frag;                  /* allocator slack fraction */
     double util;                  /* server budget fraction; 0 = none */

@@ -439,10 +439,14 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     int64_t cuda = j->cuda_version > 0 ? j->cuda_version : GPUFIT__CUDA_CURRENT;
     int lazy = cuda >= (fw == GPUFIT_FW_LLAMACPP ? GPUFIT__VER(12, 2, 0) : GPUFIT__VER(11, 7, 0));
 
-    p->ctx_bytes = j->cuda_context_bytes >= 0 ? (uint64_t)j->cuda_context_bytes
-                   : !lazy ? gpufit__stack[GPUFIT__STACK_CTX_EAGER].point
-                   : fw == GPUFIT_FW_LLAMACPP ? gpufit__stack[GPUFIT__STACK_CTX_GGML].point
-                                              : gpufit__stack[GPUFIT__STACK_CTX_LAZY].point;
+    /* the band (docs/band.md): each stack constant at its documented low and high; a value
+     * the user gives is their stack's own, with no band */
+    const gpufit__stack_const *ctx_c = !lazy                       ? &gpufit__stack[GPUFIT__STACK_CTX_EAGER]
+                                       : fw == GPUFIT_FW_LLAMACPP ? &gpufit__stack[GPUFIT__STACK_CTX_GGML]
+                                                                  : &gpufit__stack[GPUFIT__STACK_CTX_LAZY];
+    p->ctx_bytes = j->cuda_context_bytes >= 0 ? (uint64_t)j->cuda_context_bytes : ctx_c->point;
+    p->band.ctx[0] = j->cuda_context_bytes >= 0 ? p->ctx_bytes : ctx_c->low;
+    p->band.ctx[1] = j->cuda_context_bytes >= 0 ? p->ctx_bytes : ctx_c->high;
     /* cuBLAS workspaces: memory-model.md §8.2 (8,519,680 B per handle-stream, 32 MiB on
      * compute capability >= 9; forward and backward streams when training). vLLM's profiler
      * reports such non-torch allocations as ~0.35 GiB on one GPU (validation README). */
@@ -454,13 +458,18 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     double sg_frac = fw == GPUFIT_FW_SGLANG ? sglang_fraction(p->capacity, p->tp, p->pp,
                                                               p->fw_version, &graph_bs)
                                             : 0.0;
+    const gpufit__stack_const *nt = &gpufit__stack[GPUFIT__STACK_SERVER_NONTORCH];
     p->ws_bytes = j->workspace_bytes >= 0 ? (uint64_t)j->workspace_bytes
-                  : fw == GPUFIT_FW_SGLANG
-                      ? gpufit__stack[GPUFIT__STACK_SERVER_NONTORCH].point + graph_bs * 2 * MIB
-                  : server ? gpufit__stack[GPUFIT__STACK_SERVER_NONTORCH].point
+                  : fw == GPUFIT_FW_SGLANG ? nt->point + graph_bs * 2 * MIB
+                  : server ? nt->point
                   : fw == GPUFIT_FW_LLAMACPP ? 0
                   : fw == GPUFIT_FW_MEGATRON ? 3 * per_handle
                                              : (p->training ? 2 : 1) * per_handle;
+    p->band.ws[0] = p->band.ws[1] = p->ws_bytes; /* cuBLAS workspaces: exact */
+    if (j->workspace_bytes < 0 && server) {
+        p->band.ws[0] = p->ws_bytes - nt->point + nt->low;
+        p->band.ws[1] = p->ws_bytes - nt->point + nt->high;
+    }
     /* NCCL: ~0.6 GiB per communicator the layout creates (memory-model.md §8.4) */
     uint64_t comms = (p->dp > 1) + (p->tp > 1) + (p->pp > 1) + (p->cp > 1) + (p->ep > 1);
     if (fw == GPUFIT_FW_DEEPSPEED && p->training) {
@@ -481,7 +490,12 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
         comms++;
     if (fw == GPUFIT_FW_LLAMACPP) /* ggml copies activations between devices itself */
         comms = 0;
-    p->comm_bytes = comms * gpufit__stack[GPUFIT__STACK_NCCL_COMM].point;
+    const gpufit__stack_const *nc = &gpufit__stack[GPUFIT__STACK_NCCL_COMM];
+    p->comm_bytes = comms * nc->point;
+    p->band.nccl[0] = nc->low;
+    p->band.nccl[1] = nc->high;
+    p->band.comm[0] = comms * nc->low;
+    p->band.comm[1] = comms * nc->high;
     /* caching-allocator slack as a fraction of the dynamically allocated bytes (activations,
      * logits, growing KV cache): memory-model.md §8.3 puts reserved - allocated at 0-20 % of
      * all allocated bytes in steady training, i.e. more of the part that is freed and
@@ -489,7 +503,9 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
      * 0.10-0.35 (docs/memory/allocator.md: no source measures it for checkpointed pipelines) */
     p->frag = j->fragmentation >= 0.0 ? j->fragmentation
               : server || fw == GPUFIT_FW_LLAMACPP ? 0.0
-                                                   : 0.25;
+                                                   : GPUFIT__FRAG_POINT;
+    p->band.frag[0] = j->fragmentation >= 0.0 || p->frag == 0.0 ? p->frag : GPUFIT__FRAG_LOW;
+    p->band.frag[1] = j->fragmentation >= 0.0 || p->frag == 0.0 ? p->frag : GPUFIT__FRAG_HIGH;
     /* vLLM defaults: 1024 sequences on GPUs of 70 GiB or more, else 256 (V1 engine arg_utils,
      * from 0.8); V0 (before 0.8) 256 everywhere (EngineArgs.max_num_seqs) */
     p->max_num_seqs = j->max_num_seqs > 0 ? (uint64_t)j->max_num_seqs

@@ -2,6 +2,7 @@
 #include "eval.h"
 
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 static const char *const component_names[GPUFIT__NCOMP] = {
@@ -39,11 +40,13 @@ int32_t gpufit_result_summary(const gpufit_result *r, gpufit_summary *out)
 
 int32_t gpufit__summary_out(const struct gpufit_result *r, gpufit_summary *out)
 {
-    /* gpufit__copy_out's rule with min_size == own size: the whole struct, written in place
-     * (the reserved fields 0) instead of built on the stack and copied */
-    if (out->struct_size < sizeof *out)
+    /* gpufit__copy_out's rule: the fields up to n_mitigations are the smallest size accepted;
+     * a caller built before the band fields gets the struct up to its own size. The full
+     * struct is written in place (the fast path), a smaller one through a copy. */
+    const size_t v1 = offsetof(gpufit_summary, verdict);
+    if (out->struct_size < v1)
         return GPUFIT_E_STRUCT_SIZE;
-    *out = (gpufit_summary){
+    gpufit_summary full = {
         .struct_size = sizeof *out,
         .fits = r->fits,
         .n_roles = r->n_roles,
@@ -56,8 +59,15 @@ int32_t gpufit__summary_out(const struct gpufit_result *r, gpufit_summary *out)
         .n_active_params = r->n_active,
         .host_bytes = r->host_bytes,
         .n_mitigations = r->n_mitigations,
+        .verdict = r->verdict,
+        .peak_low_bytes = r->peak_b[0],
+        .peak_high_bytes = r->peak_b[1],
     };
-    return GPUFIT_OK;
+    if (out->struct_size >= sizeof *out) {
+        *out = full;
+        return GPUFIT_OK;
+    }
+    return gpufit__copy_out(out, &full, sizeof full, v1);
 }
 
 int32_t gpufit_result_role(const gpufit_result *r, uint32_t i, gpufit_role_info *out)
@@ -81,7 +91,29 @@ int32_t gpufit_result_role(const gpufit_result *r, uint32_t i, gpufit_role_info 
     info.name = ro->name;
     info.capacity_bytes = ro->capacity;
     info.gpu = ro->gpu != NULL ? ro->gpu->name : r->gpu != NULL ? r->gpu->name : r->gpu_name;
-    return gpufit__copy_out(out, &info, sizeof info, sizeof info);
+    info.peak_allocated_low_bytes = ro->alloc_b[0];
+    info.peak_allocated_high_bytes = ro->alloc_b[1];
+    info.peak_reserved_low_bytes = ro->reserved_b[0];
+    info.peak_reserved_high_bytes = ro->reserved_b[1];
+    info.device_used_low_bytes = ro->used_b[0];
+    info.device_used_high_bytes = ro->used_b[1];
+    info.kv_capacity_low_bytes = ro->kv_cap_b[0];
+    info.kv_capacity_high_bytes = ro->kv_cap_b[1];
+    info.verdict = gpufit__role_verdict(ro);
+    /* the band fields were added later: a caller's older, smaller struct stops before them */
+    return gpufit__copy_out(out, &info, sizeof info,
+                            offsetof(gpufit_role_info, peak_allocated_low_bytes));
+}
+
+int32_t gpufit_result_bytes_band(const gpufit_result *r, uint32_t role, int32_t c,
+                                 uint64_t *low_out, uint64_t *high_out)
+{
+    if (r == NULL || low_out == NULL || high_out == NULL)
+        return GPUFIT_E_INVALID_ARG;
+    if (role >= r->n_roles || c <= 0 || c >= GPUFIT__NCOMP)
+        return GPUFIT_E_NOT_FOUND;
+    gpufit__comp_band(&r->roles[role], c, low_out, high_out);
+    return GPUFIT_OK;
 }
 
 int32_t gpufit_result_bytes(const gpufit_result *r, uint32_t role, int32_t c, uint64_t *out_bytes)

@@ -46,39 +46,80 @@ static const char *fits_text(int32_t fits)
     return fits > 0 ? "true" : fits == 0 ? "false" : "null";
 }
 
+/* gpufit_verdict as the report writes it (a JSON value: a string, or null) */
+static const char *verdict_text(int32_t v)
+{
+    return v == GPUFIT_VERDICT_FITS       ? "\"fits\""
+           : v == GPUFIT_VERDICT_MARGINAL ? "\"marginal\""
+           : v == GPUFIT_VERDICT_OOM      ? "\"oom\""
+                                          : "null";
+}
+
+/* "name": {component: bytes, ...} of a role: end 0 the band's low end, 1 the high end,
+ * -1 the point values */
+static void put_components(jw *w, const char *name, const gpufit__role *ro, int end)
+{
+    put(w, "\"%s\": {", name);
+    for (int32_t c = gpufit_component_next(0); c != 0; c = gpufit_component_next(c)) {
+        uint64_t b[2] = {ro->comp[c], ro->comp[c]};
+        if (end >= 0)
+            gpufit__comp_band(ro, c, &b[0], &b[1]);
+        put(w, "%s\"%s\": %llu", c > 1 ? ", " : "", gpufit_component_name(c),
+            (unsigned long long)b[end > 0]);
+    }
+    put(w, "}");
+}
+
 int32_t gpufit_result_to_json(const gpufit_result *r, char *buf, size_t cap, size_t *len_out,
                               gpufit_error *err)
 {
     if (r == NULL || (buf == NULL && cap > 0))
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX, "result or buf is NULL");
     jw w = {buf, cap, 0};
-    put(&w, "{\n  \"schema\": 1,\n  \"fits\": %s,\n  \"capacity_bytes\": %llu,\n  \"gpu\": ",
-        fits_text(r->fits), (unsigned long long)r->capacity);
+    /* schema 2 (docs/report.md): the band and the three-way verdict */
+    put(&w,
+        "{\n  \"schema\": 2,\n  \"verdict\": %s,\n  \"fits\": %s,\n  \"capacity_bytes\": %llu,\n"
+        "  \"gpu\": ",
+        verdict_text(r->verdict), fits_text(r->fits), (unsigned long long)r->capacity);
     put_str(&w, r->gpu != NULL ? r->gpu->name : r->gpu_name);
     put(&w, ",\n  \"model\": {\"name\": ");
     put_str(&w, r->model_name);
     put(&w, ", \"n_params\": %llu, \"n_active_params\": %llu},\n",
         (unsigned long long)r->n_params, (unsigned long long)r->n_active);
-    put(&w, "  \"peak_bytes\": %llu,\n  \"host_bytes\": %llu,\n  \"roles\": [",
-        (unsigned long long)r->peak, (unsigned long long)r->host_bytes);
+    put(&w,
+        "  \"peak_bytes\": %llu,\n  \"peak_low_bytes\": %llu,\n  \"peak_high_bytes\": %llu,\n"
+        "  \"host_bytes\": %llu,\n  \"roles\": [",
+        (unsigned long long)r->peak, (unsigned long long)r->peak_b[0],
+        (unsigned long long)r->peak_b[1], (unsigned long long)r->host_bytes);
     for (uint32_t i = 0; i < r->n_roles; i++) {
         const gpufit__role *ro = &r->roles[i];
         put(&w, "%s\n    {\"name\": ", i ? "," : "");
         put_str(&w, ro->name);
         put(&w, ", \"devices\": %u, \"layers\": %u, \"gpu\": ", ro->n_devices, ro->layers);
         put_str(&w, ro->gpu != NULL ? ro->gpu->name : r->gpu != NULL ? r->gpu->name : r->gpu_name);
-        put(&w, ", \"capacity_bytes\": %llu,\n     \"components\": {",
-            (unsigned long long)ro->capacity);
-        for (int32_t c = gpufit_component_next(0); c != 0; c = gpufit_component_next(c))
-            put(&w, "%s\"%s\": %llu", c > 1 ? ", " : "", gpufit_component_name(c),
-                (unsigned long long)ro->comp[c]);
+        put(&w, ", \"capacity_bytes\": %llu,\n     ", (unsigned long long)ro->capacity);
+        put_components(&w, "components", ro, -1);
+        put(&w, ",\n     ");
+        put_components(&w, "components_low", ro, 0);
+        put(&w, ",\n     ");
+        put_components(&w, "components_high", ro, 1);
         put(&w,
-            "},\n     \"peak_allocated_bytes\": %llu, \"peak_reserved_bytes\": %llu, "
-            "\"device_used_bytes\": %llu, \"headroom_bytes\": %lld, \"fits\": %s,\n"
-            "     \"kv_capacity_bytes\": %llu, \"kv_capacity_tokens\": %llu}",
+            ",\n     \"peak_allocated_bytes\": %llu, \"peak_reserved_bytes\": %llu, "
+            "\"device_used_bytes\": %llu, \"headroom_bytes\": %lld, \"fits\": %s, "
+            "\"verdict\": %s,\n"
+            "     \"peak_allocated_low_bytes\": %llu, \"peak_allocated_high_bytes\": %llu, "
+            "\"peak_reserved_low_bytes\": %llu, \"peak_reserved_high_bytes\": %llu,\n"
+            "     \"device_used_low_bytes\": %llu, \"device_used_high_bytes\": %llu,\n"
+            "     \"kv_capacity_bytes\": %llu, \"kv_capacity_tokens\": %llu, "
+            "\"kv_capacity_low_bytes\": %llu, \"kv_capacity_high_bytes\": %llu}",
             (unsigned long long)ro->alloc, (unsigned long long)ro->reserved,
             (unsigned long long)ro->used, (long long)ro->headroom, fits_text(ro->fits),
-            (unsigned long long)ro->kv_cap_bytes, (unsigned long long)ro->kv_cap_tokens);
+            verdict_text(gpufit__role_verdict(ro)), (unsigned long long)ro->alloc_b[0],
+            (unsigned long long)ro->alloc_b[1], (unsigned long long)ro->reserved_b[0],
+            (unsigned long long)ro->reserved_b[1], (unsigned long long)ro->used_b[0],
+            (unsigned long long)ro->used_b[1], (unsigned long long)ro->kv_cap_bytes,
+            (unsigned long long)ro->kv_cap_tokens, (unsigned long long)ro->kv_cap_b[0],
+            (unsigned long long)ro->kv_cap_b[1]);
     }
     put(&w, "\n  ],\n  \"notes\": [");
     for (uint32_t i = 0; i < r->n_notes; i++) {

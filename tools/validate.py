@@ -42,6 +42,11 @@ RELEASES = {
 
 MEDIAN_MAX = 3.0  # per cent
 WORST_MAX = 25.0  # per cent
+# the band's targets (issue 14): no wrong three-way verdict, marginal <= 15 % of the cases,
+# median half-width <= 10 %; coverage >= 90 % is reported, not gated (docs/band.md says why)
+BAND_MARGINAL_MAX = 15.0
+BAND_HALF_MAX = 10.0
+BAND_COVER_MIN = 90.0
 
 
 def with_release(case):
@@ -64,7 +69,7 @@ def predict(gpufit, scenario, spec=None):
         p = subprocess.run(cmd, capture_output=True, text=True)
     finally:
         os.unlink(path)
-    if p.returncode not in (0, 1):
+    if p.returncode not in (0, 1, 5):  # fits, oom, marginal
         raise RuntimeError(p.stderr.strip() or "gpufit exit %d" % p.returncode)
     return json.loads(p.stdout)
 
@@ -93,6 +98,21 @@ def value_at(report, level, role_name):
     return role[level]
 
 
+def band_at(report, level, role_name):
+    """[low, high] of a measured level (docs/band.md)."""
+    role = role_of(report, role_name)
+    lo, hi = role["components_low"], role["components_high"]
+    if level.startswith("component:"):
+        c = level.split(":", 1)[1]
+        return lo[c], hi[c]
+    if level == "model_states":
+        return sum(lo[c] for c in MODEL_STATES), sum(hi[c] for c in MODEL_STATES)
+    if level == "kv_capacity":
+        return role["kv_capacity_low_bytes"], role["kv_capacity_high_bytes"]
+    base = level[:-len("_bytes")]
+    return role[base + "_low_bytes"], role[base + "_high_bytes"]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", default=os.path.join(ROOT, "tests", "validation", "public.jsonl"),
@@ -109,7 +129,7 @@ def main():
         print("validate: no cases at %s" % args.cases, file=sys.stderr)
         return 2
 
-    rows, verdicts, errors, mitigated = [], [], [], []
+    rows, verdicts, errors, mitigated, bands, three = [], [], [], [], [], []
     with open(args.cases) as f:
         cases = [json.loads(line) for line in f if line.strip()]
     for case in cases:
@@ -127,9 +147,12 @@ def main():
             meas = m["bytes"]
             err = (pred - meas) / abs(meas) * 100.0 if meas else float("inf")
             rows.append((case["id"], scope, m["level"] + "@" + m["role"], pred, meas, err))
+            lo, hi = band_at(rep, m["level"], m["role"])
+            bands.append((lo <= meas <= hi, (hi - lo) / 2.0 / abs(pred) * 100.0 if pred else 0.0))
         if case.get("verdict") in ("fits", "oom"):
             want = case["verdict"] == "fits"
             verdicts.append((case["id"], scope, want, rep["fits"]))
+            three.append((case["id"], case["verdict"], rep["verdict"]))
         if rep["fits"] is False:
             # issue #4: the first suggested mitigation must fit when applied and re-estimated
             first = rep["mitigations"][0] if rep["mitigations"] else None
@@ -155,6 +178,23 @@ def main():
         ok = ok and med <= MEDIAN_MAX and worst <= WORST_MAX
     right = sum(1 for v in verdicts if v[2] == v[3])
     print("verdicts: %d of %d right" % (right, len(verdicts)))
+    if bands:
+        # the band (docs/band.md): how often the measured value lies inside [low, high], how
+        # wide it is, and the three-way verdict against the measured outcome
+        cover = 100.0 * sum(1 for b in bands if b[0]) / len(bands)
+        half = statistics.median(b[1] for b in bands)
+        marginal = sum(1 for t in three if t[2] == "marginal")
+        wrong3 = [t for t in three if t[2] in ("fits", "oom") and t[2] != t[1]]
+        print("band: %.0f %% of measured values inside [low, high]   median half-width %.1f %% "
+              "of the estimate" % (cover, half))
+        print("three-way verdicts: %d right, %d marginal, %d wrong (of %d)"
+              % (len(three) - marginal - len(wrong3), marginal, len(wrong3), len(three)))
+        for cid, want, got in wrong3:
+            print("  WRONG %s: measured %s, predicted %s" % (cid, want, got))
+        ok = ok and not wrong3 and marginal <= BAND_MARGINAL_MAX / 100.0 * len(three) \
+            and half <= BAND_HALF_MAX
+        if cover < BAND_COVER_MIN:
+            print("  (coverage below %g %%: not gated yet, docs/band.md)" % BAND_COVER_MIN)
     for cid, scope, want, got in verdicts:
         if want != got:
             print("  WRONG %s: measured %s, predicted %s" % (cid, "fits" if want else "oom",

@@ -34,17 +34,28 @@ for spec in "model=llama-3-8b task=inference gpu=rtx-4090 context_len=8192" \
             "model=llama-3-70b task=pretrain gpu=h100 tp=8 pp=4 dp=2 zero=1 precision=bf16 framework=megatron" \
             "model=llama-3.1-8b task=inference gpu=rtx-3090 framework=vllm context_len=20000"; do
     set +e; "$G" estimate --json --spec "$spec" >"$tmp/r.json"; st=$?; set -e
-    [ "$st" -le 1 ] || fail "estimate --json --spec '$spec' exited $st"
-    python3 - "$tmp/r.json" <<'PY' || fail "component sum check for: $spec"
+    [ "$st" -le 1 ] || [ "$st" -eq 5 ] || fail "estimate --json --spec '$spec' exited $st"
+    python3 - "$tmp/r.json" "$st" <<'PY' || fail "component sum check for: $spec"
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["schema"] == 1 and r["roles"], r
+assert r["schema"] == 2 and r["roles"], r
 assert r["model"]["n_params"] > 0 and r["model"]["n_active_params"] > 0
 for role in r["roles"]:
     total = sum(role["components"].values())
     assert total == role["device_used_bytes"], (role["name"], total, role["device_used_bytes"])
     assert role["peak_allocated_bytes"] <= role["peak_reserved_bytes"] <= role["device_used_bytes"]
+    # the band (docs/band.md): low <= point <= high for every total and component
+    for lvl in ("peak_allocated", "peak_reserved", "device_used", "kv_capacity"):
+        lo, hi = role[lvl + "_low_bytes"], role[lvl + "_high_bytes"]
+        assert lo <= role[lvl + "_bytes"] <= hi, (role["name"], lvl, lo, hi)
+    for c, b in role["components"].items():
+        assert role["components_low"][c] <= b <= role["components_high"][c], (c,)
+    for c in ("weights", "gradients", "optimizer_states", "master_weights", "activations"):
+        assert role["components_low"][c] == role["components_high"][c], (c, "exact")
 assert r["peak_bytes"] == max(x["device_used_bytes"] for x in r["roles"])
+assert r["peak_low_bytes"] <= r["peak_bytes"] <= r["peak_high_bytes"]
+# the exit code follows the three-way verdict
+assert int(sys.argv[2]) == {"fits": 0, "oom": 1, "marginal": 5}[r["verdict"]], (r["verdict"],)
 PY
 done
 
@@ -129,6 +140,24 @@ read -r peak spec <"$tmp/advice"
 set +e; "$G" estimate "$tmp/mit.json" --spec "$spec" --json >"$tmp/out" 2>"$tmp/err"; set -e
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r["peak_bytes"] != int(sys.argv[2]))' \
     "$tmp/out" "$peak" || fail "mitigation '$spec' does not reproduce $peak bytes"
+
+# the three-way verdict (docs/band.md): the 8B inference job needs 17.29-18.04 GiB
+band="model=llama-3-8b task=inference context_len=8192"
+expect_exit 0 estimate --spec "$band gpu_memory_gib=18.5"
+grep -q "^verdict: FITS: 17.29-18.04 GiB of 18.50 GiB" "$tmp/out" || fail "fits text: $(tail -1 "$tmp/out")"
+expect_exit 5 estimate --spec "$band gpu_memory_gib=17.7"
+grep -q "^verdict: MARGINAL: 17.29-18.04 GiB of 17.70 GiB" "$tmp/out" || fail "marginal text"
+expect_exit 1 estimate --spec "$band gpu_memory_gib=17.0"
+grep -q "^verdict: DOES NOT FIT: 17.29-18.04 GiB of 17.00 GiB (short by 0.77 GiB" "$tmp/out" \
+    || fail "oom text: $(tail -1 "$tmp/out")"
+expect_exit 1 estimate --strict --spec "$band gpu_memory_gib=17.7"  # marginal fails closed
+expect_exit 0 estimate --strict --spec "$band gpu_memory_gib=18.5"
+expect_exit 2 estimate --strict --spec "$band"                      # no GPU: no verdict
+expect_exit 0 estimate --spec "$band"                               # ... which is fine unstrict
+# a server whose KV budget is what fails: no "short by" a wrapped number
+expect_exit 1 estimate --spec "model=llama-3-8b task=inference framework=vllm gpu=rtx-3090 context_len=131072"
+grep -q "^verdict: DOES NOT FIT: the KV-cache budget is smaller than the job needs" "$tmp/out" \
+    || fail "server shortfall text: $(tail -1 "$tmp/out")"
 
 # listings
 # (into files first: grep -q closing the pipe early would fail the writer under pipefail)

@@ -91,6 +91,8 @@ struct header_test_api {
     int32_t (*result_summary)(const gpufit_result *r, gpufit_summary *out);
     int32_t (*result_role)(const gpufit_result *r, uint32_t i, gpufit_role_info *out);
     int32_t (*result_bytes)(const gpufit_result *r, uint32_t role, int32_t c, uint64_t *out_bytes);
+    int32_t (*result_bytes_band)(const gpufit_result *r, uint32_t role, int32_t c, uint64_t *lo,
+                                 uint64_t *hi);
     int32_t (*result_note)(const gpufit_result *r, uint32_t i, const char **text_out);
     int32_t (*result_to_json)(
         const gpufit_result *r, char *buf, size_t cap, size_t *len_out, gpufit_error *err);
@@ -138,6 +140,7 @@ const struct header_test_api *header_test_c_api(void)
         .result_summary = gpufit_result_summary,
         .result_role = gpufit_result_role,
         .result_bytes = gpufit_result_bytes,
+        .result_bytes_band = gpufit_result_bytes_band,
         .result_note = gpufit_result_note,
         .result_to_json = gpufit_result_to_json,
     };

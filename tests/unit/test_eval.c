@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 typedef run_s scenario;
@@ -268,7 +269,7 @@ Test(report, json_buffer_protocol)
     cr_assert_eq(gpufit_result_to_json(s.r, buf, need + 1, &len, NULL), GPUFIT_OK);
     cr_assert_eq(len, need);
     cr_assert(strstr(buf, "\"n_params\": 8030261248") != NULL);
-    cr_assert(strstr(buf, "\"schema\": 1") != NULL);
+    cr_assert(strstr(buf, "\"schema\": 2") != NULL);
     free(buf);
     done(&s);
 }
@@ -367,7 +368,7 @@ Test(report, evaluate_summary_equals_evaluate_then_summary)
     cr_assert_eq(err.status, GPUFIT_E_INVALID_ARG);
     cr_assert_eq(gpufit_evaluate_summary(s.m, NULL, &sum, NULL), GPUFIT_E_INVALID_ARG);
     cr_assert_eq(gpufit_evaluate_summary(s.m, s.j, NULL, &err), GPUFIT_E_INVALID_ARG);
-    static const uint32_t small[] = {0, 4, 8, (uint32_t)sizeof(gpufit_summary) - 1};
+    static const uint32_t small[] = {0, 4, 8, (uint32_t)offsetof(gpufit_summary, verdict) - 1};
     for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
         memset(&sum, 0x5a, sizeof sum);
         sum.struct_size = small[i];

@@ -817,6 +817,10 @@ def _result_json(res):
     _lib.raise_for(-8)
 
 
+# gpufit_verdict values as the report names them (docs/band.md)
+_VERDICTS = {1: "fits", 2: "marginal", 3: "oom"}
+
+
 def _read_result(res, model, job):
     s = Summary()
     st = lib.gpufit_result_summary(res, byref(s))
@@ -829,13 +833,18 @@ def _read_result(res, model, job):
         st = lib.gpufit_result_role(res, i, byref(ri))
         if st != 0:
             _lib.raise_for(st)
-        parts = {}
+        parts, low, high = {}, {}, {}
         for cid, cname in comps:
-            b = c_uint64(0)
+            b, lo, hi = c_uint64(0), c_uint64(0), c_uint64(0)
             st = lib.gpufit_result_bytes(res, i, cid, byref(b))
+            if st == 0:
+                st = lib.gpufit_result_bytes_band(res, i, cid, byref(lo), byref(hi))
             if st != 0:
                 _lib.raise_for(st)
             parts[cname] = b.value
+            low[cname] = lo.value
+            high[cname] = hi.value
+        band = {k: getattr(ri, k) for k in Role._BAND}
         roles.append(Role(
             name=_text(ri.name), devices=ri.n_devices, layers=ri.layers, components=parts,
             peak_allocated_bytes=ri.peak_allocated_bytes,
@@ -844,7 +853,9 @@ def _read_result(res, model, job):
             fits=None if s.fits < 0 or ri.fits < 0 else bool(ri.fits),
             kv_capacity_bytes=ri.kv_capacity_bytes, kv_capacity_tokens=ri.kv_capacity_tokens,
             gpu=_text(ri.gpu) or "" if ri.has_field("gpu") else "",
-            capacity_bytes=ri.capacity_bytes if ri.has_field("capacity_bytes") else 0))
+            capacity_bytes=ri.capacity_bytes if ri.has_field("capacity_bytes") else 0,
+            verdict=_VERDICTS.get(ri.verdict), components_low=low, components_high=high,
+            **band))
     notes = []
     for i in range(s.n_notes):
         t = c_char_p()
@@ -870,7 +881,8 @@ def _read_result(res, model, job):
         n_active_params=s.n_active_params, host_bytes=s.host_bytes,
         worst_role=s.worst_role, roles=roles, notes=notes, json_text=text,
         model_name=model.name, task=task, library_version=_lib.version_string,
-        mitigation_specs=specs)
+        mitigation_specs=specs, verdict=_VERDICTS.get(s.verdict),
+        peak_low_bytes=s.peak_low_bytes, peak_high_bytes=s.peak_high_bytes)
     report._inputs = (model.copy(), job.copy())
     return report
 

@@ -112,6 +112,8 @@ FUNCTIONS = (
     ("gpufit_evaluate_summary", [c_void_p, c_void_p, POINTER(Summary), _ERR], c_int32, 100),
     ("gpufit_result_role", [c_void_p, c_uint32, POINTER(RoleInfo)], c_int32, 100),
     ("gpufit_result_bytes", [c_void_p, c_uint32, c_int32, POINTER(c_uint64)], c_int32, 100),
+    ("gpufit_result_bytes_band", [c_void_p, c_uint32, c_int32, POINTER(c_uint64),
+                                  POINTER(c_uint64)], c_int32, 100),
     ("gpufit_result_note", [c_void_p, c_uint32, POINTER(c_char_p)], c_int32, 100),
     ("gpufit_result_to_json", [c_void_p, POINTER(c_char), c_size_t, POINTER(c_size_t), _ERR],
      c_int32, 100),

@@ -30,7 +30,7 @@ COLORS = {
 _SPARE = ("#17becf", "#bcbd22", "#7f7f7f", "#d62728", "#9467bd", "#2ca02c", "#1f77b4")
 
 _FONT = "system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif"
-_GREEN, _RED, _GREY = "#2e7d32", "#c62828", "#616161"
+_GREEN, _RED, _GREY, _AMBER = "#2e7d32", "#c62828", "#616161", "#ef6c00"
 
 
 def _gib(b):
@@ -111,16 +111,23 @@ def render_text(r, bars=True):
             if bars:
                 line += "  " + _bar(b / scale if scale else 0.0, 40)
             out.append(line)
-        out.append("  %-17s %10.2f GiB" % ("peak allocated", _gib(ro.peak_allocated_bytes)))
-        out.append("  %-17s %10.2f GiB" % ("peak reserved", _gib(ro.peak_reserved_bytes)))
-        line = "  %-17s %10.2f GiB" % ("device used", _gib(ro.device_used_bytes))
+        out.append("  %-17s %10.2f GiB  (%.2f-%.2f)" % (
+            "peak allocated", _gib(ro.peak_allocated_bytes), _gib(ro.peak_allocated_low_bytes),
+            _gib(ro.peak_allocated_high_bytes)))
+        out.append("  %-17s %10.2f GiB  (%.2f-%.2f)" % (
+            "peak reserved", _gib(ro.peak_reserved_bytes), _gib(ro.peak_reserved_low_bytes),
+            _gib(ro.peak_reserved_high_bytes)))
+        line = "  %-17s %10.2f GiB  (%.2f-%.2f)" % (
+            "device used", _gib(ro.device_used_bytes), _gib(ro.device_used_low_bytes),
+            _gib(ro.device_used_high_bytes))
         if r.capacity_bytes > 0:
             line += "  of %.2f GiB (%.1f %%)" % (
                 _gib(r.capacity_bytes), 100.0 * ro.device_used_bytes / r.capacity_bytes)
         out.append(line)
         if ro.kv_capacity_tokens > 0:
-            out.append("  %-17s %10.2f GiB  = %d tokens" % (
-                "kv capacity", _gib(ro.kv_capacity_bytes), ro.kv_capacity_tokens))
+            out.append("  %-17s %10.2f GiB  (%.2f-%.2f) = %d tokens" % (
+                "kv capacity", _gib(ro.kv_capacity_bytes), _gib(ro.kv_capacity_low_bytes),
+                _gib(ro.kv_capacity_high_bytes), ro.kv_capacity_tokens))
     elif r.roles:
         _roles_side_by_side(r, out)
     for note in r.notes:
@@ -135,14 +142,7 @@ def render_text(r, bars=True):
             _gib(m.get("peak_bytes_after", 0)), m.get("text", "")))
         out.append("           --spec \"%s\"" % m.get("spec", ""))
     out.append("")
-    if r.fits is None:
-        out.append("verdict: no GPU given")
-    elif r.fits:
-        out.append("verdict: FITS (headroom %.2f GiB on the fullest device)"
-                   % _gib(r.headroom_bytes))
-    else:
-        out.append("verdict: DOES NOT FIT (short by %.2f GiB on the fullest device)"
-                   % _gib(-r.headroom_bytes))
+    out.append(verdict_line(r))
     return "\n".join(out) + "\n"
 
 
@@ -303,15 +303,39 @@ _TH = 'style="padding:3px 10px;text-align:right;border-bottom:1px solid #bbb;whi
 _TL = 'style="padding:2px 10px;text-align:left"'
 
 
+def verdict_line(r):
+    """The command's verdict line: the three-way verdict with the fullest device's band."""
+    lo, hi, cap = _gib(r.peak_low_bytes), _gib(r.peak_high_bytes), _gib(r.capacity_bytes)
+    if r.verdict is None:
+        return "verdict: no GPU given (%.2f-%.2f GiB on the fullest device)" % (lo, hi)
+    if r.verdict == "fits":
+        return ("verdict: FITS: %.2f-%.2f GiB of %.2f GiB (headroom %.2f GiB at the point "
+                "estimate)" % (lo, hi, cap, _gib(r.headroom_bytes)))
+    if r.verdict == "marginal":
+        return ("verdict: MARGINAL: %.2f-%.2f GiB of %.2f GiB (the capacity lies inside the "
+                "band: measure, or add margin)" % (lo, hi, cap))
+    if r.headroom_bytes >= 0:
+        return ("verdict: DOES NOT FIT: the KV-cache budget is smaller than the job needs "
+                "(%.2f-%.2f GiB of %.2f GiB used)" % (lo, hi, cap))
+    return ("verdict: DOES NOT FIT: %.2f-%.2f GiB of %.2f GiB (short by %.2f GiB at the point "
+            "estimate)" % (lo, hi, cap, _gib(-r.headroom_bytes)))
+
+
 def _verdict(r):
-    if r.fits is None:
-        return _GREY, "NO GPU GIVEN", "peak %s per device (no capacity to compare)" % _fmt(
-            r.peak_bytes)
-    if r.fits:
-        return _GREEN, "FITS", "peak %s of %s, headroom %s on the fullest device" % (
-            _fmt(r.peak_bytes), _fmt(r.capacity_bytes), _fmt(r.headroom_bytes))
-    return _RED, "DOES NOT FIT", "peak %s of %s, short by %s on the fullest device" % (
-        _fmt(r.peak_bytes), _fmt(r.capacity_bytes), _fmt(-r.headroom_bytes))
+    band = "%s-%s" % (_fmt(r.peak_low_bytes), _fmt(r.peak_high_bytes))
+    if r.verdict is None:
+        return _GREY, "NO GPU GIVEN", "peak %s (%s) per device (no capacity to compare)" % (
+            _fmt(r.peak_bytes), band)
+    if r.verdict == "fits":
+        return _GREEN, "FITS", "peak %s (%s) of %s, headroom %s on the fullest device" % (
+            _fmt(r.peak_bytes), band, _fmt(r.capacity_bytes), _fmt(r.headroom_bytes))
+    if r.verdict == "marginal":
+        return _AMBER, "MARGINAL", "peak %s (%s) of %s: the capacity lies inside the band" % (
+            _fmt(r.peak_bytes), band, _fmt(r.capacity_bytes))
+    if r.headroom_bytes >= 0:
+        return _RED, "DOES NOT FIT", "the KV-cache budget is smaller than the job needs"
+    return _RED, "DOES NOT FIT", "peak %s (%s) of %s, short by %s on the fullest device" % (
+        _fmt(r.peak_bytes), band, _fmt(r.capacity_bytes), _fmt(-r.headroom_bytes))
 
 
 def _table(r, colors):

@@ -167,6 +167,10 @@ class Summary(SizedStruct):
         ("host_bytes", c_uint64),
         ("n_mitigations", c_uint32),
         ("reserved1", c_uint32),
+        ("verdict", c_int32),
+        ("reserved2", c_uint32),
+        ("peak_low_bytes", c_uint64),
+        ("peak_high_bytes", c_uint64),
     ]
 
 
@@ -188,6 +192,16 @@ class RoleInfo(SizedStruct):
         ("name", c_char_p),
         ("capacity_bytes", c_uint64),
         ("gpu", c_char_p),
+        ("peak_allocated_low_bytes", c_uint64),
+        ("peak_allocated_high_bytes", c_uint64),
+        ("peak_reserved_low_bytes", c_uint64),
+        ("peak_reserved_high_bytes", c_uint64),
+        ("device_used_low_bytes", c_uint64),
+        ("device_used_high_bytes", c_uint64),
+        ("kv_capacity_low_bytes", c_uint64),
+        ("kv_capacity_high_bytes", c_uint64),
+        ("verdict", c_int32),
+        ("reserved0", c_uint32),
     ]
 
 

@@ -49,15 +49,37 @@ class Role:
         gpu: the name of this role's GPU ("" when none was given); with ``device_gpus`` each
             stage has its own.
         capacity_bytes: that GPU's memory (0 when unknown; the host role: host_memory_bytes).
+        verdict: ``"fits"``, ``"marginal"``, ``"oom"`` or None (docs/band.md).
+        components_low, components_high: each component's band ``{name: bytes}``; equal to
+            ``components`` for exact terms.
+        peak_allocated_low_bytes ... kv_capacity_high_bytes: the band of each total (the
+            stack constants at the low and the high end of their documented ranges).
     """
 
+    _BAND = ("peak_allocated_low_bytes", "peak_allocated_high_bytes", "peak_reserved_low_bytes",
+             "peak_reserved_high_bytes", "device_used_low_bytes", "device_used_high_bytes",
+             "kv_capacity_low_bytes", "kv_capacity_high_bytes")
     __slots__ = ("name", "devices", "layers", "components", "peak_allocated_bytes",
                  "peak_reserved_bytes", "device_used_bytes", "headroom_bytes", "fits",
-                 "kv_capacity_bytes", "kv_capacity_tokens", "gpu", "capacity_bytes")
+                 "kv_capacity_bytes", "kv_capacity_tokens", "gpu", "capacity_bytes",
+                 "verdict", "components_low", "components_high") + _BAND
 
     def __init__(self, name, devices, layers, components, peak_allocated_bytes,
                  peak_reserved_bytes, device_used_bytes, headroom_bytes, fits,
-                 kv_capacity_bytes, kv_capacity_tokens, gpu="", capacity_bytes=0):
+                 kv_capacity_bytes, kv_capacity_tokens, gpu="", capacity_bytes=0,
+                 verdict=None, components_low=None, components_high=None, **band):
+        unknown = set(band) - set(self._BAND)
+        if unknown:
+            raise TypeError("Role() got unexpected keyword arguments %s" % sorted(unknown))
+        self.verdict = verdict
+        self.components_low = dict(components_low if components_low is not None
+                                   else components)
+        self.components_high = dict(components_high if components_high is not None
+                                    else components)
+        point = {"peak_allocated": peak_allocated_bytes, "peak_reserved": peak_reserved_bytes,
+                 "device_used": device_used_bytes, "kv_capacity": kv_capacity_bytes}
+        for k in self._BAND:
+            setattr(self, k, band.get(k, point[k.rsplit("_", 2)[0]]))
         self.name = name
         self.devices = devices
         self.layers = layers
@@ -84,6 +106,10 @@ class Role:
             "headroom_bytes": self.headroom_bytes, "fits": self.fits,
             "kv_capacity_bytes": self.kv_capacity_bytes,
             "kv_capacity_tokens": self.kv_capacity_tokens,
+            "verdict": self.verdict,
+            "components_low": dict(self.components_low),
+            "components_high": dict(self.components_high),
+            **{k: getattr(self, k) for k in self._BAND},
         }
 
     def __eq__(self, other):
@@ -118,11 +144,18 @@ class Report:
         mitigations: suggested changes from the JSON report (an empty list until the library
             suggests any).
         model_name, task, gpu_name: what was estimated (``gpu_name`` None without a GPU).
+        verdict: the three-way verdict, ``"fits"``, ``"marginal"`` or ``"oom"`` (None without
+            a GPU): docs/band.md. ``fits`` keeps its meaning (the point estimate fits).
+        peak_low_bytes, peak_high_bytes: the band of ``peak_bytes``.
     """
 
     def __init__(self, fits, peak_bytes, capacity_bytes, headroom_bytes, n_params,
                  n_active_params, host_bytes, worst_role, roles, notes, json_text,
-                 model_name=None, task=None, library_version=None, mitigation_specs=()):
+                 model_name=None, task=None, library_version=None, mitigation_specs=(),
+                 verdict=None, peak_low_bytes=None, peak_high_bytes=None):
+        self.verdict = verdict
+        self.peak_low_bytes = peak_bytes if peak_low_bytes is None else peak_low_bytes
+        self.peak_high_bytes = peak_bytes if peak_high_bytes is None else peak_high_bytes
         self.fits = fits
         self.peak_bytes = peak_bytes
         self.capacity_bytes = capacity_bytes

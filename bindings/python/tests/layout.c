@@ -97,6 +97,10 @@ int main(void)
     FIELD(gpufit_summary, host_bytes);
     FIELD(gpufit_summary, n_mitigations);
     FIELD(gpufit_summary, reserved1);
+    FIELD(gpufit_summary, verdict);
+    FIELD(gpufit_summary, reserved2);
+    FIELD(gpufit_summary, peak_low_bytes);
+    FIELD(gpufit_summary, peak_high_bytes);
 
     STRUCT(gpufit_role_info);
     FIELD(gpufit_role_info, struct_size);
@@ -112,6 +116,16 @@ int main(void)
     FIELD(gpufit_role_info, name);
     FIELD(gpufit_role_info, capacity_bytes);
     FIELD(gpufit_role_info, gpu);
+    FIELD(gpufit_role_info, peak_allocated_low_bytes);
+    FIELD(gpufit_role_info, peak_allocated_high_bytes);
+    FIELD(gpufit_role_info, peak_reserved_low_bytes);
+    FIELD(gpufit_role_info, peak_reserved_high_bytes);
+    FIELD(gpufit_role_info, device_used_low_bytes);
+    FIELD(gpufit_role_info, device_used_high_bytes);
+    FIELD(gpufit_role_info, kv_capacity_low_bytes);
+    FIELD(gpufit_role_info, kv_capacity_high_bytes);
+    FIELD(gpufit_role_info, verdict);
+    FIELD(gpufit_role_info, reserved0);
 
     STRUCT(gpufit_mitigation_info);
     FIELD(gpufit_mitigation_info, struct_size);

@@ -95,7 +95,8 @@ class TestAgainstCommand(unittest.TestCase):
                 code, d = _support.cli_json("--spec", spec)
                 r = gpufit.estimate(**kw)
                 check_report(self, r, d)
-                self.assertEqual(code, 1 if r.fits is False else 0)
+                self.assertEqual(code, {"oom": 1, "marginal": 5}.get(r.verdict, 0))
+                self.assertEqual(r.verdict, d["verdict"])
                 self.assertEqual(gpufit.estimate(spec=spec).to_dict(), d)
                 self.assertEqual(gpufit.estimate(dict(kw)).to_dict(), d)
 

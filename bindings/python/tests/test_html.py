@@ -65,7 +65,8 @@ class TestHtml(unittest.TestCase):
         t = str(r)
         self.assertTrue(t.startswith("gpufit %s: llama-3-8b, task inference\n"
                                      % gpufit.__version__))
-        self.assertRegex(t, r"verdict: FITS \(headroom \d+\.\d\d GiB")
+        self.assertRegex(t, r"verdict: FITS: \d+\.\d\d-\d+\.\d\d GiB of \d+\.\d\d GiB \(headroom "
+                            r"\d+\.\d\d GiB")
         self.assertIn("kv capacity", t)
         self.assertRegex(repr(r), r"^<gpufit.Report llama-3-8b, inference: FITS, peak [\d.]+ "
                                   r"GiB of [\d.]+ GiB, 1 role>$")

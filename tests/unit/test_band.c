@@ -1,0 +1,210 @@
+/* The band and the three-way verdict (docs/band.md): exact terms have no width, the stack
+ * terms span their documented ranges (lib/policy.c gpufit__stack, GPUFIT__FRAG_*), bytes by
+ * hand; the verdict at each side of the band; older struct sizes. */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "run.h"
+
+#define MIB ((uint64_t)1 << 20)
+#define GIB ((uint64_t)1 << 30)
+
+static uint64_t comp(const run_s *s, int32_t c)
+{
+    uint64_t b = 0;
+    cr_assert_eq(gpufit_result_bytes(s->r, 0, c, &b), GPUFIT_OK);
+    return b;
+}
+
+static void band(const run_s *s, int32_t c, uint64_t *lo, uint64_t *hi)
+{
+    cr_assert_eq(gpufit_result_bytes_band(s->r, 0, c, lo, hi), GPUFIT_OK);
+}
+
+/* round-half-up of v x f, as the library rounds a fraction of bytes */
+static uint64_t frac(uint64_t v, double f)
+{
+    double x = (double)v * f;
+    uint64_t t = (uint64_t)x;
+    return t + (x - (double)t >= 0.5);
+}
+
+#define INFER "model=llama-3-8b task=inference context_len=8192 "
+
+Test(band, exact_terms_have_no_width)
+{
+    run_s s;
+    cr_assert_eq(run(&s, "model=llama-3-8b task=lora gpu=rtx-4090 micro_batch=1 seq_len=2048 "
+                         "precision=bf16"),
+                 GPUFIT_OK, "%s", s.err.message);
+    static const int32_t exact[] = {GPUFIT_MEM_WEIGHTS, GPUFIT_MEM_GRADIENTS,
+                                    GPUFIT_MEM_OPTIMIZER_STATES, GPUFIT_MEM_MASTER_WEIGHTS,
+                                    GPUFIT_MEM_ACTIVATIONS, GPUFIT_MEM_LOGITS};
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) {
+        uint64_t lo, hi, b = comp(&s, exact[i]);
+        band(&s, exact[i], &lo, &hi);
+        cr_assert(lo == b && hi == b, "component %d", (int)exact[i]);
+    }
+    /* cuBLAS workspaces are exact too (PyTorch's CublasHandlePool sizes) */
+    uint64_t lo, hi;
+    band(&s, GPUFIT_MEM_WORKSPACE, &lo, &hi);
+    cr_assert(lo == hi && hi == comp(&s, GPUFIT_MEM_WORKSPACE));
+    cr_assert_eq(gpufit_result_bytes_band(s.r, 0, 0, &lo, &hi), GPUFIT_E_NOT_FOUND);
+    cr_assert_eq(gpufit_result_bytes_band(s.r, 9, 1, &lo, &hi), GPUFIT_E_NOT_FOUND);
+    cr_assert_eq(gpufit_result_bytes_band(s.r, 0, 1, NULL, &hi), GPUFIT_E_INVALID_ARG);
+    done(&s);
+}
+
+/* PyTorch inference: CUDA context 300-600 MiB around 512 MiB (lazy loading), allocator slack
+ * 0.10-0.35 of the dynamic bytes (activations, logits, KV cache) around 0.25. */
+Test(band, stack_terms_by_hand)
+{
+    run_s s;
+    cr_assert_eq(run(&s, INFER "gpu=rtx-4090"), GPUFIT_OK, "%s", s.err.message);
+    uint64_t lo, hi;
+    band(&s, GPUFIT_MEM_RUNTIME_CONTEXT, &lo, &hi);
+    cr_assert_eq(comp(&s, GPUFIT_MEM_RUNTIME_CONTEXT), 512 * MIB);
+    cr_assert_eq(lo, 300 * MIB);
+    cr_assert_eq(hi, 600 * MIB);
+    uint64_t dynamic = comp(&s, GPUFIT_MEM_ACTIVATIONS) + comp(&s, GPUFIT_MEM_LOGITS) +
+                       comp(&s, GPUFIT_MEM_KV_CACHE);
+    band(&s, GPUFIT_MEM_FRAGMENTATION, &lo, &hi);
+    cr_assert_eq(comp(&s, GPUFIT_MEM_FRAGMENTATION), frac(dynamic, 0.25));
+    cr_assert_eq(lo, frac(dynamic, 0.10));
+    cr_assert_eq(hi, frac(dynamic, 0.35));
+    /* the totals move by exactly those differences */
+    gpufit_role_info ro = role(&s, 0);
+    cr_assert_eq(ro.peak_allocated_low_bytes, ro.peak_allocated_bytes);
+    cr_assert_eq(ro.peak_allocated_high_bytes, ro.peak_allocated_bytes);
+    cr_assert_eq(ro.peak_reserved_low_bytes, ro.peak_allocated_bytes + frac(dynamic, 0.10));
+    cr_assert_eq(ro.peak_reserved_high_bytes, ro.peak_allocated_bytes + frac(dynamic, 0.35));
+    cr_assert_eq(ro.device_used_low_bytes, ro.peak_reserved_low_bytes + 300 * MIB);
+    cr_assert_eq(ro.device_used_high_bytes, ro.peak_reserved_high_bytes + 600 * MIB);
+    /* the KV room left on the card shrinks as the rest grows */
+    cr_assert_eq(ro.kv_capacity_high_bytes - ro.kv_capacity_bytes,
+                 ro.device_used_bytes - ro.device_used_low_bytes);
+    cr_assert_eq(ro.kv_capacity_bytes - ro.kv_capacity_low_bytes,
+                 ro.device_used_high_bytes - ro.device_used_bytes);
+    done(&s);
+}
+
+/* Values the user gives are their stack's own: no band. */
+Test(band, given_values_have_no_width)
+{
+    run_s s;
+    cr_assert_eq(run(&s, INFER "gpu=rtx-4090 cuda_context_bytes=400MiB fragmentation=0.2"),
+                 GPUFIT_OK, "%s", s.err.message);
+    gpufit_role_info ro = role(&s, 0);
+    cr_assert_eq(ro.device_used_low_bytes, ro.device_used_bytes);
+    cr_assert_eq(ro.device_used_high_bytes, ro.device_used_bytes);
+    done(&s);
+}
+
+/* NCCL: one communicator per parallel group (Megatron tp, pp, dp: 3), 256 MiB-1 GiB each
+ * around 0.6 GiB (NVIDIA/nccl issue #964; docs/memory/runtime.md). */
+Test(band, nccl_per_communicator)
+{
+    run_s s;
+    cr_assert_eq(run(&s, "model=llama-3-70b task=pretrain gpu=h100 tp=8 pp=4 dp=4 zero=1 "
+                         "precision=bf16 framework=megatron micro_batch=1 seq_len=4096 "
+                         "global_batch=64"),
+                 GPUFIT_OK, "%s", s.err.message);
+    uint64_t lo, hi;
+    band(&s, GPUFIT_MEM_COMM_BUFFERS, &lo, &hi);
+    cr_assert_eq(comp(&s, GPUFIT_MEM_COMM_BUFFERS), 3 * (GIB * 6 / 10));
+    cr_assert_eq(lo, 3 * 256 * MIB);
+    cr_assert_eq(hi, 3 * GIB);
+    done(&s);
+}
+
+/* vLLM: the KV budget is what the rest leaves; the non-torch term spans 250-700 MiB around
+ * 350 MiB, so the budget spans 350 MiB less to 100 MiB more (no NCCL at tp = 1). */
+Test(band, server_kv_budget)
+{
+    run_s s;
+    cr_assert_eq(run(&s, "model=llama-3.1-8b task=inference framework=vllm gpu=rtx-3090 "
+                         "context_len=20000"),
+                 GPUFIT_OK, "%s", s.err.message);
+    gpufit_role_info ro = role(&s, 0);
+    cr_assert_eq(ro.kv_capacity_high_bytes - ro.kv_capacity_bytes, 100 * MIB);
+    cr_assert_eq(ro.kv_capacity_bytes - ro.kv_capacity_low_bytes, 350 * MIB);
+    uint64_t lo, hi;
+    band(&s, GPUFIT_MEM_KV_CACHE, &lo, &hi);
+    cr_assert(lo == ro.kv_capacity_low_bytes && hi == ro.kv_capacity_high_bytes);
+    /* the device holds context + budget either way */
+    cr_assert(ro.device_used_low_bytes <= ro.device_used_bytes);
+    cr_assert(ro.device_used_bytes <= ro.device_used_high_bytes);
+    done(&s);
+}
+
+static int32_t verdict_at(uint64_t cap, gpufit_summary *out)
+{
+    run_s s;
+    char spec[160];
+    snprintf(spec, sizeof spec, INFER "gpu_memory_bytes=%llu", (unsigned long long)cap);
+    cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s", s.err.message);
+    *out = (gpufit_summary){.struct_size = sizeof *out};
+    cr_assert_eq(gpufit_result_summary(s.r, out), GPUFIT_OK);
+    done(&s);
+    return out->verdict;
+}
+
+/* fits when the high end fits, oom when even the low end does not, marginal in between */
+Test(band, verdict_at_each_side)
+{
+    gpufit_summary s0;
+    run_s s;
+    cr_assert_eq(run(&s, INFER), GPUFIT_OK);
+    cr_assert_eq(gpufit_result_summary(s.r, &(gpufit_summary){.struct_size = sizeof s0}),
+                 GPUFIT_OK);
+    s0 = (gpufit_summary){.struct_size = sizeof s0};
+    gpufit_result_summary(s.r, &s0);
+    cr_assert_eq(s0.verdict, GPUFIT_VERDICT_UNKNOWN); /* no GPU */
+    uint64_t lo = s0.peak_low_bytes, pt = s0.peak_bytes, hi = s0.peak_high_bytes;
+    done(&s);
+    cr_assert(lo < pt && pt < hi);
+    gpufit_summary x;
+    cr_assert_eq(verdict_at(hi, &x), GPUFIT_VERDICT_FITS);
+    cr_assert_eq(x.fits, 1);
+    cr_assert_eq(verdict_at(hi - 1, &x), GPUFIT_VERDICT_MARGINAL);
+    cr_assert_eq(x.fits, 1); /* the point estimate still fits */
+    cr_assert_eq(verdict_at(pt - 1, &x), GPUFIT_VERDICT_MARGINAL);
+    cr_assert_eq(x.fits, 0);
+    cr_assert_eq(verdict_at(lo, &x), GPUFIT_VERDICT_MARGINAL);
+    cr_assert_eq(verdict_at(lo - 1, &x), GPUFIT_VERDICT_OOM);
+    cr_assert_eq(x.peak_low_bytes, lo);
+    cr_assert_eq(x.peak_high_bytes, hi);
+}
+
+/* A caller compiled before the band fields passes a smaller struct: filled up to its size. */
+Test(band, older_struct_sizes)
+{
+    run_s s;
+    cr_assert_eq(run(&s, INFER "gpu=rtx-4090"), GPUFIT_OK);
+    gpufit_summary old;
+    memset(&old, 0xAB, sizeof old);
+    old.struct_size = (uint32_t)offsetof(gpufit_summary, verdict);
+    cr_assert_eq(gpufit_result_summary(s.r, &old), GPUFIT_OK);
+    cr_assert_eq(old.struct_size, offsetof(gpufit_summary, verdict));
+    cr_assert_eq(old.fits, 1);
+    cr_assert_eq((uint32_t)old.verdict, 0xABABABABu); /* beyond its size: untouched */
+    old.struct_size = (uint32_t)offsetof(gpufit_summary, verdict) - 4;
+    cr_assert_eq(gpufit_result_summary(s.r, &old), GPUFIT_E_STRUCT_SIZE);
+    /* the allocation-free path follows the same rule */
+    gpufit_summary fast;
+    memset(&fast, 0xAB, sizeof fast);
+    fast.struct_size = (uint32_t)offsetof(gpufit_summary, verdict);
+    cr_assert_eq(gpufit_evaluate_summary(s.m, s.j, &fast, NULL), GPUFIT_OK);
+    cr_assert_eq(fast.peak_bytes, old.peak_bytes);
+    cr_assert_eq((uint32_t)fast.verdict, 0xABABABABu);
+    gpufit_role_info ro;
+    memset(&ro, 0xAB, sizeof ro);
+    ro.struct_size = (uint32_t)offsetof(gpufit_role_info, peak_allocated_low_bytes);
+    cr_assert_eq(gpufit_result_role(s.r, 0, &ro), GPUFIT_OK);
+    cr_assert_eq(ro.struct_size, offsetof(gpufit_role_info, peak_allocated_low_bytes));
+    cr_assert_eq(ro.device_used_low_bytes, 0xABABABABABABABABull);
+    ro = role(&s, 0);
+    cr_assert_eq(ro.verdict, GPUFIT_VERDICT_FITS);
+    done(&s);
+}
