@@ -466,6 +466,11 @@ typedef enum gpufit_param {
      *  Selects the engine's KV-budget rule; INCONSISTENT on frameworks without releases
      *  modelled (pytorch, megatron, deepspeed, llamacpp). */
     GPUFIT_JOB_FRAMEWORK_VERSION = 1307,
+    /** Safety margin: the share of each device's capacity a job must leave free (0 to 0.5);
+     *  the verdict, max_fitting, mitigations, recommend and plan check against capacity x
+     *  (1 - margin) (docs/band.md). Not with margin_bytes. */
+    GPUFIT_JOB_MARGIN = 1308,
+    GPUFIT_JOB_MARGIN_BYTES = 1309, /**< Safety margin in bytes per device; 0 = none. */
     GPUFIT_JOB_CUDA_CONTEXT_BYTES = 1400, /**< CUDA context per process, bytes; -1 = default. */
     GPUFIT_JOB_WORKSPACE_BYTES = 1401,    /**< Library workspaces, bytes; -1 = default. */
     GPUFIT_JOB_FRAGMENTATION = 1402,      /**< Allocator slack fraction; -1 = default. */

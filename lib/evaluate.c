@@ -411,6 +411,16 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
     return GPUFIT_OK;
 }
 
+/* The bytes of a device of `cap` bytes that a job may use: less the operator's safety margin
+ * (docs/band.md); 0 stays 0 (unknown). */
+static uint64_t usable(const gpufit__plan *p, uint64_t cap)
+{
+    uint64_t m = p->margin_bytes;
+    if (p->margin > 0.0 && mul_frac(cap, p->margin, &m))
+        m = cap;
+    return cap > m ? cap - m : 0;
+}
+
 /* What the levels of one role come to under one setting of the stack constants. */
 typedef struct levels_in {
     uint64_t ctx, comm, ws; /* runtime context, comm buffers, workspace component */
@@ -498,7 +508,7 @@ static int32_t levels(const gpufit__plan *p, const gpufit__role *role, uint64_t 
     CK(gpufit__add(o->used, m[GPUFIT_MEM_COMM_BUFFERS], &o->used));
     if (cap > 0) {
         if (o->fits != 0)
-            o->fits = o->used <= cap;
+            o->fits = o->used <= usable(p, cap);
         if (!p->training && !(p->util > 0.0) && per_tok > 0) {
             uint64_t rest = o->used - m[GPUFIT_MEM_KV_CACHE];
             o->kv_cap = cap > rest ? cap - rest : 0;
@@ -541,7 +551,7 @@ static int32_t band_end(const gpufit__plan *p, gpufit__role *role, const levels_
         kv = cap > rest ? cap - rest : 0;
     }
     role->kv_cap_b[1 - e] = kv; /* more of the rest, less room for the cache */
-    role->fits_b[e] = cap == 0 ? -1 : fits0 != 0 && used <= cap;
+    role->fits_b[e] = cap == 0 ? -1 : fits0 != 0 && used <= usable(p, cap);
     return GPUFIT_OK;
 }
 
@@ -601,10 +611,10 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
     role->kv_cap_bytes = o[0].kv_cap;
     role->kv_cap_tokens = o[0].kv_tokens;
     role->fits = o[0].fits;
-    uint64_t cap = role->capacity;
-    role->headroom = cap == 0 ? 0
-                              : (int64_t)(cap > role->used ? cap - role->used : 0) -
-                                    (int64_t)(role->used > cap ? role->used - cap : 0);
+    uint64_t cap = usable(p, role->capacity); /* headroom: above the safety margin */
+    role->headroom = role->capacity == 0 ? 0
+                                         : (int64_t)(cap > role->used ? cap - role->used : 0) -
+                                               (int64_t)(role->used > cap ? role->used - cap : 0);
     return GPUFIT_OK;
 }
 

@@ -75,6 +75,8 @@ typedef struct gpufit__plan {
     int64_t n_gpu_layers;
     uint64_t lora_rank;
     uint64_t capacity; /* bytes; 0 = unknown */
+    double margin;          /* safety margin: share of each device's capacity kept free */
+    uint64_t margin_bytes;  /* ... or bytes (docs/band.md); both 0 = none */
     const struct gpufit__gpu *gpu;
     uint64_t ctx_bytes, ws_bytes; /* runtime context, workspaces */
     /* The band (docs/band.md): [0] the low and [1] the high end of each stack-dependent term,
@@ -112,6 +114,8 @@ struct gpufit_job {
     int64_t reduce_bucket_size, overlap_comm, sync_each_batch; /* DeepSpeed / FSDP (policy.c) */
     int64_t gpu, gpu_memory_bytes, framework, framework_version;
     double gpu_memory_gib;
+    double margin;        /* safety margin, share of each device's capacity (docs/band.md) */
+    int64_t margin_bytes; /* ... or bytes per device */
     int64_t cuda_context_bytes, cuda_version, workspace_bytes;
     double fragmentation;
     int64_t mitigations;

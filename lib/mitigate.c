@@ -72,7 +72,8 @@ static int try_cand(const ctx *x, const gpufit__changes *cs, uint64_t *peak, int
         gpufit__evaluate_into(r, x->m, &j, NULL) != GPUFIT_OK)
         return 0;
     *peak = r->peak;
-    *fits = r->fits;
+    /* a fix is sure to fit when the band's high end fits (docs/band.md) */
+    *fits = r->verdict == GPUFIT_VERDICT_FITS ? 1 : r->fits < 0 ? -1 : 0;
     return 1;
 }
 

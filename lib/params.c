@@ -389,6 +389,13 @@ static const gpufit__param_entry table[] = {
         "the catalogue; overrides device_gpus' and the job's capacity per stage")),
     ROW_F(GPUFIT_JOB_GPU_MEMORY_GIB, GPUFIT_DOMAIN_JOB, JOFF(gpu_memory_gib), 0.0, 1048576.0, 0.0,
           "gpu_memory_gib", NULL, "GiB", "device capacity override in GiB (sets gpu_memory_bytes)"),
+    ROW_F(GPUFIT_JOB_MARGIN, GPUFIT_DOMAIN_JOB, JOFF(margin), 0.0, 0.5, 0.0, "margin", NULL,
+          "fraction",
+          "safety margin: share of each device's capacity the job must leave free; the verdict, "
+          "--max, mitigations, recommend and plan check against capacity x (1 - margin) "
+          "(docs/band.md); not with margin_bytes"),
+    JI(GPUFIT_JOB_MARGIN_BYTES, margin_bytes, 0, BIG, 0, "margin_bytes", NULL, "bytes",
+       "safety margin in bytes per device (e.g. 2GiB); not with margin"),
     JI(GPUFIT_JOB_CUDA_CONTEXT_BYTES, cuda_context_bytes, -1, BIG, -1, "cuda_context_bytes", NULL,
        "bytes", "CUDA context per process; -1 = framework default"),
     JI(GPUFIT_JOB_CUDA_VERSION, cuda_version, 0, 999999999, 0, "cuda_version", NULL, "version",

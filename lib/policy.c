@@ -189,6 +189,13 @@ static int32_t deepspeed_policy(const struct gpufit_job *j, gpufit__plan *p, gpu
      * FP16_Optimizer (fp16, or bf16 as DDP_BFLOAT16). bf16 + fp32 accumulation without ZeRO is
      * the BF16_Optimizer of DeepSpeed 0.6-0.8 (BLOOM's ZERO_STAGE=0); fp16 + fp32 accumulation
      * without ZeRO has no optimizer (NotImplementedError). */
+    /* the operator's safety margin (docs/band.md): one of a share or bytes */
+    if (j->margin > 0.0 && j->margin_bytes > 0)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_MARGIN_BYTES, UINT64_MAX,
+                            "margin (%g) and margin_bytes (%lld) are both set: give one",
+                            j->margin, (long long)j->margin_bytes);
+    p->margin = j->margin;
+    p->margin_bytes = (uint64_t)j->margin_bytes;
     p->ds_opt = GPUFIT__DS_NONE;
     if (ds) {
         int w16 = p->w_dt == GPUFIT_DTYPE_BF16 || p->w_dt == GPUFIT_DTYPE_FP16;

@@ -16,7 +16,7 @@ static int fits_with(const struct gpufit_model *m, const struct gpufit_job *j, i
     int32_t st = gpufit__evaluate_into(r, &mm, &jj, NULL);
     if (st != GPUFIT_OK)
         return 1;
-    *ok = r->fits == 1;
+    *ok = r->verdict == GPUFIT_VERDICT_FITS; /* sure to fit: the band's high end fits */
     return 0;
 }
 

@@ -335,6 +335,10 @@ static const battery_row battery[] = {
         GPUFIT_JOB_FRAMEWORK_VERSION)},
      NULL},
     {"host_memory_bytes", {{0}}, "0 (unchecked) or any capacity"},
+    {"margin", {E("model=llama-3-8b gpu=h100 margin=0.1 margin_bytes=1GiB", INC,
+                  GPUFIT_JOB_MARGIN_BYTES)},
+     NULL},
+    {"margin_bytes", {{0}}, "0 (none) or any byte count; with margin: see margin"},
     /* Lists: the setters check count, elements and (tensor_split) a positive sum; evaluation
      * checks one entry per pipeline stage and no other way of splitting (test_split.c). */
     {"tensor_split",

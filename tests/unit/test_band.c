@@ -208,3 +208,59 @@ Test(band, older_struct_sizes)
     cr_assert_eq(ro.verdict, GPUFIT_VERDICT_FITS);
     done(&s);
 }
+
+/* The operator's safety margin (docs/band.md): the verdict checks capacity less the margin. */
+Test(band, margin)
+{
+    gpufit_summary x;
+    run_s s;
+    cr_assert_eq(run(&s, INFER), GPUFIT_OK);
+    gpufit_summary s0 = {.struct_size = sizeof s0};
+    gpufit_result_summary(s.r, &s0);
+    uint64_t hi = s0.peak_high_bytes;
+    done(&s);
+    cr_assert_eq(verdict_at(hi, &x), GPUFIT_VERDICT_FITS);
+    /* one byte of margin_bytes makes the same card marginal; headroom is above the margin */
+    char spec[200];
+    snprintf(spec, sizeof spec, INFER "gpu_memory_bytes=%llu margin_bytes=1",
+             (unsigned long long)hi);
+    cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s", s.err.message);
+    x = (gpufit_summary){.struct_size = sizeof x};
+    gpufit_result_summary(s.r, &x);
+    cr_assert_eq(x.verdict, GPUFIT_VERDICT_MARGINAL);
+    cr_assert_eq(x.capacity_bytes, hi); /* the card's own capacity is reported */
+    cr_assert_eq(x.headroom_bytes, (int64_t)(hi - 1) - (int64_t)x.peak_bytes);
+    done(&s);
+    /* a share: capacity x (1 - 0.2) must hold the high end: cap = hi / 0.8 (+1 for rounding) */
+    uint64_t cap = (uint64_t)((double)hi / 0.8) + 2;
+    snprintf(spec, sizeof spec, INFER "gpu_memory_bytes=%llu margin=0.2", (unsigned long long)cap);
+    cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s", s.err.message);
+    x = (gpufit_summary){.struct_size = sizeof x};
+    gpufit_result_summary(s.r, &x);
+    cr_assert_eq(x.verdict, GPUFIT_VERDICT_FITS);
+    done(&s);
+    snprintf(spec, sizeof spec, INFER "gpu_memory_bytes=%llu margin=0.25", (unsigned long long)cap);
+    cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s", s.err.message);
+    x = (gpufit_summary){.struct_size = sizeof x};
+    gpufit_result_summary(s.r, &x);
+    cr_assert_neq(x.verdict, GPUFIT_VERDICT_FITS);
+    done(&s);
+    /* both at once: an error naming margin_bytes */
+    cr_assert_eq(run(&s, INFER "gpu=h100 margin=0.1 margin_bytes=1GiB"), GPUFIT_E_INCONSISTENT);
+    cr_assert_eq(s.err.param, GPUFIT_JOB_MARGIN_BYTES);
+    done(&s);
+}
+
+/* --max respects the margin: a larger margin never allows a longer context. */
+Test(band, max_fitting_respects_margin)
+{
+    int64_t v[2];
+    static const char *const specs[] = {INFER "gpu=rtx-4090", INFER "gpu=rtx-4090 margin=0.1"};
+    for (int k = 0; k < 2; k++) {
+        run_s s;
+        cr_assert_eq(run(&s, specs[k]), GPUFIT_OK);
+        cr_assert_eq(gpufit_max_fitting(s.m, s.j, GPUFIT_JOB_CONTEXT_LEN, &v[k], NULL), GPUFIT_OK);
+        done(&s);
+    }
+    cr_assert(v[0] > v[1] && v[1] > 0, "%lld vs %lld", (long long)v[0], (long long)v[1]);
+}

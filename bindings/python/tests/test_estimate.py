@@ -231,10 +231,11 @@ class TestReport(unittest.TestCase):
         n = gpufit.max_fitting("context_len", model="llama-3-8b", task="inference",
                                gpu="rtx-4090")
         self.assertGreater(n, 0)
-        self.assertTrue(gpufit.estimate(model="llama-3-8b", task="inference", gpu="rtx-4090",
-                                        context_len=n).fits)
-        self.assertFalse(gpufit.estimate(model="llama-3-8b", task="inference",
-                                         gpu="rtx-4090", context_len=n + 1).fits)
+        # the largest value sure to fit: the band's high end fits (docs/band.md)
+        self.assertEqual(gpufit.estimate(model="llama-3-8b", task="inference", gpu="rtx-4090",
+                                         context_len=n).verdict, "fits")
+        self.assertNotEqual(gpufit.estimate(model="llama-3-8b", task="inference",
+                                            gpu="rtx-4090", context_len=n + 1).verdict, "fits")
         with self.assertRaises(gpufit.UnknownParameter):
             gpufit.max_fitting("frobnicate", model="llama-3-8b", gpu="rtx-4090")
 
