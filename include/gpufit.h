@@ -792,6 +792,23 @@ GPUFIT_API int32_t gpufit_result_role(const gpufit_result *r, uint32_t i, gpufit
 /** Bytes of component @p c in role @p role. @since 0.1.0 */
 GPUFIT_API int32_t gpufit_result_bytes(const gpufit_result *r, uint32_t role, int32_t c,
                                        uint64_t *out_bytes);
+/**
+ * Fits the stack constants that measured runs constrain (docs/calibration.md): @p runs holds
+ * @p len bytes of JSON Lines in the format of docs/runs.md; the profile (JSON, for
+ * gpufit_job_apply_profile()) is written into @p buf (capacity @p cap, NUL-terminated;
+ * GPUFIT_E_BUFFER_TOO_SMALL with *@p len_out = the length needed). Errors carry the byte
+ * offset in @p runs. No I/O. @since 0.1.0
+ */
+GPUFIT_API int32_t gpufit_calibrate(const char *runs, size_t len, char *buf, size_t cap,
+                                    size_t *len_out, gpufit_error *err);
+/**
+ * Applies a calibration profile (gpufit_calibrate()'s JSON, @p len bytes) to @p j: its
+ * constants replace the defaults of the stack-constant table (a value the job gives, such as
+ * cuda_context_bytes, still wins). All or nothing; errors name the member and byte offset.
+ * @since 0.1.0
+ */
+GPUFIT_API int32_t gpufit_job_apply_profile(gpufit_job *j, const char *json, size_t len,
+                                            gpufit_error *err);
 /** Band of component @p c in role @p role: @p low_out and @p high_out (bytes, equal for
  *  exact terms; docs/band.md). @since 0.1.0 */
 GPUFIT_API int32_t gpufit_result_bytes_band(const gpufit_result *r, uint32_t role, int32_t c,

@@ -100,6 +100,14 @@ typedef struct gpufit__plan {
     int32_t mm_v0;                /* vLLM V0's multimodal profile (else V1's; multimodal.md) */
 } gpufit__plan;
 
+/* A calibration profile (gpufit_job_apply_profile, calibrate.c): the user's own stack
+ * constants, [0] point, [1] low, [2] high; a bit of `set` per GPUFIT__PROF_* present. */
+typedef struct gpufit__profile {
+    uint32_t set, reserved;
+    uint64_t bytes[3][3]; /* GPUFIT__PROF_CTX, _NCCL, _NONTORCH */
+    double slack[3];      /* GPUFIT__PROF_SLACK */
+} gpufit__profile;
+
 struct gpufit_job {
     int64_t task, micro_batch, seq_len, global_batch, batch, context_len, prompt_len;
     int64_t lora_rank, lora_targets, lora_modules, adapter_dtype, n_gpu_layers, max_num_seqs;
@@ -119,6 +127,7 @@ struct gpufit_job {
     int64_t cuda_context_bytes, cuda_version, workspace_bytes;
     double fragmentation;
     int64_t mitigations;
+    gpufit__profile profile; /* calibration (gpufit_job_apply_profile); set = 0: none */
     gpufit__list tensor_split, device_gpus; /* per pipeline stage; n = 0: not set */
     gpufit__list device_memory_gib;         /* GiB of each stage's device; n = 0: not set */
     char gpu_name[GPUFIT__NAME_MAX]; /* display name of a capacity-only GPU ("" = none) */
@@ -129,6 +138,8 @@ struct gpufit_job {
     int32_t plan_state;
     gpufit__plan plan;
 };
+/* The constants a calibration profile sets (calibrate.c, docs/calibration.md). */
+enum { GPUFIT__PROF_CTX = 0, GPUFIT__PROF_NCCL, GPUFIT__PROF_NONTORCH, GPUFIT__PROF_SLACK };
 /* Resolves j's plan into j->plan (plan_state 1), or marks it stale (0) when it does not
  * resolve: evaluation then reports the error (policy.c). */
 void gpufit__job_refresh(struct gpufit_job *j);

@@ -451,6 +451,13 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     const gpufit__stack_const *ctx_c = !lazy                       ? &gpufit__stack[GPUFIT__STACK_CTX_EAGER]
                                        : fw == GPUFIT_FW_LLAMACPP ? &gpufit__stack[GPUFIT__STACK_CTX_GGML]
                                                                   : &gpufit__stack[GPUFIT__STACK_CTX_LAZY];
+    gpufit__stack_const ctx_p; /* a calibration profile's value wins over the table's */
+    if (j->profile.set & (1u << GPUFIT__PROF_CTX)) {
+        ctx_p = (gpufit__stack_const){j->profile.bytes[GPUFIT__PROF_CTX][0],
+                                      j->profile.bytes[GPUFIT__PROF_CTX][1],
+                                      j->profile.bytes[GPUFIT__PROF_CTX][2]};
+        ctx_c = &ctx_p;
+    }
     p->ctx_bytes = j->cuda_context_bytes >= 0 ? (uint64_t)j->cuda_context_bytes : ctx_c->point;
     p->band.ctx[0] = j->cuda_context_bytes >= 0 ? p->ctx_bytes : ctx_c->low;
     p->band.ctx[1] = j->cuda_context_bytes >= 0 ? p->ctx_bytes : ctx_c->high;
@@ -466,6 +473,13 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
                                                               p->fw_version, &graph_bs)
                                             : 0.0;
     const gpufit__stack_const *nt = &gpufit__stack[GPUFIT__STACK_SERVER_NONTORCH];
+    gpufit__stack_const nt_p;
+    if (j->profile.set & (1u << GPUFIT__PROF_NONTORCH)) {
+        nt_p = (gpufit__stack_const){j->profile.bytes[GPUFIT__PROF_NONTORCH][0],
+                                     j->profile.bytes[GPUFIT__PROF_NONTORCH][1],
+                                     j->profile.bytes[GPUFIT__PROF_NONTORCH][2]};
+        nt = &nt_p;
+    }
     p->ws_bytes = j->workspace_bytes >= 0 ? (uint64_t)j->workspace_bytes
                   : fw == GPUFIT_FW_SGLANG ? nt->point + graph_bs * 2 * MIB
                   : server ? nt->point
@@ -498,6 +512,13 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     if (fw == GPUFIT_FW_LLAMACPP) /* ggml copies activations between devices itself */
         comms = 0;
     const gpufit__stack_const *nc = &gpufit__stack[GPUFIT__STACK_NCCL_COMM];
+    gpufit__stack_const nc_p;
+    if (j->profile.set & (1u << GPUFIT__PROF_NCCL)) {
+        nc_p = (gpufit__stack_const){j->profile.bytes[GPUFIT__PROF_NCCL][0],
+                                     j->profile.bytes[GPUFIT__PROF_NCCL][1],
+                                     j->profile.bytes[GPUFIT__PROF_NCCL][2]};
+        nc = &nc_p;
+    }
     p->comm_bytes = comms * nc->point;
     p->band.nccl[0] = nc->low;
     p->band.nccl[1] = nc->high;
@@ -508,11 +529,14 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
      * all allocated bytes in steady training, i.e. more of the part that is freed and
      * re-allocated; a server's KV pool and ggml's static buffers keep none. Point 0.25, range
      * 0.10-0.35 (docs/memory/allocator.md: no source measures it for checkpointed pipelines) */
+    int prof_slack = (j->profile.set & (1u << GPUFIT__PROF_SLACK)) != 0;
     p->frag = j->fragmentation >= 0.0 ? j->fragmentation
               : server || fw == GPUFIT_FW_LLAMACPP ? 0.0
+              : prof_slack                         ? j->profile.slack[0]
                                                    : GPUFIT__FRAG_POINT;
-    p->band.frag[0] = j->fragmentation >= 0.0 || p->frag == 0.0 ? p->frag : GPUFIT__FRAG_LOW;
-    p->band.frag[1] = j->fragmentation >= 0.0 || p->frag == 0.0 ? p->frag : GPUFIT__FRAG_HIGH;
+    int fixed = j->fragmentation >= 0.0 || server || fw == GPUFIT_FW_LLAMACPP;
+    p->band.frag[0] = fixed ? p->frag : prof_slack ? j->profile.slack[1] : GPUFIT__FRAG_LOW;
+    p->band.frag[1] = fixed ? p->frag : prof_slack ? j->profile.slack[2] : GPUFIT__FRAG_HIGH;
     /* vLLM defaults: 1024 sequences on GPUs of 70 GiB or more, else 256 (V1 engine arg_utils,
      * from 0.8); V0 (before 0.8) 256 everywhere (EngineArgs.max_num_seqs) */
     p->max_num_seqs = j->max_num_seqs > 0 ? (uint64_t)j->max_num_seqs

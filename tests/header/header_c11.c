@@ -91,6 +91,9 @@ struct header_test_api {
     int32_t (*result_summary)(const gpufit_result *r, gpufit_summary *out);
     int32_t (*result_role)(const gpufit_result *r, uint32_t i, gpufit_role_info *out);
     int32_t (*result_bytes)(const gpufit_result *r, uint32_t role, int32_t c, uint64_t *out_bytes);
+    int32_t (*calibrate)(const char *runs, size_t len, char *buf, size_t cap, size_t *len_out,
+                         gpufit_error *err);
+    int32_t (*job_apply_profile)(gpufit_job *j, const char *json, size_t len, gpufit_error *err);
     int32_t (*result_bytes_band)(const gpufit_result *r, uint32_t role, int32_t c, uint64_t *lo,
                                  uint64_t *hi);
     int32_t (*result_note)(const gpufit_result *r, uint32_t i, const char **text_out);
@@ -141,6 +144,8 @@ const struct header_test_api *header_test_c_api(void)
         .result_role = gpufit_result_role,
         .result_bytes = gpufit_result_bytes,
         .result_bytes_band = gpufit_result_bytes_band,
+        .calibrate = gpufit_calibrate,
+        .job_apply_profile = gpufit_job_apply_profile,
         .result_note = gpufit_result_note,
         .result_to_json = gpufit_result_to_json,
     };

@@ -115,6 +115,9 @@ FUNCTIONS = (
     ("gpufit_result_bytes_band", [c_void_p, c_uint32, c_int32, POINTER(c_uint64),
                                   POINTER(c_uint64)], c_int32, 100),
     ("gpufit_result_note", [c_void_p, c_uint32, POINTER(c_char_p)], c_int32, 100),
+    ("gpufit_calibrate", [c_char_p, c_size_t, POINTER(c_char), c_size_t, POINTER(c_size_t),
+                          _ERR], c_int32, 100),
+    ("gpufit_job_apply_profile", [c_void_p, c_char_p, c_size_t, _ERR], c_int32, 100),
     ("gpufit_result_to_json", [c_void_p, POINTER(c_char), c_size_t, POINTER(c_size_t), _ERR],
      c_int32, 100),
     # mitigations and searches
