@@ -346,9 +346,11 @@ check-asan-front: lib $(CLI_BIN)
 #   make fuzz-merge                              adds what `make fuzz` found (new coverage,
 #                                                minimised) to tests/fuzz/corpus/NAME/
 # A crash leaves its input in build-fuzz/artifacts/; reproduce it with
-# `build-fuzz/fuzz_NAME build-fuzz/artifacts/NAME-crash-...`. To hunt wrapped byte counts, add
-# the (not UB, so not default) unsigned-overflow check in a build of its own:
-# `make fuzz FUZZ_BUILD=build-fuzz/uio FUZZ_SAN='$(FUZZ_SAN_DEFAULT),unsigned-integer-overflow'`.
+# `build-fuzz/fuzz_NAME build-fuzz/artifacts/NAME-crash-...`.
+#   make fuzz-uio-replay | fuzz-uio [FUZZ_SECONDS=60]   both again with the unsigned-overflow
+#       check (not UB, so not in the default build), in build-fuzz/uio/: a wrapped byte count
+#       is a finding; a function whose wrap is intended (a hash) says so with
+#       __attribute__((no_sanitize("unsigned-integer-overflow"))).
 FUZZ_CC      ?= clang
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
@@ -417,6 +419,15 @@ $(addprefix fuzz-replay-,$(FUZZ_NAMES)): fuzz-replay-%: $(FUZZ_BUILD)/fuzz_% | $
 $(addprefix fuzz-merge-,$(FUZZ_NAMES)): fuzz-merge-%: $(FUZZ_BUILD)/fuzz_%
 	@mkdir -p tests/fuzz/corpus/$* $(FUZZ_BUILD)/corpus/$*
 	$< -merge=1 $(FUZZ_RUN_FLAGS) tests/fuzz/corpus/$* $(FUZZ_BUILD)/corpus/$*
+
+# The unsigned-overflow build: every target and corpus again, in $(FUZZ_BUILD)/uio.
+FUZZ_UIO_VARS = FUZZ_BUILD='$(FUZZ_BUILD)/uio' \
+                FUZZ_SAN='$(FUZZ_SAN_DEFAULT),unsigned-integer-overflow'
+.PHONY: fuzz-uio fuzz-uio-replay
+fuzz-uio-replay:
+	@$(MAKE) --no-print-directory $(FUZZ_UIO_VARS) fuzz-replay
+fuzz-uio:
+	@$(MAKE) --no-print-directory $(FUZZ_UIO_VARS) fuzz
 
 # Valgrind (memcheck, --leak-check=full), on a build of its own in build-valgrind/ with DWARF 4
 # debug info (Debian 12's valgrind 3.19 cannot read clang 14's DWARF 5): the unit tests
