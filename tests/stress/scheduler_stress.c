@@ -1,14 +1,16 @@
 /* Thread stress of what a scheduler calls (issue 13): gpufit_plan, gpufit_recommend,
  * gpufit_max_fitting, gpufit_evaluate_summary, the ranked mitigations and
  * gpufit_job_apply_mitigation, the readers (Hugging Face config.json, GGUF and safetensors
- * headers, from buffers) and gpufit_apply_json.
+ * headers, from buffers) and gpufit_apply_json. The models, jobs, buffers, the results whose
+ * mitigations are read and applied, and one plan and one recommend list per job are SHARED:
+ * made once by main, then only read (const) by every thread, as gpufit.h allows.
  *
  * Every task turns its answer into a text (every number, string, status and error message it
  * got). Single-threaded first, each task runs once and its text is kept as the reference. Then
  * THREADS threads, released together, run every task ROUNDS times (each thread starting at a
- * different task) on the SHARED const handles and buffers and compare each text with the
- * reference: a race that changes a number fails the run even where ThreadSanitizer (`make
- * check-tsan`) sees nothing, and under TSan any data race fails it too.
+ * different task) and compare each text with the reference: a race that changes a number fails
+ * the run even where ThreadSanitizer (`make check-tsan`) sees nothing, and under TSan any data
+ * race fails it too.
  *
  * Usage (from the repository root: it reads fixtures under tests/):
  *   scheduler_stress [THREADS [ROUNDS [-v]]]   (defaults 8 and 5; -v prints the references)
@@ -72,9 +74,17 @@ static const char *const json_files[] = {
 };
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-enum op { OP_SUMMARY, OP_MAX_FITTING, OP_MITIGATIONS, OP_RECOMMEND, OP_PLAN, N_JOB_OPS };
+enum op {
+    OP_SUMMARY,
+    OP_MAX_FITTING,
+    OP_MITIGATIONS,
+    OP_RECOMMEND,
+    OP_PLAN,
+    OP_SHARED_LISTS,
+    N_JOB_OPS
+};
 static const char *const op_names[] = {"evaluate_summary", "max_fitting", "mitigations",
-                                       "recommend", "plan"};
+                                       "recommend",        "plan",        "shared lists"};
 
 typedef struct buffer {
     char *b;
@@ -84,7 +94,9 @@ typedef struct buffer {
 static gpufit_model *job_model[N_JOBS]; /* shared, only read by the threads */
 static gpufit_job *job_job[N_JOBS];
 static gpufit_result *job_result[N_JOBS]; /* shared results: their mitigations are read */
-static gpufit_job *reader_job;            /* the job the read models are evaluated with */
+static gpufit_list *shared_rec[N_JOBS];   /* shared lists, read by every thread */
+static gpufit_list *shared_plan[N_JOBS];
+static gpufit_job *reader_job; /* the job the read models are evaluated with */
 static buffer hf_buf[COUNT(hf_files)], gguf_buf[COUNT(gguf_files)],
     st_buf[COUNT(safetensors_files)], json_buf[COUNT(json_files)];
 
@@ -224,14 +236,19 @@ static void op_mitigations(text *t, size_t k)
     }
 }
 
-static void op_recommend(text *t, size_t k)
+static int32_t make_recommend(gpufit_list **l, size_t k, gpufit_error *err)
+{
+    return gpufit_recommend(l, job_model[k], job_job[k], NULL, 0, 8, err);
+}
+
+static int32_t make_plan(gpufit_list **l, size_t k, gpufit_error *err)
+{
+    return gpufit_plan(l, job_model[k], job_job[k], 8, jobs[k].nodes, 5, err);
+}
+
+static void put_recommendations(text *t, const gpufit_list *l)
 {
     gpufit_error err = GPUFIT_ERROR_INIT;
-    gpufit_list *l = NULL;
-    int32_t st = gpufit_recommend(&l, job_model[k], job_job[k], NULL, 0, 8, &err);
-    put_status(t, "recommend", st, &err);
-    if (st != GPUFIT_OK)
-        return;
     uint32_t n = gpufit_list_count(l);
     put(t, "%u of %llu\n", n, (unsigned long long)gpufit_list_evaluated(l));
     for (uint32_t i = 0; i < n; i++) {
@@ -245,17 +262,11 @@ static void op_recommend(text *t, size_t k)
             rec.tflops, rec.tflops_per_kusd, rec.gpu_name ? rec.gpu_name : "(null)",
             rec.reason ? rec.reason : "(null)");
     }
-    gpufit_list_free(l);
 }
 
-static void op_plan(text *t, size_t k)
+static void put_layouts(text *t, const gpufit_list *l)
 {
     gpufit_error err = GPUFIT_ERROR_INIT;
-    gpufit_list *l = NULL;
-    int32_t st = gpufit_plan(&l, job_model[k], job_job[k], 8, jobs[k].nodes, 5, &err);
-    put_status(t, "plan", st, &err);
-    if (st != GPUFIT_OK)
-        return;
     uint32_t n = gpufit_list_count(l);
     put(t, "%u of %llu\n", n, (unsigned long long)gpufit_list_evaluated(l));
     for (uint32_t i = 0; i < n; i++) {
@@ -267,7 +278,39 @@ static void op_plan(text *t, size_t k)
             lay.cost, (unsigned long long)lay.kv_capacity_tokens, lay.spec ? lay.spec : "(null)",
             lay.placement ? lay.placement : "(null)");
     }
+}
+
+/* gpufit_recommend on the shared handles, into a list of this thread's own. */
+static void op_recommend(text *t, size_t k)
+{
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    gpufit_list *l = NULL;
+    int32_t st = make_recommend(&l, k, &err);
+    put_status(t, "recommend", st, &err);
+    if (st == GPUFIT_OK)
+        put_recommendations(t, l);
     gpufit_list_free(l);
+}
+
+static void op_plan(text *t, size_t k)
+{
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    gpufit_list *l = NULL;
+    int32_t st = make_plan(&l, k, &err);
+    put_status(t, "plan", st, &err);
+    if (st == GPUFIT_OK)
+        put_layouts(t, l);
+    gpufit_list_free(l);
+}
+
+/* The lists made once by main, read by every thread. */
+static void op_shared_lists(text *t, size_t k)
+{
+    if (shared_rec[k] != NULL)
+        put_recommendations(t, shared_rec[k]);
+    if (shared_plan[k] != NULL)
+        put_layouts(t, shared_plan[k]);
+    put(t, "shared lists %d %d\n", shared_rec[k] != NULL, shared_plan[k] != NULL);
 }
 
 /* A model read by a reader: its counts and name, and its evaluation with the reader job. */
@@ -362,8 +405,11 @@ static void run_task(size_t i, text *t, char *name, size_t cap)
         case OP_RECOMMEND:
             op_recommend(t, k);
             break;
-        default:
+        case OP_PLAN:
             op_plan(t, k);
+            break;
+        default:
+            op_shared_lists(t, k);
             break;
         }
         return;
@@ -497,6 +543,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "scheduler_stress: job '%s': %s\n", jobs[k].spec, err.message);
             return 1;
         }
+        if (make_recommend(&shared_rec[k], k, NULL) != GPUFIT_OK)
+            shared_rec[k] = NULL; /* the error is the recommend task's */
+        if (make_plan(&shared_plan[k], k, NULL) != GPUFIT_OK)
+            shared_plan[k] = NULL;
     }
     /* The single-threaded reference. Every kind of task must succeed at least once there, or
      * the run would only compare error messages. */
@@ -542,6 +592,8 @@ int main(int argc, char **argv)
         free(reference[i]);
     for (size_t k = 0; k < N_JOBS; k++) {
         gpufit_result_free(job_result[k]);
+        gpufit_list_free(shared_rec[k]);
+        gpufit_list_free(shared_plan[k]);
         gpufit_model_free(job_model[k]);
         gpufit_job_free(job_job[k]);
     }
