@@ -117,6 +117,12 @@ typedef struct text {
     unsigned applied; /* mitigations applied */
 } text;
 
+#if defined(__GNUC__)
+#define PRINTF_LIKE __attribute__((format(printf, 2, 3)))
+#else
+#define PRINTF_LIKE
+#endif
+static void put(text *t, const char *fmt, ...) PRINTF_LIKE;
 static void put(text *t, const char *fmt, ...)
 {
     for (;;) {
