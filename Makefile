@@ -320,6 +320,7 @@ ASAN_SHARED_LDFLAGS = $(if $(findstring clang,$(CC)),-shared-libsan -Wl$(comma)-
 comma := ,
 .PHONY: check-asan-front
 check-asan-front: lib $(CLI_BIN)
+	@test -n '$(SAN_FLAGS)' || { echo "check-asan-front: run through make check-asan"; exit 2; }
 	@rm -f $(SAN_LOG).*
 	@test -f '$(ASAN_RT)' || { echo "FAIL: no ASan runtime $(ASAN_RT_NAME) from $(CC)"; exit 1; }
 	@st=0; echo "==> CLI tests (tests/cli/*.sh) against the sanitised command $(BUILD)/gpufit"; \
