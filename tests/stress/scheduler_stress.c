@@ -1,9 +1,10 @@
 /* Thread stress of what a scheduler calls (issue 13): gpufit_plan, gpufit_recommend,
- * gpufit_max_fitting, gpufit_evaluate_summary, the ranked mitigations and
- * gpufit_job_apply_mitigation, the readers (Hugging Face config.json, GGUF and safetensors
- * headers, from buffers) and gpufit_apply_json. The models, jobs, buffers, the results whose
- * mitigations are read and applied, and one plan and one recommend list per job are SHARED:
- * made once by main, then only read (const) by every thread, as gpufit.h allows.
+ * gpufit_max_fitting, gpufit_evaluate_summary, the ranked mitigations and the list entries
+ * with their change sets (gpufit_job_apply_mitigation, gpufit_job_apply_list_entry), the readers
+ * (Hugging Face config.json, GGUF and safetensors headers, from buffers) and gpufit_apply_json. The
+ * models, jobs, buffers, the results whose mitigations are read and applied, and one plan and one
+ * recommend list per job are SHARED: made once by main, then only read (const) by every thread, as
+ * gpufit.h allows.
  *
  * Every task turns its answer into a text (every number, string, status and error message it
  * got). Single-threaded first, each task runs once and its text is kept as the reference. Then
@@ -114,7 +115,7 @@ typedef struct text {
     char *s;
     size_t n, cap;
     unsigned failed;  /* calls that returned an error */
-    unsigned applied; /* mitigations applied */
+    unsigned applied; /* mitigations and list entries applied */
 } text;
 
 #if defined(__GNUC__)
@@ -222,10 +223,10 @@ static void op_mitigations(text *t, size_t k)
     for (uint32_t i = 0; i < s.n_mitigations; i++) {
         gpufit_mitigation_info mi = {.struct_size = sizeof mi};
         put_status(t, "mitigation", gpufit_result_mitigation(r, i, &mi), &err);
-        put(t, "%u: kind %d fits %d n %u peak %llu saved %lld cost %.17g '%s' '%s'\n", i, mi.kind,
-            mi.fits_after, mi.n_changes, (unsigned long long)mi.peak_bytes_after,
+        put(t, "%u: kind %d fits %d n %u peak %llu saved %lld cost %.17g '%s' '%s' %s\n", i,
+            mi.kind, mi.fits_after, mi.n_changes, (unsigned long long)mi.peak_bytes_after,
             (long long)mi.saved_bytes, mi.cost, mi.text ? mi.text : "(null)",
-            mi.changes ? mi.changes : "(null)");
+            mi.changes ? mi.changes : "(null)", mi.changes_json ? mi.changes_json : "(null)");
         gpufit_job *jc = NULL;
         put_status(t, "copy", gpufit_job_copy(&jc, job_job[k], &err), &err);
         if (jc == NULL)
@@ -267,6 +268,8 @@ static void put_recommendations(text *t, const gpufit_list *l)
             (unsigned long long)rec.peak_bytes, (long long)rec.headroom_bytes, rec.price_usd,
             rec.tflops, rec.tflops_per_kusd, rec.gpu_name ? rec.gpu_name : "(null)",
             rec.reason ? rec.reason : "(null)");
+        put(t, "   '%s' %s\n", rec.spec ? rec.spec : "(null)",
+            rec.spec_json ? rec.spec_json : "(null)");
     }
 }
 
@@ -283,6 +286,7 @@ static void put_layouts(text *t, const gpufit_list *l)
             lay.checkpointing, (unsigned long long)lay.peak_bytes, (long long)lay.headroom_bytes,
             lay.cost, (unsigned long long)lay.kv_capacity_tokens, lay.spec ? lay.spec : "(null)",
             lay.placement ? lay.placement : "(null)");
+        put(t, "   %s\n", lay.spec_json ? lay.spec_json : "(null)");
     }
 }
 
@@ -309,13 +313,39 @@ static void op_plan(text *t, size_t k)
     gpufit_list_free(l);
 }
 
-/* The lists made once by main, read by every thread. */
+/* Every entry of shared list l applied (gpufit_job_apply_list_entry) to a private copy of job
+ * k, which is then evaluated against the shared model. */
+static void put_applied_entries(text *t, const gpufit_list *l, size_t k)
+{
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    for (uint32_t i = 0; i < gpufit_list_count(l); i++) {
+        gpufit_job *jc = NULL;
+        put_status(t, "copy", gpufit_job_copy(&jc, job_job[k], &err), &err);
+        if (jc == NULL)
+            continue;
+        int32_t st = gpufit_job_apply_list_entry(jc, l, i, &err);
+        put_status(t, "apply entry", st, &err);
+        if (st == GPUFIT_OK) {
+            t->applied++;
+            gpufit_summary after = {.struct_size = sizeof after};
+            put_status(t, "after", gpufit_evaluate_summary(job_model[k], jc, &after, &err), &err);
+            put_summary(t, &after);
+        }
+        gpufit_job_free(jc);
+    }
+}
+
+/* The lists made once by main, read by every thread and applied to private job copies. */
 static void op_shared_lists(text *t, size_t k)
 {
-    if (shared_rec[k] != NULL)
+    if (shared_rec[k] != NULL) {
         put_recommendations(t, shared_rec[k]);
-    if (shared_plan[k] != NULL)
+        put_applied_entries(t, shared_rec[k], k);
+    }
+    if (shared_plan[k] != NULL) {
         put_layouts(t, shared_plan[k]);
+        put_applied_entries(t, shared_plan[k], k);
+    }
     put(t, "shared lists %d %d\n", shared_rec[k] != NULL, shared_plan[k] != NULL);
 }
 
@@ -610,7 +640,7 @@ int main(int argc, char **argv)
     unload(json_buf, COUNT(json_files));
     int f = atomic_load(&failures);
     printf("scheduler_stress: %d threads x %d rounds x %zu tasks (%zu succeed, %zu mitigations "
-           "applied): %ld runs, %d failure(s)\n",
+           "and list entries applied): %ld runs, %d failure(s)\n",
            threads, rounds, (size_t)N_TASKS, ok, mitigations, atomic_load(&tasks_run), f);
     return f == 0 ? 0 : 1;
 }
