@@ -14,7 +14,7 @@
  * race fails it too.
  *
  * Usage (from the repository root: it reads fixtures under tests/):
- *   scheduler_stress [THREADS [ROUNDS [-v]]]   (defaults 8 and 5; -v prints the references)
+ *   scheduler_stress [THREADS [ROUNDS [-v]]]   (defaults 8 and 3; -v prints the references)
  * Plain C11 + pthreads: Criterion aborts under ThreadSanitizer (Snaipe/Criterion#274). */
 #define _POSIX_C_SOURCE 200809L /* pthread_barrier_t */
 
@@ -105,7 +105,7 @@ static buffer hf_buf[COUNT(hf_files)], gguf_buf[COUNT(gguf_files)],
     (N_JOBS * N_JOB_OPS + COUNT(hf_files) + COUNT(gguf_files) + COUNT(safetensors_files) +         \
      COUNT(json_files))
 static char *reference[N_TASKS];
-static int rounds = 5;
+static int rounds = 3;
 static atomic_int failures;
 static atomic_long tasks_run;
 static pthread_barrier_t start;
@@ -551,7 +551,7 @@ static void unload(buffer *bufs, size_t n)
 int main(int argc, char **argv)
 {
     int threads = argc > 1 ? atoi(argv[1]) : 8;
-    rounds = argc > 2 ? atoi(argv[2]) : 5;
+    rounds = argc > 2 ? atoi(argv[2]) : 3;
     if (threads < 1 || threads > 1024 || rounds < 1) {
         fprintf(stderr, "usage: scheduler_stress [THREADS [ROUNDS [-v]]]\n");
         return 2;
