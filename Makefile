@@ -3,9 +3,9 @@
 #   make                      library (static + shared) and the gpufit command, in build/
 #   make check                unit tests, header tests, export/ABI checks, install round trip,
 #                             Python binding tests, CLI smoke tests
-#   make check-asan           unit tests rebuilt in build-asan/ under ASan + UBSan
+#   make check-asan           unit, CLI and Python tests against ASan + UBSan (build-asan/)
 #   make check-valgrind       unit tests, examples and the command under valgrind (build-valgrind/)
-#   make check-tsan           thread-stress program against a ThreadSanitizer build (build-tsan/)
+#   make check-tsan           thread-stress programs against a ThreadSanitizer build (build-tsan/)
 #   make fuzz [FUZZ_SECONDS=60] | fuzz-replay   libFuzzer targets (clang) in build-fuzz/
 #   make install / uninstall  PREFIX=/usr/local DESTDIR= (also LIBDIR, INCLUDEDIR, BINDIR)
 #   make docs                 Doxygen HTML in build/docs (fails on any warning)
@@ -297,12 +297,43 @@ check-python: lib
 check-cli: $(CLI_BIN)
 	$(run-cli)
 
-# Unit tests under AddressSanitizer + UndefinedBehaviorSanitizer, in build-asan/ (only the
-# static archive is needed: sanitised shared objects do not link with -z defs under clang).
-# Always rebuilt from scratch, so the compiler and flags of this run are the ones tested.
+# Unit tests under AddressSanitizer + UndefinedBehaviorSanitizer, in build-asan/, then the
+# front ends (check-asan-front): the shared library and the gpufit command built with the same
+# flags, under the CLI tests and the Python binding tests. Always rebuilt from scratch, so the
+# compiler and flags of this run are the ones tested.
 check-asan:
 	rm -rf build-asan
 	$(MAKE) --no-print-directory BUILD=build-asan SAN_FLAGS='$(ASAN_FLAGS)' check-unit
+	$(MAKE) --no-print-directory BUILD=build-asan SAN_FLAGS='$(ASAN_FLAGS)' \
+	    LDFLAGS='$(LDFLAGS) $(ASAN_SHARED_LDFLAGS)' check-asan-front
+
+# The ASan runtime as a shared library: gcc links libasan.so into the sanitised .so and the
+# command; clang needs -shared-libsan (its static runtime leaves the .so undefined under
+# -z defs) and an rpath to find it. A Python interpreter built without ASan must preload it
+# (ASan's interceptors have to come first), and its own leaks are not ours: detect_leaks=0
+# there, while the command's own runs keep leak detection. Every report goes to
+# $(SAN_LOG).PID, and any such file fails the run: an ASan exit status (1) would read as
+# "does not fit".
+ASAN_RT_NAME = $(if $(findstring clang,$(CC)),libclang_rt.asan-$(shell uname -m).so,libasan.so)
+ASAN_RT = $(shell $(CC) -print-file-name=$(ASAN_RT_NAME))
+ASAN_SHARED_LDFLAGS = $(if $(findstring clang,$(CC)),-shared-libsan -Wl$(comma)-rpath$(comma)$(dir $(ASAN_RT)))
+comma := ,
+.PHONY: check-asan-front
+check-asan-front: lib $(CLI_BIN)
+	@test -n '$(SAN_FLAGS)' || { echo "check-asan-front: run through make check-asan"; exit 2; }
+	@rm -f $(SAN_LOG).*
+	@test -f '$(ASAN_RT)' || { echo "FAIL: no ASan runtime $(ASAN_RT_NAME) from $(CC)"; exit 1; }
+	@st=0; echo "==> CLI tests (tests/cli/*.sh) against the sanitised command $(BUILD)/gpufit"; \
+	for t in $(CLI_TESTS); do echo "--- $$t"; $(TEST_ENV) $(SAN_ENV) bash "$$t" || st=1; done; \
+	echo "==> Python binding tests against the sanitised $(BUILD)/$(SONAME) (LD_PRELOAD=$(ASAN_RT))"; \
+	(cd bindings/python && $(TEST_ENV) $(SAN_ENV) PYTHONPATH='$(CURDIR)/bindings/python' \
+	    LD_PRELOAD='$(ASAN_RT)' ASAN_OPTIONS='detect_leaks=0:log_path=$(SAN_LOG)' \
+	    $(PYTHON) -m unittest discover -s tests) || st=1; \
+	if ls $(SAN_LOG).* >/dev/null 2>&1; then \
+	    for f in $$(ls $(SAN_LOG).* | head -n 3); do echo "--- $$f"; head -n 60 "$$f"; done; \
+	    echo "FAIL: $$(ls $(SAN_LOG).* | wc -l) sanitizer report(s) (files $(SAN_LOG).*)"; exit 1; fi; \
+	if [ $$st -ne 0 ]; then echo "FAIL: check-asan-front (see above)"; fi; exit $$st
+	@echo "==> make check-asan-front: command and Python tests passed under ASan + UBSan"
 
 # ---------------------------------------------------------------------------------------------
 # Hardening (issue 7): libFuzzer targets, valgrind, ThreadSanitizer stress.
@@ -316,9 +347,11 @@ check-asan:
 #   make fuzz-merge                              adds what `make fuzz` found (new coverage,
 #                                                minimised) to tests/fuzz/corpus/NAME/
 # A crash leaves its input in build-fuzz/artifacts/; reproduce it with
-# `build-fuzz/fuzz_NAME build-fuzz/artifacts/NAME-crash-...`. To hunt wrapped byte counts, add
-# the (not UB, so not default) unsigned-overflow check in a build of its own:
-# `make fuzz FUZZ_BUILD=build-fuzz/uio FUZZ_SAN='$(FUZZ_SAN_DEFAULT),unsigned-integer-overflow'`.
+# `build-fuzz/fuzz_NAME build-fuzz/artifacts/NAME-crash-...`.
+#   make fuzz-uio-replay | fuzz-uio [FUZZ_SECONDS=60]   both again with the unsigned-overflow
+#       check (not UB, so not in the default build), in build-fuzz/uio/: a wrapped byte count
+#       is a finding; a function whose wrap is intended (a hash) says so with
+#       __attribute__((no_sanitize("unsigned-integer-overflow"))).
 FUZZ_CC      ?= clang
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
@@ -387,6 +420,15 @@ $(addprefix fuzz-replay-,$(FUZZ_NAMES)): fuzz-replay-%: $(FUZZ_BUILD)/fuzz_% | $
 $(addprefix fuzz-merge-,$(FUZZ_NAMES)): fuzz-merge-%: $(FUZZ_BUILD)/fuzz_%
 	@mkdir -p tests/fuzz/corpus/$* $(FUZZ_BUILD)/corpus/$*
 	$< -merge=1 $(FUZZ_RUN_FLAGS) tests/fuzz/corpus/$* $(FUZZ_BUILD)/corpus/$*
+
+# The unsigned-overflow build: every target and corpus again, in $(FUZZ_BUILD)/uio.
+FUZZ_UIO_VARS = FUZZ_BUILD='$(FUZZ_BUILD)/uio' \
+                FUZZ_SAN='$(FUZZ_SAN_DEFAULT),unsigned-integer-overflow'
+.PHONY: fuzz-uio fuzz-uio-replay
+fuzz-uio-replay:
+	@$(MAKE) --no-print-directory $(FUZZ_UIO_VARS) fuzz-replay
+fuzz-uio:
+	@$(MAKE) --no-print-directory $(FUZZ_UIO_VARS) fuzz
 
 # Valgrind (memcheck, --leak-check=full), on a build of its own in build-valgrind/ with DWARF 4
 # debug info (Debian 12's valgrind 3.19 cannot read clang 14's DWARF 5): the unit tests

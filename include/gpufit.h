@@ -14,9 +14,9 @@
  * I/O and allocates only objects it returns to the caller. Every function is reentrant. Any
  * number of threads may use distinct handles concurrently. Functions that take a const handle
  * may run concurrently on the same handle. A function that takes a non-const handle (setters,
- * *_free) must not overlap with any other use of that handle. A gpufit_result never changes
- * after it is created. Strings returned by gpufit are static, or owned by the result they came
- * from and valid until gpufit_result_free().
+ * *_free) must not overlap with any other use of that handle. A gpufit_result or gpufit_list
+ * never changes after it is created. Strings returned by gpufit are static, or owned by the
+ * result or list they came from and valid until it is freed. See docs/threading.md.
  *
  * Units: every byte count is a uint64_t number of bytes (headroom: int64_t bytes).
  */

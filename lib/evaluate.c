@@ -1022,7 +1022,8 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         CK(wc.gguf != NULL ? gpufit__weights_bytes_gguf(mdl, p, s, &hst, &hw, &hh)
                            : gpufit__weights_bytes(p, s, g, ng, &hst, &hw, &hh));
         CK(gpufit__kv_bytes_per_token(p, s, &hst, &kvt));
-        hostc.weights = rolehost.weights + hw + hh;
+        CK(gpufit__add(rolehost.weights, hw, &hostc.weights) ||
+           gpufit__add(hostc.weights, hh, &hostc.weights));
         CK(gpufit__kv_cache_bytes(p, s, &hst, kvt, p->batch * p->ctx, &hostc.kv));
         hostc.any = 1;
         r->n_roles = 1;

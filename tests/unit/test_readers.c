@@ -1461,3 +1461,30 @@ Test(safetensors, index_json)
     const char *broken = "{\"metadata\": {\"total_size\": 12}";
     cr_assert_eq(st_read(broken, strlen(broken), &info, &need, &err), GPUFIT_E_PARSE);
 }
+
+/* A GGUF header whose tensor shapes give ~1.4e19 bytes of weights on each side (found by the
+ * unsigned-overflow fuzz build, make fuzz-uio): with partial offload the host role's weights
+ * (the GPU role's host part + the host layers + the host globals) exceed 64 bits. That is an
+ * overflow error, not a wrapped byte count. */
+Test(gguf, partial_offload_host_weights_overflow)
+{
+    size_t len = 0;
+    char *buf = slurp("tests/fuzz/corpus/gguf/regress-uio-host-weights-overflow.bin", &len);
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    gpufit_result *r = NULL;
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    cr_assert_eq(gpufit_model_from_gguf(&m, buf, len, NULL, &err), GPUFIT_OK, "%s", err.message);
+    cr_assert_eq(gpufit_job_new(&j, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_apply_spec(NULL, j,
+                                   "task=inference framework=llamacpp n_gpu_layers=1 "
+                                   "context_len=256",
+                                   &err),
+                 GPUFIT_OK, "%s", err.message);
+    cr_assert_eq(gpufit_evaluate(&r, m, j, &err), GPUFIT_E_OVERFLOW, "%s", err.message);
+    cr_assert_null(r);
+    cr_assert(strstr(err.message, "64 bits") != NULL, "%s", err.message);
+    gpufit_job_free(j);
+    gpufit_model_free(m);
+    free(buf);
+}
