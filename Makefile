@@ -533,6 +533,7 @@ check-tsan:
 validate: $(CLI_BIN) lib
 	$(if $(CLI_BIN),,$(error make validate needs the gpufit command, and cli/ has no .c files))
 	$(TEST_ENV) $(PYTHON) tools/validate.py $(VALIDATE_ARGS)
+	$(TEST_ENV) $(PYTHON) tools/validate.py --loo pytorch
 
 bench: $(BENCH_BINS)
 	@$(if $(BENCH_BINS),set -e; for b in $(BENCH_BINS); do echo "==> $$b"; $$b; done, \

@@ -10,6 +10,7 @@
 #define _POSIX_C_SOURCE 200809L /* opendir, stat: --model DIR lists its *.safetensors */
 
 #include "gpufit.h"
+#include "cli.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -32,9 +33,11 @@ enum {
 static const char *usage_text =
     "usage:\n"
     "  gpufit estimate [FILE.json] [--model PATH] [--spec \"key=value ...\"] [--json]\n"
-    "                  [--max PARAM] [--strict]\n"
+    "                  [--max PARAM] [--strict] [--profile PROFILE.json]\n"
     "  gpufit recommend [FILE.json] [--spec ...] [--only gpu,gpu] [--max-gpus N] [--json]\n"
     "  gpufit plan [FILE.json] [--spec ...] [--gpus-per-node N] [--nodes N] [--top N] [--json]\n"
+    "  gpufit calibrate RUNS.jsonl [-o PROFILE.json]   fit the stack constants to measured\n"
+    "                           runs (docs/calibration.md); --profile applies the result\n"
     "  gpufit models            built-in model presets\n"
     "  gpufit gpus              GPU catalogue\n"
     "  gpufit params            every parameter with unit, default and range\n"
@@ -55,8 +58,8 @@ static const char *usage_text =
     "            exits 2 (a gate fails closed).\n"
     "            4 internal error\n";
 
-static const char *const command_names = "estimate, recommend, plan, models, gpus, params, "
-                                         "version";
+static const char *const command_names = "estimate, recommend, plan, calibrate, models, gpus, "
+                                         "params, version";
 
 static int usage(FILE *f, int code)
 {
@@ -78,7 +81,7 @@ static int cannot_read(const char *path)
 
 /* Reads a whole file of at most MAX_FILE_BYTES into *out (malloc'd; kind names such files in
  * the message when it is larger). Returns -1 or an exit code, the error printed. */
-static int read_file(const char *path, const char *kind, char **out, size_t *len)
+int read_file(const char *path, const char *kind, char **out, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL)
@@ -325,7 +328,7 @@ static void print_text(const gpufit_result *r, const gpufit_summary *s)
 
 /* Options shared by estimate, recommend and plan. */
 typedef struct cli_opts {
-    const char *file, *spec, *max_param, *only, *model;
+    const char *file, *spec, *max_param, *only, *model, *profile;
     int json, strict;
     long gpus_per_node, nodes, top, max_gpus;
 } cli_opts;
@@ -342,14 +345,16 @@ static int parse_long(const char *s, long *out)
 
 /* The options that take a value (as the next argument or after '='): the first four are
  * strings, the rest positive counts. */
-static const char *const value_opts[] = {"--spec",  "--model",         "--max", "--only",
-                                         "--nodes", "--gpus-per-node", "--top", "--max-gpus"};
-enum { N_VALUE_OPTS = sizeof value_opts / sizeof value_opts[0], N_STRING_OPTS = 4 };
+static const char *const value_opts[] = {"--spec",  "--model", "--max",           "--only",
+                                         "--profile", "--nodes", "--gpus-per-node", "--top",
+                                         "--max-gpus"};
+enum { N_VALUE_OPTS = sizeof value_opts / sizeof value_opts[0], N_STRING_OPTS = 5 };
 
 /* Stores the value v of value_opts[k]; returns -1 or an exit code (the error printed). */
 static int set_opt(const char *cmd, cli_opts *o, int k, const char *v)
 {
-    const char **str[N_STRING_OPTS] = {&o->spec, &o->model, &o->max_param, &o->only};
+    const char **str[N_STRING_OPTS] = {&o->spec, &o->model, &o->max_param, &o->only,
+                                       &o->profile};
     long *num[N_VALUE_OPTS - N_STRING_OPTS] = {&o->nodes, &o->gpus_per_node, &o->top, &o->max_gpus};
     if (k < N_STRING_OPTS) {
         *str[k] = v;
@@ -614,6 +619,19 @@ static int load_scenario(const cli_opts *o, gpufit_model **m, gpufit_job **j)
         if (gguf && gpufit_job_get_int(*j, GPUFIT_JOB_FRAMEWORK, &fw, NULL) == GPUFIT_OK &&
             fw == GPUFIT_FW_PYTORCH) /* the default: a GGUF file runs under llama.cpp */
             gpufit_job_set_int(*j, GPUFIT_JOB_FRAMEWORK, GPUFIT_FW_LLAMACPP, NULL);
+    }
+    if (o->profile != NULL) { /* a calibration profile (gpufit calibrate, docs/calibration.md) */
+        size_t len = 0;
+        char *text = NULL;
+        int code = read_file(o->profile, "profiles", &text, &len);
+        if (code >= 0)
+            return code;
+        int32_t st = gpufit_job_apply_profile(*j, text, len, &err);
+        free(text);
+        if (st != GPUFIT_OK) {
+            print_file_error(o->profile, &err);
+            return EXIT_BAD_INPUT;
+        }
     }
     if (o->spec != NULL && gpufit_apply_spec(*m, *j, o->spec, &err) != GPUFIT_OK) {
         print_error("spec", &err, o->spec);
@@ -998,6 +1016,8 @@ int main(int argc, char **argv)
         return cmd_recommend(argc - 2, argv + 2);
     if (strcmp(cmd, "plan") == 0)
         return cmd_plan(argc - 2, argv + 2);
+    if (strcmp(cmd, "calibrate") == 0)
+        return cmd_calibrate(argc - 2, argv + 2);
     if (strcmp(cmd, "models") == 0)
         return cmd_models();
     if (strcmp(cmd, "gpus") == 0)

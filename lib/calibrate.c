@@ -126,9 +126,13 @@ int32_t gpufit_job_apply_profile(gpufit_job *j, const char *json, size_t len, gp
                         prof.bytes[id][f] = (uint64_t)(val[f] + 0.5);
                 }
             }
+        } else if (gpufit__json_equals(&k, "runs") || gpufit__json_equals(&k, "runs_used")) {
+            if ((st = gpufit__json_skip(&p, &v, err)) != GPUFIT_OK) /* informational */
+                return st;
         } else {
             return gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, 0, k.offset,
-                                "unknown profile member '%.*s' (gpufit_profile, constants)",
+                                "unknown profile member '%.*s' (gpufit_profile, runs, "
+                                "runs_used, constants)",
                                 (int)(k.len > 40 ? 40 : k.len), k.text);
         }
     }

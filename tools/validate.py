@@ -60,12 +60,13 @@ def spec_of(changes):
     return " ".join("%s=%s" % (k, v) for k, v in changes.items())
 
 
-def predict(gpufit, scenario, spec=None):
+def predict(gpufit, scenario, spec=None, profile=None):
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(scenario, f)
         path = f.name
     try:
-        cmd = [gpufit, "estimate", "--json", path] + (["--spec", spec] if spec else [])
+        cmd = [gpufit, "estimate", "--json", path] + (["--spec", spec] if spec else []) + \
+            (["--profile", profile] if profile else [])
         p = subprocess.run(cmd, capture_output=True, text=True)
     finally:
         os.unlink(path)
@@ -113,6 +114,51 @@ def band_at(report, level, role_name):
     return role[base + "_low_bytes"], role[base + "_high_bytes"]
 
 
+def leave_one_out(gpufit, cases, framework):
+    """Calibrates on every public case of one framework but one (docs/calibration.md) and
+    re-estimates the one left out: what calibration to a stack buys."""
+    mine = [c for c in cases if c["scenario"].get("framework", "pytorch") == framework]
+    print("leave-one-out calibration over the %d %s cases:" % (len(mine), framework))
+    print("%-50s %-26s %9s %9s %13s %13s" % ("case", "level@role", "err", "err cal",
+                                              "band", "band cal"))
+    inside = [0, 0]
+    n = 0
+    for k, case in enumerate(mine):
+        rest = [dict(c, scenario=with_release(c)) for i, c in enumerate(mine) if i != k]
+        with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+            f.write("\n".join(json.dumps(c) for c in rest) + "\n")
+            runs = f.name
+        prof = runs + ".profile.json"
+        try:
+            p = subprocess.run([gpufit, "calibrate", runs, "-o", prof], capture_output=True,
+                               text=True)
+            if p.returncode != 0:
+                print("  %s: calibrate failed: %s" % (case["id"], p.stderr.strip()))
+                continue
+            before = predict(gpufit, with_release(case))
+            after = predict(gpufit, with_release(case), profile=prof)
+        finally:
+            for q in (runs, prof):
+                if os.path.exists(q):
+                    os.unlink(q)
+        for m in case["measurements"]:
+            row = []
+            for rep, j in ((before, 0), (after, 1)):
+                pred = value_at(rep, m["level"], m["role"])
+                lo, hi = band_at(rep, m["level"], m["role"])
+                inside[j] += lo <= m["bytes"] <= hi
+                row.append(((pred - m["bytes"]) / abs(m["bytes"]) * 100.0,
+                            "%.2f-%.2f" % (lo / 2.0 ** 30, hi / 2.0 ** 30)))
+            n += 1
+            print("%-50s %-26s %+8.1f%% %+8.1f%% %13s %13s" % (
+                case["id"][:50], (m["level"] + "@" + m["role"])[:26], row[0][0], row[1][0],
+                row[0][1], row[1][1]))
+    if n:
+        print("measured values inside the band: %d of %d before, %d of %d calibrated"
+              % (inside[0], n, inside[1], n))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", default=os.path.join(ROOT, "tests", "validation", "public.jsonl"),
@@ -124,6 +170,9 @@ def main():
     ap.add_argument("--check", action="store_true",
                     help="fail unless median <= 3 %%, worst <= 25 %% and all verdicts right "
                          "(over the chosen scope)")
+    ap.add_argument("--loo", metavar="FRAMEWORK",
+                    help="leave-one-out calibration over the cases of one framework "
+                         "(pytorch, megatron, deepspeed, vllm, llamacpp, sglang)")
     args = ap.parse_args()
     if not os.path.exists(args.cases):
         print("validate: no cases at %s" % args.cases, file=sys.stderr)
@@ -132,6 +181,8 @@ def main():
     rows, verdicts, errors, mitigated, bands, three = [], [], [], [], [], []
     with open(args.cases) as f:
         cases = [json.loads(line) for line in f if line.strip()]
+    if args.loo:
+        return leave_one_out(args.gpufit, cases, args.loo)
     for case in cases:
         gpus = case["scenario"].get("gpus", 1)
         scope = "single" if gpus == 1 else "multi"

@@ -159,6 +159,21 @@ expect_exit 1 estimate --spec "model=llama-3-8b task=inference framework=vllm gp
 grep -q "^verdict: DOES NOT FIT: the KV-cache budget is smaller than the job needs" "$tmp/out" \
     || fail "server shortfall text: $(tail -1 "$tmp/out")"
 
+# calibration (docs/calibration.md): runs -> profile -> --profile; bad input exits 2, a
+# missing file 3
+expect_exit 0 calibrate tests/validation/public.jsonl -o "$tmp/prof.json"
+grep -q '"gpufit_profile": 1' "$tmp/prof.json" || fail "calibrate wrote no profile"
+grep -q '"cuda_context": {"point": ' "$tmp/prof.json" || fail "calibrate fitted no context"
+expect_exit 0 estimate --profile "$tmp/prof.json" --spec "$band gpu=h100"
+expect_exit 3 calibrate "$tmp/no-such-runs.jsonl"
+echo '{"scenario": {"model": "llama-3-8b"}}' >"$tmp/bad.jsonl"
+expect_exit 2 calibrate "$tmp/bad.jsonl"
+grep -q "measurements" "$tmp/err" || fail "calibrate: the error does not name the missing key"
+echo '{"gpufit_profile": 1, "constants": {"cuda_ctx": {}}}' >"$tmp/badprof.json"
+expect_exit 2 estimate --profile "$tmp/badprof.json" --spec "$band"
+expect_exit 0 calibrate --help
+expect_exit 2 calibrate
+
 # listings
 # (into files first: grep -q closing the pipe early would fail the writer under pipefail)
 "$G" models >"$tmp/models"; grep -q "deepseek-r1" "$tmp/models" || fail "models lacks deepseek-r1"

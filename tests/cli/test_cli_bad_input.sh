@@ -205,7 +205,7 @@ expect_exit 2 estimate "$tmp/ok.json" "$tmp/ok.json"
 expect_exit 2 estimate --spec
 # an unknown subcommand is named, with the list of commands, in one line
 expect_exit 2 frobnicate
-err_has "gpufit: unknown command 'frobnicate' (commands: estimate, recommend, plan, models, gpus, params, version; see gpufit --help)"
+err_has "gpufit: unknown command 'frobnicate' (commands: estimate, recommend, plan, calibrate, models, gpus, params, version; see gpufit --help)"
 [ "$(grep -c . "$tmp/err")" -eq 1 ] || fail "unknown command: more than one line"
 expect_exit 2 ''
 err_has "unknown command ''"

@@ -27,8 +27,8 @@ GPUs, how many) and :func:`plan` (parallel layouts), :meth:`Report.with_changes`
 """
 
 from . import _lib
-from ._api import (Job, Model, ResultList, components, estimate, evaluate, gpus, max_fitting,
-                   models, param_info, params, plan, recommend, safetensors_info)
+from ._api import (Job, Model, ResultList, calibrate, components, estimate, evaluate, gpus,
+                   max_fitting, models, param_info, params, plan, recommend, safetensors_info)
 from .errors import (BufferTooSmall, GpufitError, Inconsistent, InternalError, InvalidArgument,
                      NotFound, OutOfMemory, Overflow, ParseError, StructSizeError,
                      UnknownParameter, Unsupported)
@@ -43,7 +43,7 @@ library_path = _lib.path
 
 __all__ = [
     "__version__", "version_number", "library_path",
-    "estimate", "evaluate", "max_fitting", "recommend", "plan", "ResultList",
+    "estimate", "evaluate", "calibrate", "max_fitting", "recommend", "plan", "ResultList",
     "Model", "Job", "Report", "Role",
     "models", "gpus", "params", "param_info", "components", "safetensors_info",
     "GpufitError", "InvalidArgument", "Inconsistent", "Overflow", "UnknownParameter",

@@ -28,7 +28,7 @@ from ._types import Recommendation as _Recommendation
 from ._types import SafetensorsInfo as _SafetensorsInfo
 from .report import Report, Role
 
-__all__ = ["Model", "Job", "evaluate", "estimate", "max_fitting", "recommend", "plan",
+__all__ = ["Model", "Job", "evaluate", "estimate", "calibrate", "max_fitting", "recommend", "plan",
            "models", "gpus", "params", "components", "param_info", "safetensors_info",
            "ResultList"]
 
@@ -681,6 +681,14 @@ class Job(_Handle):
         _apply_json(Model(), self, scenario_json(items, _type_of).encode("ascii"))
         return self
 
+    def apply_profile(self, profile):
+        """Applies a calibration profile (what :func:`calibrate` returns: a dict, its JSON
+        text, or the path of a profile file) to this job; returns the job."""
+        data = _profile_bytes(profile)
+        _lib.call(lib.gpufit_job_apply_profile, self, data, len(data),
+                  source=data.decode("utf-8", "replace"))
+        return self
+
     def copy(self):
         """A deep copy."""
         j = Job.__new__(Job)
@@ -919,7 +927,48 @@ def reevaluate(report, changes):
     return evaluate(model, job)
 
 
-def estimate(scenario=None, *, file=None, spec=None, **params):
+def _profile_bytes(profile):
+    if isinstance(profile, dict):
+        return json.dumps(profile).encode("utf-8")
+    if isinstance(profile, (str, os.PathLike)):
+        text = os.fspath(profile)
+        if not text.lstrip().startswith("{"):
+            with open(text, "rb") as f:  # a path: FileNotFoundError when it is missing
+                return f.read()
+        return text.encode("utf-8")
+    raise TypeError("profile: give a dict, JSON text or a path, not %s"
+                    % type(profile).__name__)
+
+
+def calibrate(runs):
+    """Fits the stack constants that measured runs constrain (docs/calibration.md) and
+    returns the profile as a dict, ready for ``estimate(..., profile=...)`` or
+    :meth:`Job.apply_profile`. ``runs`` is the path of a RUNS.jsonl file, its text, or a list
+    of run dicts in the format of docs/runs.md."""
+    if isinstance(runs, (list, tuple)):
+        data = "\n".join(json.dumps(r) for r in runs).encode("utf-8")
+    elif isinstance(runs, (str, os.PathLike)):
+        text = os.fspath(runs)
+        if "\n" in text or text.lstrip().startswith("{"):
+            data = text.encode("utf-8")
+        else:
+            with open(text, "rb") as f:
+                data = f.read()
+    else:
+        raise TypeError("runs: give a path, JSONL text or a list of dicts, not %s"
+                        % type(runs).__name__)
+    need = c_size_t(0)
+    err = _lib.Error()
+    st = lib.gpufit_calibrate(data, len(data), None, 0, byref(need), byref(err))
+    if st not in (0, -8):
+        _lib.raise_for(st, err, data.decode("utf-8", "replace"))
+    buf = ctypes.create_string_buffer(need.value + 1)
+    _lib.call(lib.gpufit_calibrate, data, len(data), buf, len(buf), None,
+              source=data.decode("utf-8", "replace"))
+    return json.loads(buf.value.decode("utf-8"))
+
+
+def estimate(scenario=None, *, file=None, spec=None, profile=None, **params):
     """Predicts the memory of a job and returns a :class:`Report`.
 
     The scenario is put together from, in this order (a later source wins over an earlier
@@ -945,6 +994,8 @@ def estimate(scenario=None, *, file=None, spec=None, **params):
     >>> r.fits, r.peak_bytes
     """
     model, job = build(scenario, file, spec, params)
+    if profile is not None:  # a calibration profile (calibrate)
+        job.apply_profile(profile)
     return evaluate(model, job)
 
 
