@@ -46,3 +46,62 @@ class TestCalibrate(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+LOGS = os.path.join(HERE, "..", "..", "..", "tests", "data", "logs")
+
+
+def _read(name):
+    with open(os.path.join(LOGS, name), encoding="utf-8") as f:
+        return f.read()
+
+
+class TestImporters(unittest.TestCase):
+    def setUp(self):
+        if not os.path.isdir(LOGS):
+            self.skipTest("tests/data/logs is not in this tree")
+
+    def test_vllm_log(self):
+        from gpufit import runs
+        sc = {"model": "llama-3.1-8b", "task": "inference", "framework": "vllm",
+              "gpu": "rtx-3090", "context_len": 20000, "framework_version": "0.9"}
+        r = runs.from_vllm_log(_read("vllm-startup.log"), sc, "x")
+        got = {(m["level"], m["role"]): m["bytes"] for m in r["measurements"]}
+        self.assertEqual(got[("component:weights", "all")], round(14.9889 * 2 ** 30))
+        self.assertEqual(got[("component:activations", "all")], round(1.24 * 2 ** 30))
+        self.assertEqual(got[("kv_capacity", "all")], round(4.84 * 2 ** 30))
+        r2 = runs.from_vllm_log(_read("vllm-v1-available.log"), sc)
+        self.assertEqual(r2["measurements"][0]["bytes"], round(8.11 * 2 ** 30))
+        self.assertEqual(r["kind"], "inference")
+        prof = gpufit.calibrate([r, r2])  # a vLLM >= 0.6.4 KV budget fits the non-torch term
+        self.assertEqual(prof["constants"]["server_nontorch"]["runs"], 2)
+        with self.assertRaises(ValueError):
+            runs.from_vllm_log("nothing here", sc)
+
+    def test_llamacpp_log(self):
+        from gpufit import runs
+        r = runs.from_llamacpp_log(_read("llamacpp.log"), {"model": "llama-3-8b",
+                                                            "task": "inference"})
+        got = {m["level"]: (m["role"], m["bytes"]) for m in r["measurements"]}
+        self.assertEqual(got["component:weights"], ("all", round(4685.30 * 2 ** 20)))
+        self.assertEqual(got["component:kv_cache"], ("all", 1024 * 2 ** 20))
+        self.assertEqual(got["component:activations"], ("all", 560 * 2 ** 20))
+
+    def test_measure_and_write(self):
+        import tempfile
+        from gpufit import runs
+        calls = []
+        stats = {"allocated_bytes.all.peak": 123, "reserved_bytes.all.peak": 456}
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "runs.jsonl")
+            with runs.measure(dict(JOB), path, stats=lambda: stats,
+                              reset=lambda: calls.append(1)) as m:
+                pass
+            self.assertEqual(calls, [1])
+            self.assertEqual([x["bytes"] for x in m.run["measurements"]], [123, 456])
+            with open(path, encoding="utf-8") as f:
+                self.assertEqual(len(f.read().splitlines()), 1)
+            prof = gpufit.calibrate(path)  # peak_reserved constrains the allocator slack
+            self.assertIn("allocator_slack", prof["constants"])
+        with self.assertRaises(TypeError):
+            runs.from_memory_stats(42, JOB)
