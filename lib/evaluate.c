@@ -9,10 +9,6 @@
 
 #define GIB ((uint64_t)1 << 30)
 
-static uint64_t min_u(uint64_t a, uint64_t b)
-{
-    return a < b ? a : b;
-}
 static uint64_t max_u(uint64_t a, uint64_t b)
 {
     return a > b ? a : b;
@@ -421,6 +417,18 @@ static uint64_t usable(const gpufit__plan *p, uint64_t cap)
     return cap > m ? cap - m : 0;
 }
 
+/* vLLM budgets from torch.cuda.mem_get_info()'s total, which leaves out the driver's
+ * reservation when nvidia-smi reports the full marketed size (a whole number of GiB: A100 80GB
+ * 81920 MiB -> ~79.2 GiB, RTX 3090 24576 MiB -> 23.58 GiB; H100's 81559 MiB already excludes
+ * it): about max(0.4 GiB, 1 %) (validation README notes; derived). */
+static uint64_t server_visible(uint64_t cap)
+{
+    if (cap % ((uint64_t)1 << 30) != 0)
+        return cap;
+    uint64_t reserve = cap / 100 > GIB * 2 / 5 ? cap / 100 : GIB * 2 / 5;
+    return cap > reserve ? cap - reserve : 0;
+}
+
 /* What the levels of one role come to under one setting of the stack constants. */
 typedef struct levels_in {
     uint64_t ctx, comm, ws; /* runtime context, comm buffers, workspace component */
@@ -454,15 +462,7 @@ static int32_t levels(const gpufit__plan *p, const gpufit__role *role, uint64_t 
        gpufit__add(other, m[GPUFIT_MEM_WORKSPACE], &other));
     if (!p->training && p->util > 0.0 && cap > 0) {
         /* vLLM/SGLang: the KV pool takes util x total minus the profiled peak (§6.2) */
-        uint64_t budget, profiled, visible = cap;
-        /* vLLM budgets from torch.cuda.mem_get_info()'s total, which leaves out the driver's
-         * reservation when nvidia-smi reports the full marketed size (a whole number of GiB:
-         * A100 80GB 81920 MiB -> ~79.2 GiB, RTX 3090 24576 MiB -> 23.58 GiB; H100's 81559 MiB
-         * already excludes it): about max(0.4 GiB, 1 %) (validation README notes; derived). */
-        if (visible % ((uint64_t)1 << 30) == 0) {
-            uint64_t reserve = visible / 100 > GIB * 2 / 5 ? visible / 100 : GIB * 2 / 5;
-            visible = visible > reserve ? visible - reserve : 0;
-        }
+        uint64_t budget, profiled, visible = server_visible(cap);
         if (p->kv_rule == GPUFIT__KV_SGLANG) {
             /* SGLang (model_runner.py profile_max_num_token): KV = free memory after loading
              * the weights - (1 - mem_fraction_static) x free memory before loading, the latter
@@ -555,6 +555,79 @@ static int32_t band_end(const gpufit__plan *p, gpufit__role *role, const levels_
     return GPUFIT_OK;
 }
 
+/* A server role's totals under one setting of the stack terms, from its point components m
+ * (after levels): t = {allocated, reserved, used, KV budget}; the same rules as levels(). */
+static int server_totals(const gpufit__plan *p, const gpufit__role *role, const uint64_t *m,
+                         uint64_t need, int32_t fits0, const levels_in *in, uint64_t *t,
+                         int32_t *fits)
+{
+    uint64_t other = role->alloc - m[GPUFIT_MEM_KV_CACHE] - m[GPUFIT_MEM_WORKSPACE] + in->ws;
+    uint64_t visible = server_visible(role->capacity), budget, profiled, kv;
+    if (p->kv_rule == GPUFIT__KV_SGLANG) {
+        uint64_t up = in->ctx + in->comm;
+        if (mul_frac(visible > up ? visible - up : 0, p->util, &budget))
+            return 1;
+        profiled = m[GPUFIT_MEM_WEIGHTS];
+    } else {
+        if (mul_frac(visible, p->util, &budget))
+            return 1;
+        profiled = other + in->comm + (p->kv_rule == GPUFIT__KV_VLLM_ALL ? in->ctx : 0);
+    }
+    kv = budget > profiled ? budget - profiled : 0;
+    t[0] = other + kv;
+    t[1] = t[0] + m[GPUFIT_MEM_FRAGMENTATION]; /* a fixed slack (servers keep none) */
+    t[2] = t[1] + in->ctx + in->comm;
+    t[3] = kv;
+    *fits = fits0 != 0 && kv >= need && kv > 0 && t[2] <= usable(p, role->capacity);
+    return 0;
+}
+
+/* The band of a server role (role->comp and levels at the point already set): its KV budget is
+ * what the rest leaves, so terms move in opposite directions (SGLang: a larger context shrinks
+ * the budget, a larger workspace grows the allocation). The band of each total is the point
+ * plus, per stack term, the smaller and the larger change of varying that term alone; the
+ * verdict's ends set every term low (optimistic: the most budget, the least used) or high. */
+static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const levels_in *in,
+                           uint64_t need, int32_t fits0, gpufit_error *err)
+{
+    const uint64_t *m = role->comp;
+    uint64_t pt[4], t[4];
+    int32_t f;
+    CK(server_totals(p, role, m, need, fits0, &in[0], pt, &f));
+    int64_t dlo[4] = {0}, dhi[4] = {0};
+    for (int c = 0; c < 3; c++) /* context, NCCL, workspace */
+        for (int e = 1; e <= 2; e++) {
+            levels_in v = in[0];
+            if (c == 0)
+                v.ctx = in[e].ctx;
+            else if (c == 1)
+                v.comm = in[e].comm;
+            else
+                v.ws = in[e].ws;
+            CK(server_totals(p, role, m, need, fits0, &v, t, &f));
+            for (int k = 0; k < 4; k++) {
+                int64_t d = (int64_t)(t[k] - pt[k]);
+                dlo[k] = d < dlo[k] ? d : dlo[k];
+                dhi[k] = d > dhi[k] ? d : dhi[k];
+            }
+        }
+    uint64_t *b[4] = {role->alloc_b, role->reserved_b, role->used_b, role->kv_cap_b};
+    for (int k = 0; k < 4; k++) {
+        b[k][0] = pt[k] + (uint64_t)dlo[k];
+        b[k][1] = pt[k] + (uint64_t)dhi[k];
+    }
+    for (int e = 0; e < 2; e++) {
+        CK(server_totals(p, role, m, need, fits0, &in[1 + e], t, &role->fits_b[e]));
+        uint64_t *v = e == 0 ? role->band_lo : role->band_hi;
+        v[GPUFIT_MEM_WORKSPACE] = in[1 + e].ws;
+        v[GPUFIT_MEM_RUNTIME_CONTEXT] = in[1 + e].ctx;
+        v[GPUFIT_MEM_COMM_BUFFERS] = in[1 + e].comm;
+        v[GPUFIT_MEM_FRAGMENTATION] = m[GPUFIT_MEM_FRAGMENTATION];
+        v[GPUFIT_MEM_KV_CACHE] = role->kv_cap_b[e];
+    }
+    return GPUFIT_OK;
+}
+
 /* Levels, server budgets and the verdict of one role, at the point values of the stack
  * constants and at both ends of their documented ranges (the band, docs/band.md): the low
  * end sets every constant low, the high end high. Only the stack terms (workspace, context,
@@ -574,35 +647,10 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
         {p->band.ctx[1], p->band.comm[1] + extra * p->band.nccl[1], ws_other + p->band.ws[1],
          p->band.frag[1]},
     };
-    levels_out o[3];
+    levels_out o[1];
     int server = !p->training && p->util > 0.0 && role->capacity > 0;
-    if (server) {
-        /* the KV budget is what the rest leaves: each end is a full evaluation of the levels */
-        uint64_t m2[2][GPUFIT__NCOMP];
-        for (int e = 0; e < 2; e++) {
-            memcpy(m2[e], role->comp, sizeof role->comp);
-            CK2(levels(p, role, per_tok, &in[1 + e], m2[e], &o[1 + e], err));
-        }
-        static const int var[] = {GPUFIT_MEM_WORKSPACE, GPUFIT_MEM_RUNTIME_CONTEXT,
-                                  GPUFIT_MEM_COMM_BUFFERS, GPUFIT_MEM_FRAGMENTATION,
-                                  GPUFIT_MEM_KV_CACHE};
-        for (size_t k = 0; k < sizeof var / sizeof var[0]; k++) {
-            role->band_lo[var[k]] = min_u(m2[0][var[k]], m2[1][var[k]]);
-            role->band_hi[var[k]] = max_u(m2[0][var[k]], m2[1][var[k]]);
-        }
-        for (int e = 0; e < 2; e++) {
-            role->alloc_b[e] = o[1 + e].alloc;
-            role->reserved_b[e] = o[1 + e].reserved;
-            role->used_b[e] = o[1 + e].used;
-            role->fits_b[e] = o[1 + e].fits;
-        }
-        role->kv_cap_b[0] = min_u(o[1].kv_cap, o[2].kv_cap);
-        role->kv_cap_b[1] = max_u(o[1].kv_cap, o[2].kv_cap);
-    }
+    uint64_t need = role->comp[GPUFIT_MEM_KV_CACHE]; /* the cache the job needs */
     CK2(levels(p, role, per_tok, &in[0], role->comp, &o[0], err));
-    if (!server)
-        for (int e = 0; e < 2; e++)
-            CK2(band_end(p, role, &in[1 + e], &o[0], fits0, per_tok, e, err));
     if (o[0].kv_short)
         add_note(r, GPUFIT__NOTE_KV_TOO_SMALL);
     role->alloc = o[0].alloc;
@@ -611,6 +659,11 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
     role->kv_cap_bytes = o[0].kv_cap;
     role->kv_cap_tokens = o[0].kv_tokens;
     role->fits = o[0].fits;
+    if (server)
+        CK2(server_band(p, role, in, need, fits0, err));
+    else
+        for (int e = 0; e < 2; e++)
+            CK2(band_end(p, role, &in[1 + e], &o[0], fits0, per_tok, e, err));
     uint64_t cap = usable(p, role->capacity); /* headroom: above the safety margin */
     role->headroom = role->capacity == 0 ? 0
                                          : (int64_t)(cap > role->used ? cap - role->used : 0) -

@@ -145,15 +145,29 @@ static void fz_check_result(const gpufit_result *r, const gpufit_model *m)
                      c_bytes[GPUFIT_MEM_RUNTIME_CONTEXT] + c_bytes[GPUFIT_MEM_COMM_BUFFERS]);
             if (ro.device_used_bytes > max_used)
                 max_used = ro.device_used_bytes;
+            /* the band (docs/band.md) holds the point estimate */
+            FZ_CHECK(ro.peak_allocated_low_bytes <= ro.peak_allocated_bytes &&
+                     ro.peak_allocated_bytes <= ro.peak_allocated_high_bytes);
+            FZ_CHECK(ro.peak_reserved_low_bytes <= ro.peak_reserved_bytes &&
+                     ro.peak_reserved_bytes <= ro.peak_reserved_high_bytes);
+            FZ_CHECK(ro.device_used_low_bytes <= ro.device_used_bytes &&
+                     ro.device_used_bytes <= ro.device_used_high_bytes);
+            FZ_CHECK(ro.kv_capacity_low_bytes <= ro.kv_capacity_bytes &&
+                     ro.kv_capacity_bytes <= ro.kv_capacity_high_bytes);
             /* each role against its own GPU (device_gpus), else the job's */
             if (ro.capacity_bytes > 0) {
                 FZ_CHECK(ro.fits == 0 || ro.fits == 1);
                 if (ro.device_used_bytes > ro.capacity_bytes)
                     FZ_CHECK(ro.fits == 0);
+                /* headroom is counted above the safety margin (margin <= 0.5 of the capacity,
+                 * margin_bytes <= 2^40; docs/band.md) */
                 if (ro.device_used_bytes <= (uint64_t)INT64_MAX &&
-                    ro.capacity_bytes <= (uint64_t)INT64_MAX)
-                    FZ_CHECK(ro.headroom_bytes ==
-                             (int64_t)ro.capacity_bytes - (int64_t)ro.device_used_bytes);
+                    ro.capacity_bytes <= (uint64_t)INT64_MAX) {
+                    int64_t full = (int64_t)ro.capacity_bytes - (int64_t)ro.device_used_bytes;
+                    FZ_CHECK(ro.headroom_bytes <= full);
+                    FZ_CHECK(ro.headroom_bytes >=
+                             full - (int64_t)(ro.capacity_bytes / 2) - ((int64_t)1 << 40) - 1);
+                }
                 if (ro.headroom_bytes < min_headroom)
                     min_headroom = ro.headroom_bytes;
             } else {
