@@ -14,10 +14,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 enum {
     EXIT_FITS = 0,
@@ -79,13 +81,41 @@ static int cannot_read(const char *path)
     return EXIT_IO;
 }
 
+/* Opens path for reading if it is a regular file: a FIFO, a device or a socket named like a
+ * model file would block or never end (O_NONBLOCK: the open itself does not wait). NULL with
+ * the error printed otherwise (*code = EXIT_IO). */
+static FILE *open_regular(const char *path, int *code)
+{
+    struct stat sb;
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    *code = EXIT_IO;
+    if (fd < 0) {
+        cannot_read(path);
+        return NULL;
+    }
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        fprintf(stderr, "gpufit: cannot read '%s': not a regular file\n", path);
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (f == NULL) {
+        cannot_read(path);
+        close(fd);
+    }
+    return f;
+}
+
 /* Reads a whole file of at most MAX_FILE_BYTES into *out (malloc'd; kind names such files in
  * the message when it is larger). Returns -1 or an exit code, the error printed. */
 int read_file(const char *path, const char *kind, char **out, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
+    int open_code;
+    FILE *f = open_regular(path, &open_code);
+    *out = NULL;
+    *len = 0;
     if (f == NULL)
-        return cannot_read(path);
+        return open_code;
     size_t cap = 0, n = 0, got = 1;
     char *buf = NULL;
     int code = -1;
@@ -329,17 +359,21 @@ static void print_text(const gpufit_result *r, const gpufit_summary *s)
 /* Options shared by estimate, recommend and plan. */
 typedef struct cli_opts {
     const char *file, *spec, *max_param, *only, *model, *profile;
+    const char *specs[16]; /* every --spec, in order (spec is the last) */
+    int n_specs;
     int json, strict;
     long gpus_per_node, nodes, top, max_gpus;
 } cli_opts;
 
+/* A count in [1, UINT32_MAX] (what the C API takes): parsed as 64 bits, never wrapped. */
 static int parse_long(const char *s, long *out)
 {
     char *end = NULL;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || v <= 0)
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end != '\0' || errno == ERANGE || v <= 0 || v > (long long)UINT32_MAX)
         return 1;
-    *out = v;
+    *out = (long)v;
     return 0;
 }
 
@@ -356,11 +390,18 @@ static int set_opt(const char *cmd, cli_opts *o, int k, const char *v)
     const char **str[N_STRING_OPTS] = {&o->spec, &o->model, &o->max_param, &o->only,
                                        &o->profile};
     long *num[N_VALUE_OPTS - N_STRING_OPTS] = {&o->nodes, &o->gpus_per_node, &o->top, &o->max_gpus};
+    if (k == 0 && o->n_specs == (int)(sizeof o->specs / sizeof o->specs[0])) {
+        fprintf(stderr, "gpufit %s: more than %d --spec options\n", cmd,
+                (int)(sizeof o->specs / sizeof o->specs[0]));
+        return EXIT_BAD_INPUT;
+    }
+    if (k == 0)
+        o->specs[o->n_specs++] = v; /* applied in order: a later one overrides */
     if (k < N_STRING_OPTS) {
         *str[k] = v;
     } else if (parse_long(v, num[k - N_STRING_OPTS])) {
-        fprintf(stderr, "gpufit %s: %s needs a positive integer, not '%s'\n", cmd, value_opts[k],
-                v);
+        fprintf(stderr, "gpufit %s: %s needs an integer in [1, %u], not '%s'\n", cmd,
+                value_opts[k], (unsigned)UINT32_MAX, v);
         return EXIT_BAD_INPUT;
     }
     return -1;
@@ -443,9 +484,10 @@ static int32_t safetensors_reader(void *ctx, const void *buf, size_t len, uint64
 static int read_header(const char *path, header_reader fn, void *ctx)
 {
     gpufit_error err = GPUFIT_ERROR_INIT;
-    FILE *f = fopen(path, "rb");
+    int open_code;
+    FILE *f = open_regular(path, &open_code);
     if (f == NULL)
-        return cannot_read(path);
+        return open_code;
     unsigned char *buf = NULL;
     size_t have = 0, want = HEADER_CHUNK;
     int code = EXIT_BAD_INPUT;
@@ -532,7 +574,7 @@ static int load_model_dir(const char *dir, gpufit_model **out)
     gpufit_safetensors_info sum;
     memset(&sum, 0, sizeof sum);
     sum.struct_size = sizeof sum;
-    int files = 0, bad = 0;
+    int files = 0, bad = -1; /* bad: the exit code of the first shard that failed */
     DIR *d = opendir(dir);
     for (struct dirent *e = d != NULL ? readdir(d) : NULL; e != NULL; e = readdir(d)) {
         if (!ends_with(e->d_name, ".safetensors"))
@@ -540,24 +582,42 @@ static int load_model_dir(const char *dir, gpufit_model **out)
         gpufit_safetensors_info info;
         memset(&info, 0, sizeof info);
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (read_header(path, safetensors_reader, &info) >= 0) {
-            bad = 1;
+        int rc = read_header(path, safetensors_reader, &info);
+        if (rc >= 0) { /* the error is printed; a corrupt shard is the model's error */
+            bad = bad < 0 ? rc : bad;
             continue;
         }
         files++;
-        sum.n_tensors += info.n_tensors;
-        sum.n_params += info.n_params;
-        sum.total_bytes += info.total_bytes;
-        sum.header_bytes += info.header_bytes;
-        sum.bytes_fp32 += info.bytes_fp32;
-        sum.bytes_16bit += info.bytes_16bit;
-        sum.bytes_8bit += info.bytes_8bit;
-        sum.bytes_other += info.bytes_other;
+        /* shard totals, each checked: a sum past 2^64 is no checkpoint */
+        uint64_t *acc[] = {&sum.n_params,   &sum.total_bytes, &sum.header_bytes, &sum.bytes_fp32,
+                           &sum.bytes_16bit, &sum.bytes_8bit,  &sum.bytes_other};
+        const uint64_t add[] = {info.n_params,   info.total_bytes, info.header_bytes,
+                                info.bytes_fp32, info.bytes_16bit, info.bytes_8bit,
+                                info.bytes_other};
+        for (size_t k = 0; k < sizeof add / sizeof add[0]; k++) {
+            if (*acc[k] > UINT64_MAX - add[k]) {
+                fprintf(stderr, "gpufit: %s: the shards' totals exceed 64 bits (%s)\n", dir,
+                        e->d_name);
+                bad = bad < 0 ? EXIT_BAD_INPUT : bad;
+                break;
+            }
+            *acc[k] += add[k];
+        }
+        sum.n_tensors = sum.n_tensors > UINT32_MAX - info.n_tensors ? UINT32_MAX
+                                                                     : sum.n_tensors + info.n_tensors;
     }
     if (d != NULL)
         closedir(d);
+    if (bad >= 0) {
+        fprintf(stderr, "gpufit: %s: a safetensors shard could not be read (above): the model "
+                        "directory is not used\n",
+                dir);
+        gpufit_model_free(*out);
+        *out = NULL;
+        return bad;
+    }
     gpufit_error err = GPUFIT_ERROR_INIT;
-    if (files > 0 && !bad && gpufit_model_check_safetensors(*out, &sum, &err) != GPUFIT_OK)
+    if (files > 0 && gpufit_model_check_safetensors(*out, &sum, &err) != GPUFIT_OK)
         fprintf(stderr, "gpufit: warning: %s: %s\n", dir, err.message);
     return -1;
 }
@@ -633,10 +693,11 @@ static int load_scenario(const cli_opts *o, gpufit_model **m, gpufit_job **j)
             return EXIT_BAD_INPUT;
         }
     }
-    if (o->spec != NULL && gpufit_apply_spec(*m, *j, o->spec, &err) != GPUFIT_OK) {
-        print_error("spec", &err, o->spec);
-        return EXIT_BAD_INPUT;
-    }
+    for (int i = 0; i < o->n_specs; i++) /* each --spec in order, a later one overriding */
+        if (gpufit_apply_spec(*m, *j, o->specs[i], &err) != GPUFIT_OK) {
+            print_error("spec", &err, o->specs[i]);
+            return EXIT_BAD_INPUT;
+        }
     return -1;
 }
 
