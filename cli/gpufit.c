@@ -94,7 +94,8 @@ static FILE *open_regular(const char *path, int *code)
         return NULL;
     }
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        fprintf(stderr, "gpufit: cannot read '%s': not a regular file\n", path);
+        fprintf(stderr, "gpufit: cannot read '%s': %s\n", path,
+                S_ISDIR(sb.st_mode) ? strerror(EISDIR) : "not a regular file");
         close(fd);
         return NULL;
     }
