@@ -220,7 +220,7 @@ for c in estimate recommend plan; do
     expect_exit 2 "$c" --spec model=llama-3-8b --top
     err_has "gpufit $c: --top needs a value"
     expect_exit 2 "$c" --spec model=llama-3-8b --nodes=0
-    err_has "gpufit $c: --nodes needs a positive integer, not '0'"
+    err_has "gpufit $c: --nodes needs an integer in [1, 4294967295], not '0'"
 done
 expect_exit 2 estimate --spec
 err_has "gpufit estimate: --spec needs a value"
