@@ -9,9 +9,12 @@ capacity).
 """
 
 import ctypes
+import errno
 import json
 import numbers
 import os
+import stat
+import warnings
 import weakref
 from ctypes import (byref, c_char_p, c_double, c_int32, c_int64, c_size_t, c_uint32, c_uint64,
                     c_void_p)
@@ -433,9 +436,9 @@ _FIRST_READ = 1 << 20  # GGUF and safetensors headers: read this much first, the
 def _read_prefix(fn, path, *args, key=None):
     """Calls ``fn(*args, buf, len, &needed, &err)`` on a growing prefix of the file at
     ``path`` until the library has read enough (GPUFIT_E_BUFFER_TOO_SMALL asks for more)."""
-    size = os.path.getsize(path)
-    want = min(size, _FIRST_READ)
-    with open(path, "rb") as f:
+    with _open_regular(path) as f:
+        size = os.fstat(f.fileno()).st_size
+        want = min(size, _FIRST_READ)
         while True:
             f.seek(0)
             buf = f.read(want)
@@ -475,18 +478,27 @@ def safetensors_info(path):
 def _safetensors(path):
     path = os.fspath(path)
     if os.path.isdir(path):
-        index = os.path.join(path, "model.safetensors.index.json")
-        if os.path.exists(index):
-            return _safetensors(index)
+        # the shards' own headers, as the command reads them (the index holds no parameter
+        # count); the index only when no shard is present
         shards = sorted(n for n in os.listdir(path) if n.endswith(".safetensors"))
+        index = os.path.join(path, "model.safetensors.index.json")
+        if not shards and os.path.exists(index):
+            return _safetensors(index)
         if not shards:
             raise _errors.NotFound(message="%s: no *.safetensors files" % path, key="model.path")
         total = _SafetensorsInfo()
         for name in shards:
             one = _safetensors(os.path.join(path, name))
-            for field, _ in total._fields_:
-                if field != "struct_size":
-                    setattr(total, field, getattr(total, field) + getattr(one, field))
+            for field, ctype in total._fields_:
+                if field == "struct_size":
+                    continue
+                v = getattr(total, field) + getattr(one, field)
+                if field == "n_tensors":
+                    v = min(v, 0xFFFFFFFF)
+                elif v >= 1 << 64:  # a sum past 2^64 is no checkpoint
+                    raise _errors.Overflow(message="%s: the shards' totals exceed 64 bits (%s)"
+                                           % (path, name), key="model.path")
+                setattr(total, field, v)
         return total
     info = _SafetensorsInfo()
     if path.endswith(".json"):
@@ -511,17 +523,19 @@ def _model_from_path(path, base_dir=None):
             raise _errors.NotFound(message="model.path: %s has no config.json" % path,
                                    key="model.path")
         model = Model.from_hf_config(config)
-        has_weights = os.path.exists(os.path.join(path, "model.safetensors.index.json")) or any(
-            n.endswith(".safetensors") for n in os.listdir(path))
+        has_weights = any(n.endswith(".safetensors") for n in os.listdir(path))
         if has_weights:
             try:
                 info = _safetensors(path)
             except _errors.Unsupported:
                 return model  # a library without the safetensors reader: no cross-check
-            _lib.call(lib.gpufit_model_check_safetensors, model, byref(info),
-                      key="model.path")
+            try:
+                _lib.call(lib.gpufit_model_check_safetensors, model, byref(info),
+                          key="model.path")
+            except _errors.Inconsistent as e:  # as the command: the config defines the model
+                warnings.warn("%s: %s" % (path, e), RuntimeWarning, stacklevel=3)
         return model
-    with open(path, "rb") as f:
+    with _open_regular(path) as f:
         magic = f.read(4)
     if magic == b"GGUF" or path.endswith(".gguf"):
         return Model.from_gguf(path)
@@ -714,16 +728,59 @@ def _apply_json(model, job, data, source=None):
               key_at=lambda o: json_key_at(data, o))
 
 
+def _open_regular(path):
+    """Opens ``path`` for reading if it is a regular file: a FIFO, a device or a socket named
+    like a model file would block or never end (opened with O_NONBLOCK, then checked).
+    Raises FileNotFoundError, IsADirectoryError or OSError(EINVAL) as the command exits 3."""
+    fd = os.open(os.fspath(path), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", os.fspath(path))
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        f = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    return f
+
+
 def _read_file(path):
-    with open(path, "rb") as f:
+    with _open_regular(path) as f:
         return f.read()
+
+
+def _check_handles(model, job):
+    """Both handles are of their own type: ctypes would pass anything (an int, a Model as a
+    job) to the library, which reads it as the struct it expects."""
+    if not isinstance(model, Model):
+        raise TypeError("model: expected a gpufit.Model, not %s" % type(model).__name__)
+    if not isinstance(job, Job):
+        raise TypeError("job: expected a gpufit.Job, not %s" % type(job).__name__)
+
+
+def _count(name, value, hi=0xFFFFFFFF):
+    """A count the C API takes as uint32_t: an int in [1, hi], never wrapped."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError("%s: expected an integer, not %s" % (name, type(value).__name__))
+    if not 1 <= int(value) <= hi:
+        raise ValueError("%s: %d is outside [1, %d]" % (name, int(value), hi))
+    return int(value)
 
 
 def _is_model_path(value):
     """A ``model`` string that names a file or directory rather than a preset."""
     text = os.fspath(value)
-    return (os.sep in text or (os.altsep is not None and os.altsep in text)
-            or text.endswith((".json", ".gguf"))) and os.path.exists(text)
+    pathlike = (os.sep in text or (os.altsep is not None and os.altsep in text)
+                or text.endswith((".json", ".gguf")))
+    if pathlike and not os.path.exists(text) and (
+            text.startswith(("/", "./", "../", "~")) or text.endswith((".json", ".gguf"))):
+        # clearly a path, not a preset (nor a Hugging Face id such as org/name)
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", text)
+    return pathlike and os.path.exists(text)
 
 
 def _resolve_model(items, base_dir=None):
@@ -898,12 +955,13 @@ def _read_result(res, model, job):
 def evaluate(model, job=None):
     """Evaluates ``model`` (a :class:`Model` or a preset name) under ``job`` (a :class:`Job`,
     a dict of job keys, or None for the defaults) and returns a :class:`Report`."""
-    if not isinstance(model, Model):
+    if isinstance(model, str):
         model = Model(model)
     if job is None:
         job = Job()
     elif isinstance(job, dict):
         job = Job(**job)
+    _check_handles(model, job)
     out = c_void_p()
     _lib.call(lib.gpufit_evaluate, byref(out), model, job)
     try:
@@ -1018,6 +1076,7 @@ def max_fitting_handles(model, job, param):
     if not pid:
         raise _errors.UnknownParameter(
             message="unknown parameter %r (see gpufit.params())" % (param,), key=param)
+    _check_handles(model, job)
     out = c_int64(0)
     _lib.call(lib.gpufit_max_fitting, model, job, pid, byref(out), key=param)
     return out.value
@@ -1118,6 +1177,8 @@ def recommend(scenario=None, *, candidates=None, max_count=8, file=None, spec=No
 
 def recommend_handles(model, job, candidates=None, max_count=8):
     """:func:`recommend` for a :class:`Model` and a :class:`Job`."""
+    _check_handles(model, job)
+    max_count = _count("max_count", max_count)
     ids = None
     n = 0
     if candidates is not None:
@@ -1162,9 +1223,12 @@ def plan(scenario=None, *, gpus_per_node=8, nodes=1, max_results=10, file=None, 
 
 def plan_handles(model, job, gpus_per_node=8, nodes=1, max_results=10):
     """:func:`plan` for a :class:`Model` and a :class:`Job`."""
+    _check_handles(model, job)
+    gpus_per_node = _count("gpus_per_node", gpus_per_node)
+    nodes = _count("nodes", nodes)
+    max_results = _count("max_results", max_results)
     out = c_void_p()
-    _lib.call(lib.gpufit_plan, byref(out), model, job, int(gpus_per_node), int(nodes),
-              int(max_results))
+    _lib.call(lib.gpufit_plan, byref(out), model, job, gpus_per_node, nodes, max_results)
     ckpt = _param_id("checkpointing")
 
     def convert(lay):
