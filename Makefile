@@ -74,6 +74,7 @@ BUILD ?= build
 prefix ?= /usr/local
 PREFIX ?= $(prefix)
 BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
@@ -569,15 +570,16 @@ install: all
 	ln -sf $(SONAME) '$(DESTDIR)$(LIBDIR)/libgpufit.so'
 	$(INSTALL) -m 644 $(PC_FILE) '$(DESTDIR)$(PKGCONFIGDIR)/gpufit.pc'
 ifneq ($(CLI_BIN),)
-	$(INSTALL) -d '$(DESTDIR)$(BINDIR)'
+	$(INSTALL) -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(MANDIR)/man1'
 	$(INSTALL) -m 755 $(CLI_BIN) '$(DESTDIR)$(BINDIR)/gpufit'
+	$(INSTALL) -m 644 docs/gpufit.1 '$(DESTDIR)$(MANDIR)/man1/gpufit.1'
 endif
 
 uninstall:
 	rm -f '$(DESTDIR)$(INCLUDEDIR)/gpufit.h' '$(DESTDIR)$(LIBDIR)/libgpufit.a' \
 	      '$(DESTDIR)$(LIBDIR)/$(SO_REAL)' '$(DESTDIR)$(LIBDIR)/$(SONAME)' \
 	      '$(DESTDIR)$(LIBDIR)/libgpufit.so' '$(DESTDIR)$(PKGCONFIGDIR)/gpufit.pc' \
-	      '$(DESTDIR)$(BINDIR)/gpufit'
+	      '$(DESTDIR)$(BINDIR)/gpufit' '$(DESTDIR)$(MANDIR)/man1/gpufit.1'
 
 # ---------------------------------------------------------------------------------------------
 .PHONY: clean help FORCE

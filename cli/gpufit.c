@@ -45,8 +45,8 @@ static const char *usage_text =
     "  gpufit params            every parameter with unit, default and range\n"
     "  gpufit version\n"
     "\n"
-    "A scenario comes from a JSON file (shared scenario format), a spec string, or both (the\n"
-    "spec is applied after the file). --model PATH takes the model from a Hugging Face model\n"
+    "A scenario comes from a JSON file (docs/scenario.md), spec strings, or both (the specs\n"
+    "apply after the file, in order). --model PATH takes the model from a Hugging Face model\n"
     "directory (config.json, checked against its *.safetensors headers) or a .gguf file (exact\n"
     "weight bytes; framework llamacpp unless the scenario names one); it replaces the\n"
     "scenario's model, and spec keys still override its fields. Only file headers are read.\n"
@@ -58,7 +58,48 @@ static const char *usage_text =
     "            4 internal error, 5 marginal (the capacity lies inside the estimate's band:\n"
     "            docs/band.md). estimate --strict: marginal exits 1 and a job without a GPU\n"
     "            exits 2 (a gate fails closed).\n"
-    "            4 internal error\n";
+    "gpufit COMMAND --help explains one command; man gpufit after make install.\n";
+
+/* gpufit COMMAND --help */
+static const struct {
+    const char *cmd, *help;
+} command_help[] = {
+    {"estimate",
+     "usage: gpufit estimate [FILE.json] [--model PATH] [--spec \"key=value ...\"]... [--json]\n"
+     "                       [--max PARAM] [--strict] [--profile PROFILE.json]\n"
+     "Per-device memory of one job by component, its band and the verdict (fits, marginal,\n"
+     "does not fit), and ranked fixes when it does not fit.\n"
+     "  FILE.json        a JSON scenario (docs/scenario.md; every key: docs/params.md)\n"
+     "  --model PATH     a Hugging Face model directory, its config.json, or a .gguf file\n"
+     "  --spec \"k=v\"     scenario keys; several --spec apply in order, after the file\n"
+     "  --json           the JSON report (docs/report.md)\n"
+     "  --max PARAM      the largest micro_batch, seq_len, batch, context_len, prompt_len or\n"
+     "                   n_gpu_layers that is sure to fit (the band's high end)\n"
+     "  --strict         a gate: marginal exits 1, no GPU exits 2\n"
+     "  --profile FILE   a calibration profile (gpufit calibrate; docs/calibration.md)\n"
+     "exit codes: 0 fits, 1 does not fit, 2 bad input, 3 unreadable file, 4 internal,\n"
+     "            5 marginal\n"},
+    {"recommend",
+     "usage: gpufit recommend [FILE.json] [--model PATH] [--spec ...]... [--only gpu,gpu]\n"
+     "                        [--max-gpus N] [--json] [--profile PROFILE.json]\n"
+     "Every catalogue GPU (or those of --only) and the smallest count of it on which the job\n"
+     "fits, ranked; each with the --spec that reproduces it. --max-gpus: at most N per job\n"
+     "(1 to 4294967295, default 8). Exit 0 when some GPU fits, 1 when none does.\n"},
+    {"plan",
+     "usage: gpufit plan [FILE.json] [--model PATH] [--spec ...]... [--gpus-per-node N]\n"
+     "                   [--nodes N] [--top N] [--json] [--profile PROFILE.json]\n"
+     "Training: every valid (tp, pp, vpp, dp, cp, ep, zero, micro-batch, checkpointing) on N\n"
+     "nodes of the scenario's GPU, the cheapest --top that fit (docs/planner.md); serving:\n"
+     "the replica layouts with their KV room. Each layout prints the --spec that reproduces\n"
+     "it. Defaults: --gpus-per-node 8, --nodes 1, --top 10 (each 1 to 4294967295); the\n"
+     "plan says how many GPUs it assumed.\n"},
+    {"models", "usage: gpufit models\nThe built-in presets with exact parameter counts.\n"},
+    {"gpus", "usage: gpufit gpus\nThe GPU catalogue: names, aliases, usable capacities.\n"},
+    {"params",
+     "usage: gpufit params\nEvery scenario key with its unit, default and range or values\n"
+     "(the same table as docs/params.md).\n"},
+    {"version", "usage: gpufit version\nThe library's version.\n"},
+};
 
 static const char *const command_names = "estimate, recommend, plan, calibrate, models, gpus, "
                                          "params, version";
@@ -1072,6 +1113,13 @@ int main(int argc, char **argv)
     if (argc < 2)
         return usage(stderr, EXIT_BAD_INPUT);
     const char *cmd = argv[1];
+    for (int i = 2; i < argc; i++) /* COMMAND --help / -h, before any other argument */
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            for (size_t k = 0; k < sizeof command_help / sizeof command_help[0]; k++)
+                if (strcmp(cmd, command_help[k].cmd) == 0) {
+                    fputs(command_help[k].help, stdout);
+                    return EXIT_FITS;
+                }
     if (strcmp(cmd, "estimate") == 0)
         return cmd_estimate(argc - 2, argv + 2);
     if (strcmp(cmd, "recommend") == 0)

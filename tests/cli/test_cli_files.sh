@@ -60,4 +60,14 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r["roles"]
 expect_exit 0 estimate --json --spec "model=llama-3-8b gpu=h100 task=inference tp=2" --spec "tp=1"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r["roles"][0]["devices"] != 1)' \
     "$tmp/out" || fail "a later --spec does not override"
+# help: every command explains itself (exit 0); bare gpufit prints usage and exits 2
+for c in estimate recommend plan calibrate models gpus params version; do
+    expect_exit 0 "$c" --help
+    grep -q "usage: gpufit $c" "$tmp/out" || fail "$c --help: $(head -1 "$tmp/out")"
+done
+expect_exit 0 plan -h
+set +e; "$G" >"$tmp/out" 2>"$tmp/err"; rc=$?; set -e
+[ "$rc" -eq 2 ] && grep -q "^usage:" "$tmp/err" || fail "bare gpufit exited $rc"
+[ -f docs/gpufit.1 ] && grep -q '^\.TH GPUFIT 1' docs/gpufit.1 || fail "no man page"
+[ -f LICENSE ] && grep -q "MIT License" LICENSE || fail "no LICENSE"
 echo "test_cli_files: OK"

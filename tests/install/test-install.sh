@@ -51,7 +51,8 @@ have_cli=no
 for f in cli/*.c; do [ -f "$f" ] && have_cli=yes; done # as the Makefile's $(wildcard cli/*.c)
 if [ "$have_cli" = yes ]; then
     expected="$expected
-$prefix/bin/gpufit"
+$prefix/bin/gpufit
+$prefix/share/man/man1/gpufit.1"
 fi
 printf '%s\n' "$expected" | sort >"$tmp/expected"
 (cd "$dest" && find . ! -type d | sed 's|^\.||' | sort) >"$tmp/installed"
