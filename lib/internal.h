@@ -233,6 +233,19 @@ int32_t gpufit__apply_kv(struct gpufit_model *m, struct gpufit_job *j, const cha
                          size_t klen, const char *val, size_t vlen, uint64_t offset,
                          gpufit_error *err);
 
+/* Keys seen in one document (a spec string or a JSON scenario), for gpufit__doc_key: each
+ * parameter (by any alias), "model" and "gpu" may appear once; gpu_memory_gib and
+ * gpu_memory_bytes exclude each other. at[] holds offset + 1 (0 = not seen). */
+#define GPUFIT__DOC_KEYS_MAX 192
+typedef struct gpufit__doc_keys {
+    uint64_t at[GPUFIT__DOC_KEYS_MAX];
+} gpufit__doc_keys;
+/* Records key (klen bytes) found at byte `offset` of a document; an error naming both
+ * occurrences when the key (or an alias of it) was seen before, or when it conflicts with a key
+ * seen before. Unknown keys pass (the caller reports them). */
+int32_t gpufit__doc_key(gpufit__doc_keys *d, const char *key, size_t klen, uint64_t offset,
+                        gpufit_error *err);
+
 /* ---------------------------------------------------------------------------------------
  * Models (model.c, model_count.c, model_presets.c)
  * ------------------------------------------------------------------------------------- */

@@ -446,6 +446,52 @@ const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len)
     return NULL;
 }
 
+/* ---- one document: duplicate and conflicting keys ------------------------------------ */
+_Static_assert(N_PARAMS + 1 <= GPUFIT__DOC_KEYS_MAX, "gpufit__doc_keys holds every parameter");
+
+int32_t gpufit__doc_key(gpufit__doc_keys *d, const char *key, size_t klen, uint64_t offset,
+                        gpufit_error *err)
+{
+    /* pairs that set the same thing two ways: the capacity depended on their order */
+    static const int32_t conflicts[][2] = {{GPUFIT_JOB_GPU_MEMORY_GIB, GPUFIT_JOB_GPU_MEMORY_BYTES}};
+    size_t slot;
+    const char *name;
+    int32_t id = 0;
+    if (klen == 5 && memcmp(key, "model", 5) == 0) {
+        slot = N_PARAMS;
+        name = "model";
+    } else {
+        const gpufit__param_entry *e = gpufit__param_find_name(key, klen);
+        if (e == NULL)
+            return GPUFIT_OK;
+        slot = (size_t)(e - table);
+        name = e->name;
+        id = e->id;
+    }
+    if (d->at[slot] != 0)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, id, offset,
+                            "duplicate key '%s' (at bytes %llu and %llu; '%.*s' the second time): "
+                            "give each key once",
+                            name, (unsigned long long)(d->at[slot] - 1),
+                            (unsigned long long)offset, (int)(klen > 64 ? 64 : klen), key);
+    for (size_t c = 0; c < sizeof conflicts / sizeof conflicts[0]; c++) {
+        for (int side = 0; side < 2; side++) {
+            if (conflicts[c][side] != id)
+                continue;
+            const gpufit__param_entry *o = gpufit__param_find(conflicts[c][1 - side]);
+            size_t os = (size_t)(o - table);
+            if (d->at[os] != 0)
+                return gpufit__fail(err, GPUFIT_E_INCONSISTENT, id, offset,
+                                    "'%s' (byte %llu) and '%s' (byte %llu) both set the GPU "
+                                    "capacity: give one of them",
+                                    o->name, (unsigned long long)(d->at[os] - 1), name,
+                                    (unsigned long long)offset);
+        }
+    }
+    d->at[slot] = offset + 1;
+    return GPUFIT_OK;
+}
+
 static void *field_of(const gpufit__param_entry *e, struct gpufit_model *m, struct gpufit_job *j)
 {
     char *base = e->domain == GPUFIT_DOMAIN_MODEL ? (char *)m : (char *)j;
@@ -554,6 +600,12 @@ static int32_t set_float(const gpufit__param_entry *e, struct gpufit_model *m,
     if (v < e->min_f || v > e->max_f)
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
                             "%s = %g is out of range [%g, %g]", e->name, v, e->min_f, e->max_f);
+    /* a positive capacity that rounds to 0 bytes would read as "unset": the full GPU */
+    if (e->id == GPUFIT_JOB_GPU_MEMORY_GIB && v > 0.0 && gpufit__gib_bytes(v) == 0)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
+                            "%s = %g is below one byte: give at least 1 byte, or 0 for the "
+                            "GPU's own capacity",
+                            e->name, v);
     *(double *)field_of(e, m, j) = v;
     if (e->domain == GPUFIT_DOMAIN_MODEL)
         m->cache_state = 0;
@@ -864,6 +916,10 @@ static int32_t apply_gpu(struct gpufit_job *j, const char *val, size_t vlen, uin
     double v, unit;
     if (parse_number(val, vlen, &v, &unit) == 0 && unit > 1.0 && v > 0.0 &&
         v * unit <= 1125899906842624.0) {
+        if (llround(v * unit) < 1) /* 0 bytes would read as "no capacity given" */
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_GPU, offset,
+                                "gpu capacity '%.*s' is below one byte",
+                                (int)(vlen > 64 ? 64 : vlen), val);
         j->gpu = -1;
         j->gpu_memory_bytes = (int64_t)llround(v * unit);
         j->gpu_memory_gib = (double)j->gpu_memory_bytes / 1073741824.0;

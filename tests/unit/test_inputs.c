@@ -1,0 +1,186 @@
+/* Inputs that cannot be misread (issue 13 item 2): duplicate keys in one document, conflicting
+ * capacity keys, a capacity that rounds to nothing, non-zero unknown tails of input structs. */
+#include <criterion/criterion.h>
+
+#include "gpufit.h"
+
+#include <stdint.h>
+#include <string.h>
+
+typedef struct handles {
+    gpufit_model *m;
+    gpufit_job *j;
+    gpufit_error err;
+} handles;
+
+static void open_h(handles *h)
+{
+    h->err = (gpufit_error)GPUFIT_ERROR_INIT;
+    cr_assert_eq(gpufit_model_new(&h->m, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_job_new(&h->j, NULL), GPUFIT_OK);
+}
+
+static void close_h(handles *h)
+{
+    gpufit_job_free(h->j);
+    gpufit_model_free(h->m);
+}
+
+static int32_t spec(handles *h, const char *s)
+{
+    return gpufit_apply_spec(h->m, h->j, s, &h->err);
+}
+
+static int32_t json(handles *h, const char *s)
+{
+    return gpufit_apply_json(h->m, h->j, s, strlen(s), &h->err);
+}
+
+static int64_t job_int(handles *h, int32_t p)
+{
+    int64_t v = -99;
+    cr_assert_eq(gpufit_job_get_int(h->j, p, &v, NULL), GPUFIT_OK);
+    return v;
+}
+
+/* ---- spec strings ---------------------------------------------------------------------- */
+Test(inputs, spec_duplicate_key_names_both_offsets)
+{
+    handles h;
+    open_h(&h);
+    cr_assert_eq(spec(&h, "pp=2 pp=4"), GPUFIT_E_INVALID_ARG);
+    cr_assert_eq(h.err.param, GPUFIT_JOB_PP);
+    cr_assert_eq(h.err.offset, 5);
+    cr_assert(strstr(h.err.message, "duplicate key 'pp'") != NULL, "%s", h.err.message);
+    cr_assert(strstr(h.err.message, "bytes 0 and 5") != NULL, "%s", h.err.message);
+    cr_assert_eq(job_int(&h, GPUFIT_JOB_PP), 1); /* nothing applied */
+    close_h(&h);
+}
+
+Test(inputs, spec_duplicate_through_an_alias)
+{
+    handles h;
+    open_h(&h);
+    cr_assert_eq(spec(&h, "micro_batch=2 tp=2 mbs=4"), GPUFIT_E_INVALID_ARG);
+    cr_assert_eq(h.err.param, GPUFIT_JOB_MICRO_BATCH);
+    cr_assert_eq(h.err.offset, 19);
+    cr_assert(strstr(h.err.message, "'mbs'") != NULL, "%s", h.err.message);
+    close_h(&h);
+}
+
+Test(inputs, spec_duplicate_model_and_gpu)
+{
+    handles h;
+    open_h(&h);
+    cr_assert_eq(spec(&h, "model=llama-3-8b gpu=h100 model=llama-3-70b"), GPUFIT_E_INVALID_ARG);
+    cr_assert(strstr(h.err.message, "duplicate key 'model'") != NULL, "%s", h.err.message);
+    cr_assert_eq(h.err.offset, 26);
+    cr_assert_eq(spec(&h, "gpu=h100 gpu=a100-80gb"), GPUFIT_E_INVALID_ARG);
+    cr_assert_eq(h.err.param, GPUFIT_JOB_GPU);
+    close_h(&h);
+}
+
+Test(inputs, spec_override_across_documents_is_allowed)
+{
+    handles h;
+    open_h(&h);
+    cr_assert_eq(spec(&h, "pp=2"), GPUFIT_OK);
+    cr_assert_eq(spec(&h, "pp=4"), GPUFIT_OK);
+    cr_assert_eq(job_int(&h, GPUFIT_JOB_PP), 4);
+    close_h(&h);
+}
+
+Test(inputs, spec_capacity_keys_conflict_in_either_order)
+{
+    handles h;
+    open_h(&h);
+    cr_assert_eq(spec(&h, "gpu_memory_gib=40 gpu_memory_bytes=1000000"), GPUFIT_E_INCONSISTENT);
+    cr_assert_eq(h.err.param, GPUFIT_JOB_GPU_MEMORY_BYTES);
+    cr_assert_eq(h.err.offset, 18);
+    cr_assert(strstr(h.err.message, "gpu_memory_gib") != NULL, "%s", h.err.message);
+    cr_assert(strstr(h.err.message, "gpu_memory_bytes") != NULL, "%s", h.err.message);
+    cr_assert_eq(spec(&h, "gpu_memory_bytes=1000000 gpu_memory_gib=40"), GPUFIT_E_INCONSISTENT);
+    cr_assert_eq(h.err.param, GPUFIT_JOB_GPU_MEMORY_GIB);
+    cr_assert_eq(job_int(&h, GPUFIT_JOB_GPU_MEMORY_BYTES), 0);
+    close_h(&h);
+}
+
+/* ---- a capacity that rounds to nothing --------------------------------------------------- */
+Test(inputs, tiny_capacity_is_an_error)
+{
+    handles h;
+    open_h(&h);
+    cr_assert_eq(spec(&h, "gpu=h100 gpu_memory_gib=1e-300"), GPUFIT_E_INVALID_ARG);
+    cr_assert_eq(h.err.param, GPUFIT_JOB_GPU_MEMORY_GIB);
+    cr_assert(strstr(h.err.message, "gpu_memory_gib") != NULL, "%s", h.err.message);
+    cr_assert_eq(gpufit_job_set_float(h.j, GPUFIT_JOB_GPU_MEMORY_GIB, 1e-300, &h.err),
+                 GPUFIT_E_INVALID_ARG);
+    double g = -1.0;
+    cr_assert_eq(gpufit_job_get_float(h.j, GPUFIT_JOB_GPU_MEMORY_GIB, &g, NULL), GPUFIT_OK);
+    cr_assert_eq(g, 0.0); /* unchanged */
+    cr_assert_eq(spec(&h, "gpu=1e-300GiB"), GPUFIT_E_INVALID_ARG);
+    cr_assert_eq(h.err.param, GPUFIT_JOB_GPU);
+    /* one byte and 0 (the GPU's own) still work */
+    cr_assert_eq(spec(&h, "gpu_memory_gib=0"), GPUFIT_OK);
+    cr_assert_eq(spec(&h, "gpu_memory_gib=1e-9"), GPUFIT_OK);
+    cr_assert_eq(job_int(&h, GPUFIT_JOB_GPU_MEMORY_BYTES), 1);
+    close_h(&h);
+}
+
+/* ---- JSON scenarios ----------------------------------------------------------------------- */
+Test(inputs, json_duplicate_top_level_key)
+{
+    handles h;
+    open_h(&h);
+    const char *doc = "{\"pp\": 2, \"pp\": 4}";
+    cr_assert_eq(json(&h, doc), GPUFIT_E_INVALID_ARG);
+    cr_assert_eq(h.err.param, GPUFIT_JOB_PP);
+    cr_assert_eq(h.err.offset, 10);
+    cr_assert(strstr(h.err.message, "bytes 1 and 10") != NULL, "%s", h.err.message);
+    cr_assert_eq(job_int(&h, GPUFIT_JOB_PP), 1);
+    close_h(&h);
+}
+
+Test(inputs, json_duplicate_model_gpu_and_nested)
+{
+    handles h;
+    open_h(&h);
+    cr_assert_eq(json(&h, "{\"model\": \"llama-3-8b\", \"model\": \"llama-3-70b\"}"),
+                 GPUFIT_E_INVALID_ARG);
+    cr_assert(strstr(h.err.message, "duplicate key 'model'") != NULL, "%s", h.err.message);
+    cr_assert_eq(json(&h, "{\"gpu\": \"h100\", \"tp\": 1, \"gpu\": \"a100-80gb\"}"),
+                 GPUFIT_E_INVALID_ARG);
+    cr_assert_eq(h.err.param, GPUFIT_JOB_GPU);
+    /* a model key in the model object and again at the top level */
+    cr_assert_eq(json(&h, "{\"model\": {\"preset\": \"llama-3-8b\", \"n_layers\": 4}, "
+                          "\"n_layers\": 8}"),
+                 GPUFIT_E_INVALID_ARG);
+    cr_assert_eq(h.err.param, GPUFIT_MODEL_N_LAYERS);
+    cr_assert_eq(json(&h, "{\"model\": {\"preset\": \"llama-3-8b\", \"preset\": \"llama-3-70b\"}}"),
+                 GPUFIT_E_INVALID_ARG);
+    cr_assert(strstr(h.err.message, "model.preset") != NULL, "%s", h.err.message);
+    cr_assert_eq(json(&h, "{\"gpu\": {\"memory_gib\": 24, \"memory_gib\": 48}}"),
+                 GPUFIT_E_INVALID_ARG);
+    cr_assert_eq(h.err.param, GPUFIT_JOB_GPU_MEMORY_GIB);
+    /* ignored keys may repeat */
+    cr_assert_eq(json(&h, "{\"comment\": \"a\", \"comment\": \"b\", \"_x\": 1, \"_x\": 2}"),
+                 GPUFIT_OK);
+    close_h(&h);
+}
+
+Test(inputs, json_capacity_keys_conflict)
+{
+    handles h;
+    open_h(&h);
+    cr_assert_eq(json(&h, "{\"gpu_memory_gib\": 40, \"gpu_memory_bytes\": 1000000}"),
+                 GPUFIT_E_INCONSISTENT);
+    cr_assert(strstr(h.err.message, "gpu_memory_gib") != NULL, "%s", h.err.message);
+    cr_assert_eq(json(&h, "{\"gpu\": {\"memory_gib\": 24, \"memory_bytes\": 1000000}}"),
+                 GPUFIT_E_INCONSISTENT);
+    cr_assert_eq(json(&h, "{\"gpu\": {\"memory_gib\": 24}, \"gpu_memory_bytes\": 1000000}"),
+                 GPUFIT_E_INCONSISTENT);
+    cr_assert_eq(json(&h, "{\"gpu\": {\"name\": \"h100\", \"memory_gib\": 70}}"), GPUFIT_OK);
+    cr_assert_eq(json(&h, "{\"gpu_memory_gib\": 1e-300}"), GPUFIT_E_INVALID_ARG);
+    cr_assert_eq(h.err.param, GPUFIT_JOB_GPU_MEMORY_GIB);
+    close_h(&h);
+}
