@@ -18,8 +18,10 @@
  * - architecture flags the metadata does not state, from the tensor names: biases, q/k norms,
  *   LayerNorm (norm biases), gated MLP, router bias, shared experts, learned positions.
  *
- * Hostile input: at most 2^20 tensors and 2^20 key/value pairs, strings of at most 1 MiB, the
- * header (up to the end of the tensor table) at most 1 GiB; every length is checked against
+ * Hostile input: at most 2^20 tensors and 2^20 key/value pairs, strings of at most 1 MiB,
+ * metadata arrays of at most 2^24 elements, the header (up to the end of the tensor table) at
+ * most 1 GiB, every count times its smallest element within what the header can still hold, all
+ * checked before anything is scanned; duplicate keys and tensor names are refused; every length is checked against
  * the buffer before use, every offset and product overflow-checked; no recursion and no
  * allocation but the returned model. When the buffer ends before the tensor table does, the
  * result is GPUFIT_E_BUFFER_TOO_SMALL and *needed_out a lower bound of the bytes to read
@@ -34,6 +36,10 @@
 #define GGUF_KV_MAX      ((uint64_t)1 << 20)
 #define GGUF_STRING_MAX  ((uint64_t)1 << 20)
 #define GGUF_HEADER_MAX  ((uint64_t)1 << 30)
+/* Elements of one metadata array: the largest real ones are tokenizer vocabularies and merge
+ * lists of some 2^18-2^19 entries (Gemma 3: 262,144 tokens). Refused before anything is read
+ * or scanned, so that a header claiming 2^30 elements costs neither memory nor time. */
+#define GGUF_ARRAY_MAX   ((uint64_t)1 << 24)
 #define GGUF_DIMS_MAX    4 /* GGML_MAX_DIMS */
 /* Smallest encodings, used to bound what the rest of a truncated header needs. */
 #define MIN_KV_BYTES     13 /* key length 8 + type 4 + one byte */
@@ -238,6 +244,11 @@ static int32_t rd_value(rd *r, uint32_t t, gval *v, gpufit_error *err)
     if (et >= T_COUNT || et == T_ARRAY)
         return gpufit__fail(err, GPUFIT_E_PARSE, 0, at, "GGUF: array of %s at byte %" PRIu64,
                             et == T_ARRAY ? "arrays (not supported)" : "an unknown type", at);
+    if (n > GGUF_ARRAY_MAX)
+        return gpufit__fail(err, GPUFIT_E_PARSE, 0, at,
+                            "GGUF: array of %" PRIu64 " elements at byte %" PRIu64
+                            " exceeds the limit of 2^24",
+                            n, at);
     v->arr_type = (uint32_t)et;
     v->arr_n = n;
     if (et != T_STRING) {
