@@ -156,6 +156,12 @@ int32_t gpufit__fail(gpufit_error *err, int32_t status, int32_t param, uint64_t 
     ;
 /* Marks err as success (status 0, empty message) when non-NULL. */
 void gpufit__ok(gpufit_error *err);
+/* Input structs (size-prefixed, read by the library): a caller's struct larger than the
+ * library's is accepted only when the bytes it does not know are zero (Linux
+ * copy_struct_from_user, zstd and libgit2 alike); at most GPUFIT__INPUT_STRUCT_MAX bytes.
+ * Returns GPUFIT_OK or GPUFIT_E_STRUCT_SIZE. */
+#define GPUFIT__INPUT_STRUCT_MAX 4096u
+int32_t gpufit__tail_zero(const void *in, size_t own_size);
 /* Size-prefixed output copy: checks out->struct_size >= min_size, copies min(caller, own)
  * bytes of src into out and writes the filled size back. */
 int32_t gpufit__copy_out(void *out, const void *src, size_t own_size, size_t min_size);

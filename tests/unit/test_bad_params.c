@@ -810,9 +810,9 @@ Test(typed, wrong_domain_unknown_ids_null_handles)
     cr_assert_eq(gpufit_param_value_by_name(GPUFIT_JOB_TP, "two", &v), GPUFIT_E_NOT_FOUND);
     cr_assert_eq(gpufit_param_value_at(GPUFIT_JOB_TASK, 1000, &v, NULL), GPUFIT_E_NOT_FOUND);
     cr_assert_eq(gpufit_param_get_info(GPUFIT_JOB_TP, NULL), GPUFIT_E_INVALID_ARG);
-    /* an error struct that is too small is never written */
+    /* an error struct too small to hold the status is never written */
     gpufit_error small = GPUFIT_ERROR_INIT;
-    small.struct_size = 8;
+    small.struct_size = 4;
     small.status = 12345;
     cr_assert_eq(gpufit_job_set_int(h.j, GPUFIT_JOB_TP, 0, &small), GPUFIT_E_INVALID_ARG);
     cr_assert_eq(small.status, 12345);

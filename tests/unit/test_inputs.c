@@ -4,6 +4,7 @@
 
 #include "gpufit.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -183,4 +184,55 @@ Test(inputs, json_capacity_keys_conflict)
     cr_assert_eq(json(&h, "{\"gpu_memory_gib\": 1e-300}"), GPUFIT_E_INVALID_ARG);
     cr_assert_eq(h.err.param, GPUFIT_JOB_GPU_MEMORY_GIB);
     close_h(&h);
+}
+
+/* ---- API deviations ------------------------------------------------------------------------ */
+Test(inputs, input_struct_unknown_tail_must_be_zero)
+{
+    gpufit_model *m = NULL;
+    cr_assert_eq(gpufit_model_from_preset(&m, "llama-3-8b", NULL), GPUFIT_OK);
+    uint64_t total = 0;
+    cr_assert_eq(gpufit_model_param_count(m, &total, NULL, NULL), GPUFIT_OK);
+    struct {
+        gpufit_safetensors_info info;
+        uint64_t tail[2];
+    } big;
+    memset(&big, 0, sizeof big);
+    big.info.struct_size = sizeof big;
+    big.info.n_params = total;
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    cr_assert_eq(gpufit_model_check_safetensors(m, &big.info, &err), GPUFIT_OK, "%s",
+                 err.message); /* a zero tail is fine */
+    big.tail[1] = 1;
+    cr_assert_eq(gpufit_model_check_safetensors(m, &big.info, &err), GPUFIT_E_STRUCT_SIZE);
+    cr_assert(strstr(err.message, "must be zero") != NULL, "%s", err.message);
+    gpufit_model_free(m);
+}
+
+Test(inputs, small_error_struct_gets_what_fits)
+{
+    /* an error struct cut after 16 bytes of message */
+    struct {
+        gpufit_error e;
+    } box;
+    memset(&box, 0x55, sizeof box);
+    box.e.struct_size = (uint32_t)(offsetof(gpufit_error, message) + 16);
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    cr_assert_eq(gpufit_model_new(&m, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_job_new(&j, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_apply_spec(m, j, "tp=2 pp=x", &box.e), GPUFIT_E_INVALID_ARG);
+    cr_assert_eq(box.e.status, GPUFIT_E_INVALID_ARG);
+    cr_assert_eq(box.e.param, GPUFIT_JOB_PP);
+    cr_assert_eq(strlen(box.e.message), 15);
+    cr_assert_eq((unsigned char)box.e.message[16], 0x55); /* nothing past struct_size */
+    /* only struct_size and status */
+    gpufit_error tiny;
+    memset(&tiny, 0x55, sizeof tiny);
+    tiny.struct_size = 8;
+    cr_assert_eq(gpufit_apply_spec(m, j, "tp=x", &tiny), GPUFIT_E_INVALID_ARG);
+    cr_assert_eq(tiny.status, GPUFIT_E_INVALID_ARG);
+    cr_assert_eq((uint32_t)tiny.param, 0x55555555u);
+    gpufit_job_free(j);
+    gpufit_model_free(m);
 }

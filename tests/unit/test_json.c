@@ -433,13 +433,14 @@ Test(json_errors, null_arguments)
     cr_assert_eq(gpufit__json_decode(NULL, NULL, 0, NULL, NULL), GPUFIT_E_INVALID_ARG);
 }
 
-Test(json_errors, error_struct_too_small_is_not_written)
+Test(json_errors, error_struct_too_small_gets_what_fits)
 {
     gpufit_error err = GPUFIT_ERROR_INIT;
-    err.struct_size = 8;
+    err.struct_size = 8; /* struct_size and status only */
+    err.offset = 7;
     cr_assert_eq(gpufit__json_validate("[", 1, &err), GPUFIT_E_PARSE);
-    cr_assert_eq(err.status, 0);
-    cr_assert_eq(err.offset, UINT64_MAX);
+    cr_assert_eq(err.status, GPUFIT_E_PARSE);
+    cr_assert_eq(err.offset, 7);
 }
 
 /* ---------------------------------------------------------------------------------------
