@@ -369,7 +369,8 @@ static const gpufit__param_entry table[] = {
           "gpu", NULL, "",
           "GPU: a catalogue name or alias (gpufit gpus), or a capacity such as 24GiB; -1 = none"),
     JI(GPUFIT_JOB_GPU_MEMORY_BYTES, gpu_memory_bytes, 0, (int64_t)1 << 50, 0, "gpu_memory_bytes",
-       NULL, "bytes", "device capacity override; 0 = the GPU's"),
+       NULL, "bytes",
+       "device capacity override; 0 = the GPU's; not with gpu_memory_gib in the same document"),
     JE(GPUFIT_JOB_FRAMEWORK, framework, 0, 5, GPUFIT_FW_PYTORCH, framework_values, "framework",
        NULL, "pytorch, megatron, deepspeed, vllm, llamacpp, sglang: sets runtime defaults"),
     JI(GPUFIT_JOB_FRAMEWORK_VERSION, framework_version, 0, 999999999, 0, "framework_version", NULL,
@@ -388,7 +389,9 @@ static const gpufit__param_entry table[] = {
        ("capacity of each pipeline stage's device in GiB, in order (e.g. 24,12), for GPUs not in "
         "the catalogue; overrides device_gpus' and the job's capacity per stage")),
     ROW_F(GPUFIT_JOB_GPU_MEMORY_GIB, GPUFIT_DOMAIN_JOB, JOFF(gpu_memory_gib), 0.0, 1048576.0, 0.0,
-          "gpu_memory_gib", NULL, "GiB", "device capacity override in GiB (sets gpu_memory_bytes)"),
+          "gpu_memory_gib", NULL, "GiB",
+          "device capacity override in GiB (sets gpu_memory_bytes; not with it in the same "
+          "document); a positive value below one byte is an error"),
     ROW_F(GPUFIT_JOB_MARGIN, GPUFIT_DOMAIN_JOB, JOFF(margin), 0.0, 0.5, 0.0, "margin", NULL,
           "fraction",
           "safety margin: share of each device's capacity the job must leave free; the verdict, "
