@@ -252,6 +252,20 @@ typedef struct gpufit__doc_keys {
 int32_t gpufit__doc_key(gpufit__doc_keys *d, const char *key, size_t klen, uint64_t offset,
                         gpufit_error *err);
 
+/* Where a key applies (params.c applicability table, docs/inputs.md): a key set to a value
+ * other than its default where it does not apply is GPUFIT_E_INCONSISTENT naming it. The
+ * model's kind is checked when a model resolves, the job's when its plan resolves (both
+ * cached: never per evaluation). */
+enum {
+    GPUFIT__AP_MOE = 1u,     /* a mixture-of-experts model (n_experts > 0) */
+    GPUFIT__AP_ENCDEC = 2u,  /* an encoder-decoder model */
+    GPUFIT__AP_MLA = 4u,     /* multi-head latent attention (kv_lora_rank > 0) */
+    GPUFIT__AP_OFFLOAD = 8u  /* inference outside vLLM / SGLang (layer offload) */
+};
+/* Checks the keys of `domain` in handle h (a struct gpufit_model or gpufit_job) against what
+ * the model or job is (`have`, GPUFIT__AP_* bits). */
+int32_t gpufit__check_applies(int32_t domain, const void *h, uint32_t have, gpufit_error *err);
+
 /* ---------------------------------------------------------------------------------------
  * Models (model.c, model_count.c, model_presets.c)
  * ------------------------------------------------------------------------------------- */

@@ -449,6 +449,54 @@ const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len)
     return NULL;
 }
 
+/* ---- applicability: keys that only mean something for some models or jobs ------------- */
+typedef struct applies_row {
+    int32_t id;
+    uint32_t needs; /* GPUFIT__AP_* */
+    const char *where;
+} applies_row;
+
+/* One row per key that does not apply everywhere. A value other than the default elsewhere
+ * is an error: gpufit cannot tell a typo from an intention, and the answer would silently
+ * ignore it. */
+static const applies_row applies[] = {
+#define MOE_ONLY "mixture-of-experts models (n_experts > 0)"
+    {GPUFIT_MODEL_EXPERTS_PER_TOKEN, GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_MODEL_N_SHARED_EXPERTS, GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_MODEL_MOE_FFN_HIDDEN_SIZE, GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_MODEL_N_DENSE_LAYERS, GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_MODEL_SHARED_FFN_HIDDEN_SIZE, GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_MODEL_ROUTER_BIAS, GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_MODEL_SHARED_EXPERT_GATE, GPUFIT__AP_MOE, MOE_ONLY},
+#undef MOE_ONLY
+    {GPUFIT_MODEL_N_ENCODER_LAYERS, GPUFIT__AP_ENCDEC, "encoder-decoder models (arch=encoder_decoder)"},
+    {GPUFIT_MODEL_N_DECODER_LAYERS, GPUFIT__AP_ENCDEC, "encoder-decoder models (arch=encoder_decoder)"},
+    {GPUFIT_MODEL_Q_LORA_RANK, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
+    {GPUFIT_MODEL_QK_NOPE_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
+    {GPUFIT_MODEL_QK_ROPE_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
+    {GPUFIT_MODEL_V_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
+    {GPUFIT_JOB_N_GPU_LAYERS, GPUFIT__AP_OFFLOAD,
+     "inference with llama.cpp or PyTorch (vLLM and SGLang keep every layer on the GPU; "
+     "training offloads no layers)"},
+};
+
+int32_t gpufit__check_applies(int32_t domain, const void *h, uint32_t have, gpufit_error *err)
+{
+    for (size_t i = 0; i < sizeof applies / sizeof applies[0]; i++) {
+        const gpufit__param_entry *e = gpufit__param_find(applies[i].id);
+        if (e == NULL || e->domain != domain || (applies[i].needs & have) != 0)
+            continue;
+        const char *f = (const char *)h + e->offset;
+        double v = e->is_double ? *(const double *)f : (double)*(const int64_t *)f;
+        if (v == (e->is_double ? e->def_f : (double)e->def_i))
+            continue;
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, e->id, UINT64_MAX,
+                            "%s = %g does not apply here: it applies to %s (leave it out)",
+                            e->name, v, applies[i].where);
+    }
+    return GPUFIT_OK;
+}
+
 /* ---- one document: duplicate and conflicting keys ------------------------------------ */
 _Static_assert(N_PARAMS + 1 <= GPUFIT__DOC_KEYS_MAX, "gpufit__doc_keys holds every parameter");
 

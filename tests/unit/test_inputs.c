@@ -5,6 +5,7 @@
 #include "gpufit.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -235,4 +236,61 @@ Test(inputs, small_error_struct_gets_what_fits)
     cr_assert_eq((uint32_t)tiny.param, 0x55555555u);
     gpufit_job_free(j);
     gpufit_model_free(m);
+}
+
+/* ---- keys that do not apply ----------------------------------------------------------------- */
+static int32_t eval_status(const char *s, gpufit_error *err)
+{
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    gpufit_result *r = NULL;
+    cr_assert_eq(gpufit_model_new(&m, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_job_new(&j, NULL), GPUFIT_OK);
+    int32_t st = gpufit_apply_spec(m, j, s, err);
+    if (st == GPUFIT_OK)
+        st = gpufit_evaluate(&r, m, j, err);
+    gpufit_result_free(r);
+    gpufit_job_free(j);
+    gpufit_model_free(m);
+    return st;
+}
+
+Test(inputs, keys_that_do_not_apply_are_errors)
+{
+    static const struct {
+        const char *spec;
+        int32_t param;
+    } cases[] = {
+        {"model=llama-3-8b experts_per_token=2", GPUFIT_MODEL_EXPERTS_PER_TOKEN},
+        {"model=llama-3-8b n_shared_experts=1", GPUFIT_MODEL_N_SHARED_EXPERTS},
+        {"model=llama-3-8b n_encoder_layers=4", GPUFIT_MODEL_N_ENCODER_LAYERS},
+        {"model=llama-3-8b qk_rope_head_dim=64", GPUFIT_MODEL_QK_ROPE_HEAD_DIM},
+        {"model=llama-3-8b task=inference framework=vllm n_gpu_layers=4",
+         GPUFIT_JOB_N_GPU_LAYERS},
+        {"model=llama-3-8b task=inference framework=sglang n_gpu_layers=4",
+         GPUFIT_JOB_N_GPU_LAYERS},
+        {"model=llama-3-8b task=finetune n_gpu_layers=4", GPUFIT_JOB_N_GPU_LAYERS},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gpufit_error err = GPUFIT_ERROR_INIT;
+        char s[256];
+        snprintf(s, sizeof s, "%s gpu=h100", cases[i].spec);
+        cr_assert_eq(eval_status(s, &err), GPUFIT_E_INCONSISTENT, "%s: %s", s, err.message);
+        cr_assert_eq(err.param, cases[i].param, "%s: %s", s, err.message);
+        cr_assert(strstr(err.message, "does not apply") != NULL, "%s", err.message);
+    }
+    /* where they apply, and at their defaults, they are fine */
+    static const char *const ok[] = {
+        "model=mixtral-8x7b experts_per_token=1",
+        "model=llama-3-8b task=inference framework=llamacpp n_gpu_layers=4",
+        "model=llama-3-8b task=inference framework=pytorch n_gpu_layers=4",
+        "model=llama-3-8b task=inference framework=vllm n_gpu_layers=-1",
+        "model=llama-3-8b experts_per_token=0",
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        gpufit_error err = GPUFIT_ERROR_INIT;
+        char s[256];
+        snprintf(s, sizeof s, "%s gpu=h100", ok[i]);
+        cr_assert_eq(eval_status(s, &err), GPUFIT_OK, "%s: %s", s, err.message);
+    }
 }
