@@ -156,6 +156,12 @@ int32_t gpufit__fail(gpufit_error *err, int32_t status, int32_t param, uint64_t 
     ;
 /* Marks err as success (status 0, empty message) when non-NULL. */
 void gpufit__ok(gpufit_error *err);
+/* Input structs (size-prefixed, read by the library): a caller's struct larger than the
+ * library's is accepted only when the bytes it does not know are zero (Linux
+ * copy_struct_from_user, zstd and libgit2 alike); at most GPUFIT__INPUT_STRUCT_MAX bytes.
+ * Returns GPUFIT_OK or GPUFIT_E_STRUCT_SIZE. */
+#define GPUFIT__INPUT_STRUCT_MAX 4096u
+int32_t gpufit__tail_zero(const void *in, size_t own_size);
 /* Size-prefixed output copy: checks out->struct_size >= min_size, copies min(caller, own)
  * bytes of src into out and writes the filled size back. */
 int32_t gpufit__copy_out(void *out, const void *src, size_t own_size, size_t min_size);
@@ -232,6 +238,33 @@ int32_t gpufit__set_entry(const gpufit__param_entry *e, struct gpufit_model *m,
 int32_t gpufit__apply_kv(struct gpufit_model *m, struct gpufit_job *j, const char *key,
                          size_t klen, const char *val, size_t vlen, uint64_t offset,
                          gpufit_error *err);
+
+/* Keys seen in one document (a spec string or a JSON scenario), for gpufit__doc_key: each
+ * parameter (by any alias), "model" and "gpu" may appear once; gpu_memory_gib and
+ * gpu_memory_bytes exclude each other. at[] holds offset + 1 (0 = not seen). */
+#define GPUFIT__DOC_KEYS_MAX 192
+typedef struct gpufit__doc_keys {
+    uint64_t at[GPUFIT__DOC_KEYS_MAX];
+} gpufit__doc_keys;
+/* Records key (klen bytes) found at byte `offset` of a document; an error naming both
+ * occurrences when the key (or an alias of it) was seen before, or when it conflicts with a key
+ * seen before. Unknown keys pass (the caller reports them). */
+int32_t gpufit__doc_key(gpufit__doc_keys *d, const char *key, size_t klen, uint64_t offset,
+                        gpufit_error *err);
+
+/* Where a key applies (params.c applicability table, docs/inputs.md): a key set to a value
+ * other than its default where it does not apply is GPUFIT_E_INCONSISTENT naming it. The
+ * model's kind is checked when a model resolves, the job's when its plan resolves (both
+ * cached: never per evaluation). */
+enum {
+    GPUFIT__AP_MOE = 1u,     /* a mixture-of-experts model (n_experts > 0) */
+    GPUFIT__AP_ENCDEC = 2u,  /* an encoder-decoder model */
+    GPUFIT__AP_MLA = 4u,     /* multi-head latent attention (kv_lora_rank > 0) */
+    GPUFIT__AP_OFFLOAD = 8u  /* inference outside vLLM / SGLang (layer offload) */
+};
+/* Checks the keys of `domain` in handle h (a struct gpufit_model or gpufit_job) against what
+ * the model or job is (`have`, GPUFIT__AP_* bits). */
+int32_t gpufit__check_applies(int32_t domain, const void *h, uint32_t have, gpufit_error *err);
 
 /* ---------------------------------------------------------------------------------------
  * Models (model.c, model_count.c, model_presets.c)

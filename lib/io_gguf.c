@@ -18,8 +18,10 @@
  * - architecture flags the metadata does not state, from the tensor names: biases, q/k norms,
  *   LayerNorm (norm biases), gated MLP, router bias, shared experts, learned positions.
  *
- * Hostile input: at most 2^20 tensors and 2^20 key/value pairs, strings of at most 1 MiB, the
- * header (up to the end of the tensor table) at most 1 GiB; every length is checked against
+ * Hostile input: at most 2^20 tensors and 2^20 key/value pairs, strings of at most 1 MiB,
+ * metadata arrays of at most 2^24 elements, the header (up to the end of the tensor table) at
+ * most 1 GiB, every count times its smallest element within what the header can still hold, all
+ * checked before anything is scanned; duplicate keys and tensor names are refused; every length is checked against
  * the buffer before use, every offset and product overflow-checked; no recursion and no
  * allocation but the returned model. When the buffer ends before the tensor table does, the
  * result is GPUFIT_E_BUFFER_TOO_SMALL and *needed_out a lower bound of the bytes to read
@@ -34,6 +36,10 @@
 #define GGUF_KV_MAX      ((uint64_t)1 << 20)
 #define GGUF_STRING_MAX  ((uint64_t)1 << 20)
 #define GGUF_HEADER_MAX  ((uint64_t)1 << 30)
+/* Elements of one metadata array: the largest real ones are tokenizer vocabularies and merge
+ * lists of some 2^18-2^19 entries (Gemma 3: 262,144 tokens). Refused before anything is read
+ * or scanned, so that a header claiming 2^30 elements costs neither memory nor time. */
+#define GGUF_ARRAY_MAX   ((uint64_t)1 << 24)
 #define GGUF_DIMS_MAX    4 /* GGML_MAX_DIMS */
 /* Smallest encodings, used to bound what the rest of a truncated header needs. */
 #define MIN_KV_BYTES     13 /* key length 8 + type 4 + one byte */
@@ -174,6 +180,8 @@ static int32_t rd_str(rd *r, const uint8_t **s, uint64_t *n, gpufit_error *err)
     return GPUFIT_OK;
 }
 
+static const char *shown(const uint8_t *s, uint64_t n, char out[72]);
+
 /* A value as far as this reader needs it. */
 typedef struct gval {
     uint32_t type;
@@ -236,6 +244,11 @@ static int32_t rd_value(rd *r, uint32_t t, gval *v, gpufit_error *err)
     if (et >= T_COUNT || et == T_ARRAY)
         return gpufit__fail(err, GPUFIT_E_PARSE, 0, at, "GGUF: array of %s at byte %" PRIu64,
                             et == T_ARRAY ? "arrays (not supported)" : "an unknown type", at);
+    if (n > GGUF_ARRAY_MAX)
+        return gpufit__fail(err, GPUFIT_E_PARSE, 0, at,
+                            "GGUF: array of %" PRIu64 " elements at byte %" PRIu64
+                            " exceeds the limit of 2^24",
+                            n, at);
     v->arr_type = (uint32_t)et;
     v->arr_n = n;
     if (et != T_STRING) {
@@ -334,15 +347,66 @@ static int key_is(const uint8_t *k, uint64_t kl, const char *lit)
     return kl == n && memcmp(k, lit, n) == 0;
 }
 
+/* A set of the strings already read (keys, tensor names), each by the offset of its u64
+ * length in the buffer: open addressing over 2^k slots (at least twice the strings), so that
+ * a duplicate is found in O(1) per string. llama.cpp refuses duplicate keys and tensor names
+ * (ggml/src/gguf.cpp, gguf_init_from_file_impl: "duplicate key '%s' for tensors %zu and %"
+ * and "duplicate tensor name"); so does this reader, naming both byte offsets. */
+typedef struct strset {
+    uint64_t *slot; /* offset + 1; 0 = empty */
+    uint64_t mask;
+} strset;
+
+static int32_t strset_init(strset *t, uint64_t n, gpufit_error *err)
+{
+    uint64_t cap = 16;
+    while (cap < 2 * n)
+        cap <<= 1; /* n <= 2^20 */
+    t->slot = calloc((size_t)cap, sizeof *t->slot);
+    t->mask = cap - 1;
+    return t->slot != NULL ? GPUFIT_OK
+                           : gpufit__fail(err, GPUFIT_E_NOMEM, 0, UINT64_MAX, "out of memory");
+}
+
+/* Adds the string whose length field is at `at` (already read, so in the buffer); returns 0,
+ * or the offset + 1 of an equal string added before. */
+static uint64_t strset_add(strset *t, const rd *r, uint64_t at)
+{
+    uint64_t n = le(r->b + at, 8), h = 1469598103934665603u;
+    const uint8_t *s = r->b + at + 8;
+    for (uint64_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 1099511628211u; /* FNV-1a */
+    for (uint64_t i = h & t->mask;; i = (i + 1) & t->mask) {
+        uint64_t o = t->slot[i];
+        if (o == 0) {
+            t->slot[i] = at + 1;
+            return 0;
+        }
+        if (le(r->b + o - 1, 8) == n && memcmp(r->b + o - 1 + 8, s, (size_t)n) == 0)
+            return o;
+    }
+}
+
 /* Pass over the key/value pairs. Pass 1 (m->arch == NULL) validates and finds
- * general.architecture; pass 2 keeps the values under "<arch>.". */
-static int32_t rd_kv(rd *r, uint64_t n_kv, uint64_t n_tensors, meta *m, int pass, gpufit_error *err)
+ * general.architecture; pass 2 keeps the values under "<arch>." and refuses duplicate keys
+ * (keys: the set, pass 2 only). */
+static int32_t rd_kv(rd *r, uint64_t n_kv, uint64_t n_tensors, meta *m, int pass, strset *keys,
+                     gpufit_error *err)
 {
     for (uint64_t i = 0; i < n_kv; i++) {
         const uint8_t *k;
-        uint64_t kl, t, vat;
+        uint64_t kl, t, vat, kat = r->pos;
         gval v;
         int32_t st = rd_str(r, &k, &kl, err);
+        if (st == GPUFIT_OK && keys != NULL) {
+            uint64_t first = strset_add(keys, r, kat);
+            char d[72];
+            if (first != 0)
+                return gpufit__fail(err, GPUFIT_E_PARSE, 0, kat,
+                                    "GGUF: duplicate key \"%s\" at bytes %" PRIu64 " and %" PRIu64
+                                    " (llama.cpp refuses the file)",
+                                    shown(k, kl, d), first - 1, kat);
+        }
         if (st == GPUFIT_OK)
             st = rd_uint(r, 4, &t, err);
         vat = r->pos;
@@ -502,12 +566,20 @@ static const char *shown(const uint8_t *s, uint64_t n, char out[72])
 }
 
 /* One tensor-info entry: its bytes go to its layer or global group. */
-static int32_t rd_tensor(rd *r, const meta *m, tables *tb, gpufit_error *err)
+static int32_t rd_tensor(rd *r, const meta *m, tables *tb, strset *names, gpufit_error *err)
 {
     const uint8_t *name;
     uint64_t nl, nd, ne[GGUF_DIMS_MAX] = {1, 1, 1, 1}, type, off, at = r->pos;
     char d[72];
     int32_t st = rd_str(r, &name, &nl, err);
+    if (st == GPUFIT_OK) {
+        uint64_t first = strset_add(names, r, at);
+        if (first != 0)
+            return gpufit__fail(err, GPUFIT_E_PARSE, 0, at,
+                                "GGUF: duplicate tensor name \"%s\" at bytes %" PRIu64
+                                " and %" PRIu64 " (llama.cpp refuses the file)",
+                                shown(name, nl, d), first - 1, at);
+    }
     if (st == GPUFIT_OK)
         st = rd_uint(r, 4, &nd, err);
     if (st != GPUFIT_OK)
@@ -853,7 +925,7 @@ int32_t gpufit_model_from_gguf(
     memset(&m, 0, sizeof m);
     m.alignment = 32; /* GGUF_DEFAULT_ALIGNMENT */
     uint64_t kv_begin = r.pos;
-    st = rd_kv(&r, n_kv, n_tensors, &m, 1, err);
+    st = rd_kv(&r, n_kv, n_tensors, &m, 1, NULL, err);
     if (st == GPUFIT_E_BUFFER_TOO_SMALL)
         return too_small(&r, needed_out, err);
     if (st != GPUFIT_OK)
@@ -879,7 +951,11 @@ int32_t gpufit_model_from_gguf(
                             "GGUF: architecture \"%s\" is not supported", an.s);
     uint64_t kv_end = r.pos;
     r.pos = kv_begin;
-    st = rd_kv(&r, n_kv, n_tensors, &m, 2, err);
+    strset set;
+    if ((st = strset_init(&set, n_kv, err)) != GPUFIT_OK)
+        return st;
+    st = rd_kv(&r, n_kv, n_tensors, &m, 2, &set, err);
+    free(set.slot);
     if (st != GPUFIT_OK || r.pos != kv_end)
         return st != GPUFIT_OK ? st : gpufit__fail(err, GPUFIT_E_INTERNAL, 0, kv_end, "GGUF");
 
@@ -901,8 +977,12 @@ int32_t gpufit_model_from_gguf(
         tb.n_enc = L;
         tb.n_layers = L + dec;
     }
+    if ((st = strset_init(&set, n_tensors, err)) != GPUFIT_OK)
+        return st;
     for (uint64_t i = 0; i < n_tensors; i++) {
-        st = rd_tensor(&r, &m, &tb, err);
+        st = rd_tensor(&r, &m, &tb, &set, err);
+        if (st != GPUFIT_OK)
+            free(set.slot);
         if (st == GPUFIT_E_BUFFER_TOO_SMALL) {
             r.need += (n_tensors - i - 1) * MIN_TENSOR_BYTES;
             return too_small(&r, needed_out, err);
@@ -910,6 +990,7 @@ int32_t gpufit_model_from_gguf(
         if (st != GPUFIT_OK)
             return st;
     }
+    free(set.slot);
 
     struct gpufit_model mdl;
     TRY(build(&m, &an, &tb, &mdl, err));

@@ -428,6 +428,15 @@ int32_t gpufit_model_check_safetensors(const gpufit_model *m,
         return gpufit__fail(err, GPUFIT_E_STRUCT_SIZE, 0, UINT64_MAX,
                             "gpufit_safetensors_info.struct_size %u is too small",
                             (unsigned)info->struct_size);
+    if (gpufit__tail_zero(info, sizeof *info) != GPUFIT_OK)
+        return gpufit__fail(err, GPUFIT_E_STRUCT_SIZE, 0, UINT64_MAX,
+                            "gpufit_safetensors_info.struct_size %u: the %u bytes this library "
+                            "does not know must be zero (and struct_size at most %u)",
+                            (unsigned)info->struct_size,
+                            info->struct_size > sizeof *info
+                                ? (unsigned)(info->struct_size - sizeof *info)
+                                : 0u,
+                            GPUFIT__INPUT_STRUCT_MAX);
     if (info->n_params == 0)
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX,
                             "safetensors: no parameter count to check (an index.json gives only "

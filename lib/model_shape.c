@@ -362,6 +362,13 @@ int32_t gpufit__model_resolve(const struct gpufit_model *m, gpufit__shape *s, gp
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX, "model is NULL");
     memset(s, 0, sizeof *s);
     int32_t st = check_ranges(m, err);
+    if (st == GPUFIT_OK)
+        st = gpufit__check_applies(
+            GPUFIT_DOMAIN_MODEL, m,
+            (m->n_experts > 0 ? GPUFIT__AP_MOE : 0u) |
+                (m->arch == GPUFIT_ARCH_ENCODER_DECODER ? GPUFIT__AP_ENCDEC : 0u) |
+                (m->kv_lora_rank > 0 ? GPUFIT__AP_MLA : 0u),
+            err);
     if (st != GPUFIT_OK)
         return st;
     s->arch = (int32_t)m->arch;

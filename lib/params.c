@@ -165,33 +165,34 @@ static const gpufit__param_entry table[] = {
     MI(GPUFIT_MODEL_N_EXPERTS, n_experts, 0, 1 << 16, 0, "n_experts", "experts",
        "routed experts per MoE layer; 0 = dense"),
     MI(GPUFIT_MODEL_N_SHARED_EXPERTS, n_shared_experts, 0, 1 << 10, 0, "n_shared_experts",
-       "experts", "shared (always active) experts per MoE layer"),
+       "experts", "shared (always active) experts per MoE layer; MoE models only"),
     MI(GPUFIT_MODEL_EXPERTS_PER_TOKEN, experts_per_token, 0, 1 << 16, 0, "experts_per_token",
-       "experts", "routed experts per token (top-k)"),
+       "experts", "routed experts per token (top-k); MoE models only"),
     MI(GPUFIT_MODEL_MOE_FFN_HIDDEN_SIZE, moe_ffn_hidden_size, 0, 1 << 26, 0,
-       "moe_ffn_hidden_size", "elements", "routed-expert intermediate size; 0 = ffn_hidden_size"),
+       "moe_ffn_hidden_size", "elements",
+       "routed-expert intermediate size; 0 = ffn_hidden_size; MoE models only"),
     MI(GPUFIT_MODEL_N_DENSE_LAYERS, n_dense_layers, 0, 1 << 20, 0, "n_dense_layers", "layers",
-       "leading dense layers of a MoE model"),
+       "leading dense layers of a MoE model; MoE models only"),
     MI(GPUFIT_MODEL_SHARED_FFN_HIDDEN_SIZE, shared_ffn_hidden_size, 0, 1 << 26, 0,
-       "shared_ffn_hidden_size", "elements", "shared-expert intermediate size; 0 = moe size"),
+       "shared_ffn_hidden_size", "elements", "shared-expert intermediate size; 0 = moe size; MoE models only"),
     MB(GPUFIT_MODEL_ROUTER_BIAS, router_bias, 0, "router_bias",
-       "router bias or score-correction bias (one value per expert)"),
+       "router bias or score-correction bias (one value per expert); MoE models only"),
     MB(GPUFIT_MODEL_SHARED_EXPERT_GATE, shared_expert_gate, 0, "shared_expert_gate",
-       "sigmoid gate on the shared expert (Qwen2-MoE)"),
+       "sigmoid gate on the shared expert (Qwen2-MoE); MoE models only"),
     MI(GPUFIT_MODEL_Q_LORA_RANK, q_lora_rank, 0, 1 << 20, 0, "q_lora_rank", "elements",
-       "MLA query compression rank; 0 = none"),
+       "MLA query compression rank; 0 = none; with kv_lora_rank only"),
     MI(GPUFIT_MODEL_KV_LORA_RANK, kv_lora_rank, 0, 1 << 20, 0, "kv_lora_rank", "elements",
        "MLA latent KV rank; 0 = standard attention"),
     MI(GPUFIT_MODEL_QK_NOPE_HEAD_DIM, qk_nope_head_dim, 0, 1 << 16, 0, "qk_nope_head_dim",
-       "elements", "MLA non-rotary q/k head dimension"),
+       "elements", "MLA non-rotary q/k head dimension; with kv_lora_rank only"),
     MI(GPUFIT_MODEL_QK_ROPE_HEAD_DIM, qk_rope_head_dim, 0, 1 << 16, 0, "qk_rope_head_dim",
-       "elements", "MLA rotary head dimension (shared key)"),
+       "elements", "MLA rotary head dimension (shared key); with kv_lora_rank only"),
     MI(GPUFIT_MODEL_V_HEAD_DIM, v_head_dim, 0, 1 << 16, 0, "v_head_dim", "elements",
-       "MLA value head dimension"),
+       "MLA value head dimension; with kv_lora_rank only"),
     MI(GPUFIT_MODEL_N_ENCODER_LAYERS, n_encoder_layers, 0, 1 << 20, 0, "n_encoder_layers",
-       "layers", "encoder layers of an encoder-decoder model"),
+       "layers", "encoder layers of an encoder-decoder model; arch=encoder_decoder only"),
     MI(GPUFIT_MODEL_N_DECODER_LAYERS, n_decoder_layers, 0, 1 << 20, 0, "n_decoder_layers",
-       "layers", "decoder layers of an encoder-decoder model"),
+       "layers", "decoder layers of an encoder-decoder model; arch=encoder_decoder only"),
     MI(GPUFIT_MODEL_REL_POS_BUCKETS, rel_pos_buckets, 0, 1 << 16, 0, "rel_pos_buckets",
        "buckets", "T5 relative-position buckets (encoder-decoder)"),
     MI(GPUFIT_MODEL_SLIDING_WINDOW, sliding_window, 0, 1 << 26, 0, "sliding_window", "tokens",
@@ -277,7 +278,8 @@ static const gpufit__param_entry table[] = {
        "LoRA adapter weights and their gradients: fp32, bf16, fp16; auto = fp32 for "
        "framework=pytorch (PEFT upcasts) unless grad_dtype is set, else grad_dtype"),
     JI(GPUFIT_JOB_N_GPU_LAYERS, n_gpu_layers, -1, 1 << 20, -1, "n_gpu_layers", "ngl", "layers",
-       "inference: layers placed on the GPU, the rest in host memory; -1 = all"),
+       "inference: layers placed on the GPU, the rest in host memory; -1 = all; llama.cpp and "
+       "PyTorch inference only (not vllm, sglang or training)"),
     ROW_F(GPUFIT_JOB_GPU_MEMORY_UTILIZATION, GPUFIT_DOMAIN_JOB, JOFF(gpu_memory_utilization), 0.0,
           1.0, 0.0, "gpu_memory_utilization", NULL, "fraction",
           "fraction of the GPU a server takes (KV cache gets the rest): vLLM's "
@@ -369,7 +371,8 @@ static const gpufit__param_entry table[] = {
           "gpu", NULL, "",
           "GPU: a catalogue name or alias (gpufit gpus), or a capacity such as 24GiB; -1 = none"),
     JI(GPUFIT_JOB_GPU_MEMORY_BYTES, gpu_memory_bytes, 0, (int64_t)1 << 50, 0, "gpu_memory_bytes",
-       NULL, "bytes", "device capacity override; 0 = the GPU's"),
+       NULL, "bytes",
+       "device capacity override; 0 = the GPU's; not with gpu_memory_gib in the same document"),
     JE(GPUFIT_JOB_FRAMEWORK, framework, 0, 5, GPUFIT_FW_PYTORCH, framework_values, "framework",
        NULL, "pytorch, megatron, deepspeed, vllm, llamacpp, sglang: sets runtime defaults"),
     JI(GPUFIT_JOB_FRAMEWORK_VERSION, framework_version, 0, 999999999, 0, "framework_version", NULL,
@@ -388,7 +391,9 @@ static const gpufit__param_entry table[] = {
        ("capacity of each pipeline stage's device in GiB, in order (e.g. 24,12), for GPUs not in "
         "the catalogue; overrides device_gpus' and the job's capacity per stage")),
     ROW_F(GPUFIT_JOB_GPU_MEMORY_GIB, GPUFIT_DOMAIN_JOB, JOFF(gpu_memory_gib), 0.0, 1048576.0, 0.0,
-          "gpu_memory_gib", NULL, "GiB", "device capacity override in GiB (sets gpu_memory_bytes)"),
+          "gpu_memory_gib", NULL, "GiB",
+          "device capacity override in GiB (sets gpu_memory_bytes; not with it in the same "
+          "document); a positive value below one byte is an error"),
     ROW_F(GPUFIT_JOB_MARGIN, GPUFIT_DOMAIN_JOB, JOFF(margin), 0.0, 0.5, 0.0, "margin", NULL,
           "fraction",
           "safety margin: share of each device's capacity the job must leave free; the verdict, "
@@ -444,6 +449,100 @@ const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len)
         if (table[i].aliases != NULL && alias_match(table[i].aliases, name, len))
             return &table[i];
     return NULL;
+}
+
+/* ---- applicability: keys that only mean something for some models or jobs ------------- */
+typedef struct applies_row {
+    int32_t id;
+    uint32_t needs; /* GPUFIT__AP_* */
+    const char *where;
+} applies_row;
+
+/* One row per key that does not apply everywhere. A value other than the default elsewhere
+ * is an error: gpufit cannot tell a typo from an intention, and the answer would silently
+ * ignore it. */
+static const applies_row applies[] = {
+#define MOE_ONLY "mixture-of-experts models (n_experts > 0)"
+    {GPUFIT_MODEL_EXPERTS_PER_TOKEN, GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_MODEL_N_SHARED_EXPERTS, GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_MODEL_MOE_FFN_HIDDEN_SIZE, GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_MODEL_N_DENSE_LAYERS, GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_MODEL_SHARED_FFN_HIDDEN_SIZE, GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_MODEL_ROUTER_BIAS, GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_MODEL_SHARED_EXPERT_GATE, GPUFIT__AP_MOE, MOE_ONLY},
+#undef MOE_ONLY
+    {GPUFIT_MODEL_N_ENCODER_LAYERS, GPUFIT__AP_ENCDEC, "encoder-decoder models (arch=encoder_decoder)"},
+    {GPUFIT_MODEL_N_DECODER_LAYERS, GPUFIT__AP_ENCDEC, "encoder-decoder models (arch=encoder_decoder)"},
+    {GPUFIT_MODEL_Q_LORA_RANK, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
+    {GPUFIT_MODEL_QK_NOPE_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
+    {GPUFIT_MODEL_QK_ROPE_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
+    {GPUFIT_MODEL_V_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
+    {GPUFIT_JOB_N_GPU_LAYERS, GPUFIT__AP_OFFLOAD,
+     "inference with llama.cpp or PyTorch (vLLM and SGLang keep every layer on the GPU; "
+     "training offloads no layers)"},
+};
+
+int32_t gpufit__check_applies(int32_t domain, const void *h, uint32_t have, gpufit_error *err)
+{
+    for (size_t i = 0; i < sizeof applies / sizeof applies[0]; i++) {
+        const gpufit__param_entry *e = gpufit__param_find(applies[i].id);
+        if (e == NULL || e->domain != domain || (applies[i].needs & have) != 0)
+            continue;
+        const char *f = (const char *)h + e->offset;
+        double v = e->is_double ? *(const double *)f : (double)*(const int64_t *)f;
+        if (v == (e->is_double ? e->def_f : (double)e->def_i))
+            continue;
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, e->id, UINT64_MAX,
+                            "%s = %g does not apply here: it applies to %s (leave it out)",
+                            e->name, v, applies[i].where);
+    }
+    return GPUFIT_OK;
+}
+
+/* ---- one document: duplicate and conflicting keys ------------------------------------ */
+_Static_assert(N_PARAMS + 1 <= GPUFIT__DOC_KEYS_MAX, "gpufit__doc_keys holds every parameter");
+
+int32_t gpufit__doc_key(gpufit__doc_keys *d, const char *key, size_t klen, uint64_t offset,
+                        gpufit_error *err)
+{
+    /* pairs that set the same thing two ways: the capacity depended on their order */
+    static const int32_t conflicts[][2] = {{GPUFIT_JOB_GPU_MEMORY_GIB, GPUFIT_JOB_GPU_MEMORY_BYTES}};
+    size_t slot;
+    const char *name;
+    int32_t id = 0;
+    if (klen == 5 && memcmp(key, "model", 5) == 0) {
+        slot = N_PARAMS;
+        name = "model";
+    } else {
+        const gpufit__param_entry *e = gpufit__param_find_name(key, klen);
+        if (e == NULL)
+            return GPUFIT_OK;
+        slot = (size_t)(e - table);
+        name = e->name;
+        id = e->id;
+    }
+    if (d->at[slot] != 0)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, id, offset,
+                            "duplicate key '%s' (at bytes %llu and %llu; '%.*s' the second time): "
+                            "give each key once",
+                            name, (unsigned long long)(d->at[slot] - 1),
+                            (unsigned long long)offset, (int)(klen > 64 ? 64 : klen), key);
+    for (size_t c = 0; c < sizeof conflicts / sizeof conflicts[0]; c++) {
+        for (int side = 0; side < 2; side++) {
+            if (conflicts[c][side] != id)
+                continue;
+            const gpufit__param_entry *o = gpufit__param_find(conflicts[c][1 - side]);
+            size_t os = (size_t)(o - table);
+            if (d->at[os] != 0)
+                return gpufit__fail(err, GPUFIT_E_INCONSISTENT, id, offset,
+                                    "'%s' (byte %llu) and '%s' (byte %llu) both set the GPU "
+                                    "capacity: give one of them",
+                                    o->name, (unsigned long long)(d->at[os] - 1), name,
+                                    (unsigned long long)offset);
+        }
+    }
+    d->at[slot] = offset + 1;
+    return GPUFIT_OK;
 }
 
 static void *field_of(const gpufit__param_entry *e, struct gpufit_model *m, struct gpufit_job *j)
@@ -554,6 +653,12 @@ static int32_t set_float(const gpufit__param_entry *e, struct gpufit_model *m,
     if (v < e->min_f || v > e->max_f)
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
                             "%s = %g is out of range [%g, %g]", e->name, v, e->min_f, e->max_f);
+    /* a positive capacity that rounds to 0 bytes would read as "unset": the full GPU */
+    if (e->id == GPUFIT_JOB_GPU_MEMORY_GIB && v > 0.0 && gpufit__gib_bytes(v) == 0)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
+                            "%s = %g is below one byte: give at least 1 byte, or 0 for the "
+                            "GPU's own capacity",
+                            e->name, v);
     *(double *)field_of(e, m, j) = v;
     if (e->domain == GPUFIT_DOMAIN_MODEL)
         m->cache_state = 0;
@@ -864,6 +969,10 @@ static int32_t apply_gpu(struct gpufit_job *j, const char *val, size_t vlen, uin
     double v, unit;
     if (parse_number(val, vlen, &v, &unit) == 0 && unit > 1.0 && v > 0.0 &&
         v * unit <= 1125899906842624.0) {
+        if (llround(v * unit) < 1) /* 0 bytes would read as "no capacity given" */
+            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_GPU, offset,
+                                "gpu capacity '%.*s' is below one byte",
+                                (int)(vlen > 64 ? 64 : vlen), val);
         j->gpu = -1;
         j->gpu_memory_bytes = (int64_t)llround(v * unit);
         j->gpu_memory_gib = (double)j->gpu_memory_bytes / 1073741824.0;

@@ -379,6 +379,9 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     p->offload = (uint64_t)j->offload;
     p->shard = j->zero_shard_size > 0 ? (uint64_t)j->zero_shard_size : p->dp;
     int32_t st = deepspeed_policy(j, p, err);
+    if (st == GPUFIT_OK) /* keys that do not apply to this task or framework (params.c) */
+        st = gpufit__check_applies(GPUFIT_DOMAIN_JOB, j,
+                                   !p->training && !server ? GPUFIT__AP_OFFLOAD : 0u, err);
     if (st != GPUFIT_OK)
         return st;
     p->n_gpu_layers = j->n_gpu_layers;

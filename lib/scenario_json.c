@@ -17,7 +17,10 @@
  *   passed as their text: numbers as written, strings unescaped, true/false as "true"/"false".
  *   null, arrays and objects are errors naming the key.
  * - Ignored top-level keys: "id", "comment", "$schema" and any key starting with '_'.
- * - Duplicated keys: the last one wins ("model" and "gpu": only the last one is applied).
+ * - Duplicated keys are errors naming both byte offsets: a key given twice in one object, or a
+ *   parameter given both in "model" and at the top level (by any alias); so are conflicting keys
+ *   (gpu_memory_gib with gpu_memory_bytes, also as gpu.memory_gib / gpu.memory_bytes). Ignored
+ *   keys may repeat.
  * - Atomic: the handles change only when the whole scenario applied without error.
  */
 #include "json.h"
@@ -43,6 +46,7 @@ typedef struct key {
 typedef struct ctx {
     struct gpufit_model m;
     struct gpufit_job j;
+    gpufit__doc_keys seen; /* parameters set by the document, for duplicates and conflicts */
 } ctx;
 
 static int key_is(const key *k, const char *lit)
@@ -255,7 +259,8 @@ static int32_t apply_model_object(ctx *c, gpufit__json *p, gpufit_error *err)
 {
     gpufit__json_token k, v;
     gpufit__json q = *p, preset_at = *p;
-    int has_preset = 0;
+    int has_preset = 0, has_name = 0;
+    size_t preset_off = 0, name_off = 0;
     int32_t st;
 
     /* Pre-scan: unsupported forms, and the (last) preset, which is loaded before overrides. */
@@ -272,9 +277,22 @@ static int32_t apply_model_object(ctx *c, gpufit__json *p, gpufit_error *err)
             return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, 0, (uint64_t)k.offset,
                                 "'model.path' is handled by the command line and the Python "
                                 "binding, not by gpufit_apply_json()");
-        if (gpufit__json_equals(&k, "preset")) {
-            preset_at = q;
-            has_preset = 1;
+        if (gpufit__json_equals(&k, "preset") || gpufit__json_equals(&k, "name")) {
+            int pre = gpufit__json_equals(&k, "preset");
+            if (pre ? has_preset : has_name)
+                return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, (uint64_t)k.offset,
+                                    "duplicate key 'model.%s' (at bytes %zu and %zu): give "
+                                    "each key once",
+                                    pre ? "preset" : "name", pre ? preset_off : name_off,
+                                    k.offset);
+            if (pre) {
+                preset_at = q;
+                has_preset = 1;
+                preset_off = k.offset;
+            } else {
+                has_name = 1;
+                name_off = k.offset;
+            }
         }
         if ((st = gpufit__json_next(&q, &v, err)) != GPUFIT_OK ||
             (st = gpufit__json_skip(&q, &v, err)) != GPUFIT_OK)
@@ -327,7 +345,8 @@ static int32_t apply_model_object(ctx *c, gpufit__json *p, gpufit_error *err)
                                 "'model.%s' is a job key: put it at the top level of the "
                                 "scenario",
                                 shown(kk.text, kk.len, d));
-        if ((st = scalar_text(&v, "model.", &kk, &s, err)) != GPUFIT_OK)
+        if ((st = gpufit__doc_key(&c->seen, kk.text, kk.len, k.offset, err)) != GPUFIT_OK ||
+            (st = scalar_text(&v, "model.", &kk, &s, err)) != GPUFIT_OK)
             return st;
         st =
             gpufit__apply_kv(&c->m, &c->j, kk.text, kk.len, s.text, s.len, (uint64_t)v.offset, err);
@@ -385,6 +404,7 @@ static int32_t apply_gpu_object(ctx *c, gpufit__json *p, size_t obj_off, gpufit_
     gpufit__json_token k, v;
     gpufit__json q = *p;
     int has_capacity = 0, has_name = 0;
+    size_t first_name = 0;
     scalar name;
     size_t name_off = obj_off;
     int32_t st;
@@ -402,8 +422,17 @@ static int32_t apply_gpu_object(ctx *c, gpufit__json *p, size_t obj_off, gpufit_
         if ((st = gpufit__json_next(&q, &v, err)) != GPUFIT_OK)
             return st;
         if (key_is(&kk, "memory_gib") || key_is(&kk, "memory_bytes")) {
+            const char *param = key_is(&kk, "memory_gib") ? "gpu_memory_gib" : "gpu_memory_bytes";
+            if ((st = gpufit__doc_key(&c->seen, param, strlen(param), k.offset, err)) != GPUFIT_OK)
+                return st;
             has_capacity = 1;
         } else if (key_is(&kk, "name")) {
+            if (has_name)
+                return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, (uint64_t)k.offset,
+                                    "duplicate key 'gpu.name' (at bytes %zu and %zu): give "
+                                    "each key once",
+                                    first_name, k.offset);
+            first_name = k.offset;
             if ((st = scalar_text(&v, "gpu.", &kk, &name, err)) != GPUFIT_OK)
                 return st;
             if (v.type != GPUFIT__JSON_STRING)
@@ -551,6 +580,7 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
     ctx c;
     c.m = *m;
     c.j = *j;
+    memset(&c.seen, 0, sizeof c.seen);
 
     gpufit__json model_at, p;
     int has_model = 0, has_gpu = 0;
@@ -575,6 +605,9 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
         if ((st = read_key(&k, "", &kk, err)) != GPUFIT_OK)
             return st;
         if ((st = gpufit__json_next(&p, &v, err)) != GPUFIT_OK)
+            return st;
+        if (!ignored_key(&kk) &&
+            (st = gpufit__doc_key(&c.seen, kk.text, kk.len, k.offset, err)) != GPUFIT_OK)
             return st;
         if (key_is(&kk, "model") || ignored_key(&kk) ||
             (key_is(&kk, "gpu") && !(has_gpu && k.offset == gpu_off))) {

@@ -1,6 +1,8 @@
 /* Spec strings: "model=llama-3-8b task=pretrain tp=8" — space- or comma-separated key=value
  * pairs; a value may be double-quoted to hold spaces; list values are comma-separated
- * ("tensor_split=3,1"). Errors carry the byte offset. */
+ * ("tensor_split=3,1"). A key given twice (also under an alias) and gpu_memory_gib with
+ * gpu_memory_bytes are errors naming both byte offsets; a second spec applied on top of a
+ * first one overrides it. Errors carry the byte offset. */
 #include "internal.h"
 
 #include <string.h>
@@ -96,13 +98,22 @@ int32_t gpufit_apply_spec(gpufit_model *m, gpufit_job *j, const char *spec, gpuf
         mc = *m;
     if (j != NULL)
         jc = *j;
-    /* Two passes: "model=" first, so that later keys override the preset's values. */
+    /* Two passes: "model=" first, so that later keys override the preset's values. The first
+     * pass also refuses a key given twice (by any alias) and conflicting keys: within one spec
+     * the last one would win silently. */
+    gpufit__doc_keys seen;
+    memset(&seen, 0, sizeof seen);
     for (int pass = 0; pass < 2; pass++) {
         size_t pos = 0;
         spec_token t = {0, 0, 0, 0};
         int r;
         while ((r = next_token(spec, n, &pos, &t, err)) == 1) {
             int is_model = t.klen == 5 && memcmp(spec + t.key, "model", 5) == 0;
+            if (pass == 0) {
+                int32_t st = gpufit__doc_key(&seen, spec + t.key, t.klen, t.key, err);
+                if (st != GPUFIT_OK)
+                    return st;
+            }
             if (is_model != (pass == 0))
                 continue;
             int32_t st = gpufit__apply_kv(m != NULL ? &mc : NULL, j != NULL ? &jc : NULL,

@@ -96,7 +96,7 @@ done
 expect_exit 2 estimate --spec "arch=decoder n_layers=1048576 hidden_size=16777216 n_heads=65536 ffn_hidden_size=67108864 vocab_size=268435456"
 err_has "64 bits"
 # a spec too long (or multi-line) for a caret gives the byte offset
-long="model=llama-3-8b$(printf ' tp=1%.0s' $(seq 1 60)) frob=1"
+long="model=llama-3-8b$(printf '     %.0s' $(seq 1 60)) frob=1"  # (a key twice is its own error)
 expect_exit 2 estimate --spec "$long"
 err_has "frob"; offset_once $(( ${#long} - 6 ))
 expect_exit 2 estimate --spec "$(printf 'model=llama-3-8b\ntp=banana')"

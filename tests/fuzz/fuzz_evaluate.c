@@ -129,6 +129,9 @@ static int32_t expect_float(const pinfo *pi, double d)
     const gpufit_param_info *in = &pi->info;
     if (!isfinite(d) || in->type == GPUFIT_TYPE_LIST)
         return GPUFIT_E_INVALID_ARG;
+    /* a positive capacity that rounds to 0 bytes would read as "unset" (docs/inputs.md) */
+    if (in->id == GPUFIT_JOB_GPU_MEMORY_GIB && d > 0.0 && llround(d * 1073741824.0) == 0)
+        return GPUFIT_E_INVALID_ARG;
     if (in->type == GPUFIT_TYPE_FLOAT)
         return d < in->min_float || d > in->max_float ? GPUFIT_E_INVALID_ARG : GPUFIT_OK;
     if (d != floor(d) || fabs(d) > 9.0e15)

@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -37,6 +38,18 @@ static int write_spec(const gpufit_model *m, const gpufit_job *j, char *buf, siz
         FZ_CHECK(gpufit_param_get_info(p, &in) == GPUFIT_OK);
         int model = in.domain == GPUFIT_DOMAIN_MODEL;
         char val[GPUFIT_LIST_MAX * 26];
+        /* one capacity key per spec (both are an error): gpu_memory_gib when it gives the
+         * bytes exactly (it sets both), else gpu_memory_bytes (which sets the GiB) */
+        if (p == GPUFIT_JOB_GPU_MEMORY_BYTES || p == GPUFIT_JOB_GPU_MEMORY_GIB) {
+            double gib = 0.0;
+            int64_t bytes = 0;
+            FZ_CHECK(gpufit_job_get_float(j, GPUFIT_JOB_GPU_MEMORY_GIB, &gib, NULL) == GPUFIT_OK);
+            FZ_CHECK(gpufit_job_get_int(j, GPUFIT_JOB_GPU_MEMORY_BYTES, &bytes, NULL) ==
+                     GPUFIT_OK);
+            int by_gib = gib > 0.0 && llround(gib * 1073741824.0) == bytes;
+            if (by_gib != (p == GPUFIT_JOB_GPU_MEMORY_GIB))
+                continue;
+        }
         /* Values at their default are left out: fresh handles have them, and some defaults
          * (n_layers = 0: "not set") lie outside the range a setter accepts. */
         if (in.type == GPUFIT_TYPE_LIST) { /* "a,b,...": exact with %.17g; empty: left out */

@@ -532,11 +532,13 @@ static void spec_rejected(const gpufit_param_info *in, const char *value, int32_
     snap before;
     take(h, &before);
     char spec[256], what[300];
-    snprintf(spec, sizeof spec, SPEC_PREFIX "%s=%s", in->name, value);
+    /* task itself after another key: a key given twice would be its own error */
+    const char *prefix = in->id == GPUFIT_JOB_TASK ? "tp=1 " : SPEC_PREFIX;
+    snprintf(spec, sizeof spec, "%s%s=%s", prefix, in->name, value);
     snprintf(what, sizeof what, "spec '%s'", spec);
     gpufit_error err = GPUFIT_ERROR_INIT;
     assert_rejected(gpufit_apply_spec(h.m, h.j, spec, &err), &err, want, in->id, in->name, what);
-    cr_assert_eq(err.offset, strlen(SPEC_PREFIX), "%s: offset %llu", what,
+    cr_assert_eq(err.offset, strlen(prefix), "%s: offset %llu", what,
                  (unsigned long long)err.offset);
     assert_unchanged(h, &before, what);
     release(h);
@@ -551,7 +553,8 @@ json_rejected_at(const gpufit_param_info *in, const char *value, size_t delta, i
     snap before;
     take(h, &before);
     char doc[256], what[300];
-    int at = snprintf(doc, sizeof doc, "{\"task\": \"inference\", \"%s\": ", in->name);
+    int at = snprintf(doc, sizeof doc, "{\"%s\": \"inference\", \"%s\": ",
+                      in->id == GPUFIT_JOB_TASK ? "_task" : "task", in->name);
     snprintf(doc + at, sizeof doc - (size_t)at, "%s}", value);
     snprintf(what, sizeof what, "JSON %s", doc);
     gpufit_error err = GPUFIT_ERROR_INIT;
@@ -807,9 +810,9 @@ Test(typed, wrong_domain_unknown_ids_null_handles)
     cr_assert_eq(gpufit_param_value_by_name(GPUFIT_JOB_TP, "two", &v), GPUFIT_E_NOT_FOUND);
     cr_assert_eq(gpufit_param_value_at(GPUFIT_JOB_TASK, 1000, &v, NULL), GPUFIT_E_NOT_FOUND);
     cr_assert_eq(gpufit_param_get_info(GPUFIT_JOB_TP, NULL), GPUFIT_E_INVALID_ARG);
-    /* an error struct that is too small is never written */
+    /* an error struct too small to hold the status is never written */
     gpufit_error small = GPUFIT_ERROR_INIT;
-    small.struct_size = 8;
+    small.struct_size = 4;
     small.status = 12345;
     cr_assert_eq(gpufit_job_set_int(h.j, GPUFIT_JOB_TP, 0, &small), GPUFIT_E_INVALID_ARG);
     cr_assert_eq(small.status, 12345);
@@ -1252,12 +1255,12 @@ Test(spec_syntax, offsets)
         {"tp=2 gpu=\"", GPUFIT_E_PARSE, 9, 0},
         {"tp==2", GPUFIT_E_INVALID_ARG, 0, GPUFIT_JOB_TP},
         {"tp=2=3", GPUFIT_E_INVALID_ARG, 0, GPUFIT_JOB_TP},
-        {"tp=2 tp=banana", GPUFIT_E_INVALID_ARG, 5, GPUFIT_JOB_TP},
+        {"tp=2 tp=banana", GPUFIT_E_INVALID_ARG, 5, GPUFIT_JOB_TP}, /* given twice */
         {"tp=2\tpp=x", GPUFIT_E_INVALID_ARG, 5, GPUFIT_JOB_PP},
         {"tp=2\npp=x", GPUFIT_E_INVALID_ARG, 5, GPUFIT_JOB_PP},
         {"tp=2,pp=x", GPUFIT_E_INVALID_ARG, 5, GPUFIT_JOB_PP},
         {"tp=\"2 \"", GPUFIT_E_INVALID_ARG, 0, GPUFIT_JOB_TP},
-        {"model=llama-3-8b model=nope", GPUFIT_E_NOT_FOUND, 17, 0},
+        {"tp=2 pp=2 gpu=h100 model=nope", GPUFIT_E_NOT_FOUND, 19, 0},
         {"frobnicate=1 model=nope", GPUFIT_E_NOT_FOUND, 13, 0}, /* model= goes first */
         {"tp=2 frobnicate=1", GPUFIT_E_UNKNOWN_PARAM, 5, 0},
         {"tp=2 T\xc3\xa4sk=1", GPUFIT_E_UNKNOWN_PARAM, 5, 0},
@@ -1375,7 +1378,7 @@ Test(json_syntax, offsets)
         {"{\"tp\": 2}}", GPUFIT_E_PARSE, 9},
         {"{\"tp\": 2} {}", GPUFIT_E_PARSE, 10},
         {"{\"tp\": 2, \"pp\": 0}", GPUFIT_E_INVALID_ARG, 16},
-        {"{\"tp\": 2, \"tp\": \"x\"}", GPUFIT_E_INVALID_ARG, 16},
+        {"{\"pp\": 2, \"tp\": \"x\"}", GPUFIT_E_INVALID_ARG, 16},
         {"\xef\xbb\xbf{\"tp\": -1}", GPUFIT_E_INVALID_ARG, 10},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -224,17 +224,17 @@ Test(fsdp, no_sync_keeps_unsharded_gradients)
         const char *spec;
         uint64_t grads;
     } cases[] = {
-        {"zero=3 global_batch=8", 2 * P / 8},
-        {"zero=3 global_batch=32", 2 * P / 8 + 2 * P},
-        {"zero=3 global_batch=32 sync_each_batch=1", 2 * P / 8},
-        {"zero=2 global_batch=32", 2 * P / 8 + 2 * P},
+        {"dp=8 zero=3 global_batch=8", 2 * P / 8},
+        {"dp=8 zero=3 global_batch=32", 2 * P / 8 + 2 * P},
+        {"dp=8 zero=3 global_batch=32 sync_each_batch=1", 2 * P / 8},
+        {"dp=8 zero=2 global_batch=32", 2 * P / 8 + 2 * P},
         {"zero=0 global_batch=32 dp=1", 2 * P}, /* no sharding: nothing to keep besides */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char spec[512];
         snprintf(spec, sizeof spec,
                  "arch=generic n_params=1000000000 task=pretrain framework=pytorch "
-                 "precision=bf16 micro_batch=1 dp=8 %s",
+                 "precision=bf16 micro_batch=1 %s",
                  cases[i].spec);
         scenario s;
         cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s: %s", spec, s.err.message);

@@ -433,13 +433,14 @@ Test(json_errors, null_arguments)
     cr_assert_eq(gpufit__json_decode(NULL, NULL, 0, NULL, NULL), GPUFIT_E_INVALID_ARG);
 }
 
-Test(json_errors, error_struct_too_small_is_not_written)
+Test(json_errors, error_struct_too_small_gets_what_fits)
 {
     gpufit_error err = GPUFIT_ERROR_INIT;
-    err.struct_size = 8;
+    err.struct_size = 8; /* struct_size and status only */
+    err.offset = 7;
     cr_assert_eq(gpufit__json_validate("[", 1, &err), GPUFIT_E_PARSE);
-    cr_assert_eq(err.status, 0);
-    cr_assert_eq(err.offset, UINT64_MAX);
+    cr_assert_eq(err.status, GPUFIT_E_PARSE);
+    cr_assert_eq(err.offset, 7);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -920,18 +921,23 @@ Test(scenario, gpu_forms)
     release(h);
 }
 
-Test(scenario, duplicates_last_wins_and_ignored_keys)
+Test(scenario, duplicates_are_errors_ignored_keys_are_not)
 {
     handles h = fresh();
     gpufit_error err = GPUFIT_ERROR_INIT;
     cr_assert_eq(apply(h,
                        "{\"id\": \"x\", \"comment\": [1, {\"a\": null}], \"$schema\": \"u\","
-                       " \"_note\": {\"n\": 1}, \"tp\": 2, \"tp\": 4, \"t\\u0070\": 8,"
-                       " \"model\": \"nope\", \"model\": \"llama-3-8b\"}",
+                       " \"_note\": {\"n\": 1}, \"tp\": 8, \"model\": \"llama-3-8b\"}",
                        &err),
                  GPUFIT_OK, "%s", err.message);
     cr_assert_eq(job_int(h, GPUFIT_JOB_TP), 8);
     cr_assert_str_eq(gpufit_model_name(h.m), "llama-3-8b");
+    /* a key given twice (also escaped) names both offsets and changes nothing */
+    cr_assert_eq(apply(h, "{\"tp\": 2, \"t\\u0070\": 4}", &err), GPUFIT_E_INVALID_ARG);
+    cr_assert_eq(err.param, GPUFIT_JOB_TP);
+    cr_assert_eq(err.offset, 10);
+    cr_assert(strstr(err.message, "bytes 1 and 10") != NULL, "%s", err.message);
+    cr_assert_eq(job_int(h, GPUFIT_JOB_TP), 8);
     release(h);
 }
 

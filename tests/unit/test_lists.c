@@ -194,10 +194,12 @@ Test(lists, spec_comma_lists)
     /* "none" (any case) clears */
     apply_spec_ok(j, "tensor_split=none");
     assert_list(j, GPUFIT_JOB_TENSOR_SPLIT, NULL, 0);
-    apply_spec_ok(j, "tensor_split=3,1 tensor_split=NONE");
+    apply_spec_ok(j, "tensor_split=3,1");
+    apply_spec_ok(j, "tensor_split=NONE");
     assert_list(j, GPUFIT_JOB_TENSOR_SPLIT, NULL, 0);
-    /* later pairs win */
-    apply_spec_ok(j, "tensor_split=3,1 tensor_split=1,3");
+    /* a later spec overrides (within one spec a key given twice is an error) */
+    apply_spec_ok(j, "tensor_split=3,1");
+    apply_spec_ok(j, "tensor_split=1,3");
     const double later[2] = {1.0, 3.0};
     assert_list(j, GPUFIT_JOB_TENSOR_SPLIT, later, 2);
     gpufit_job_free(j);

@@ -198,7 +198,10 @@ Test(etp, planner_layouts_evaluate)
         snprintf(spec, sizeof spec, MOE MEGATRON "gpu=h100 %s", y.spec);
         cr_assert_eq(gpufit_model_new(&m2, &err), GPUFIT_OK);
         cr_assert_eq(gpufit_job_new(&j2, &err), GPUFIT_OK);
-        cr_assert_eq(gpufit_apply_spec(m2, j2, spec, &err), GPUFIT_OK, "%s", spec);
+        /* the layout's spec overrides the job's: a second document (within one spec a key
+         * given twice is an error) */
+        cr_assert_eq(gpufit_apply_spec(m2, j2, MOE MEGATRON "gpu=h100", &err), GPUFIT_OK);
+        cr_assert_eq(gpufit_apply_spec(m2, j2, y.spec, &err), GPUFIT_OK, "%s", spec);
         cr_assert_eq(gpufit_evaluate(&r, m2, j2, &err), GPUFIT_OK, "%s: %s", spec, err.message);
         gpufit_summary sum = {.struct_size = sizeof sum};
         cr_assert_eq(gpufit_result_summary(r, &sum), GPUFIT_OK);

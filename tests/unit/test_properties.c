@@ -358,7 +358,9 @@ Test(sharding, zero_stages_with_data_parallelism)
                 outcome prev, cur;
                 for (int z = 0; z <= 3; z++) {
                     char base[256], extra[64], what[320];
-                    snprintf(base, sizeof base, "%s task=pretrain %s dp=%d", mdl[m], fw[f], dps[d]);
+                    snprintf(base, sizeof base, "%s %s %s dp=%d", mdl[m],
+                             strstr(fw[f], "task=") != NULL ? "" : "task=pretrain", fw[f],
+                             dps[d]);
                     snprintf(extra, sizeof extra, "zero=%d", z);
                     cr_assert_eq(eval(base, extra, &cur), GPUFIT_OK, "%s %s: %s", base, extra,
                                  cur.message);

@@ -1086,7 +1086,7 @@ Test(gguf, corrupt_headers)
     gb_le(&x, GT_U64, 4);
     gb_le(&x, (uint64_t)1 << 61, 8);
     g = minimal(3, 0, 1, &x);
-    expect_gguf_error(&g, GPUFIT_E_PARSE, "overflow");
+    expect_gguf_error(&g, GPUFIT_E_PARSE, "exceeds the limit of 2^24");
     free(g.b);
     free(x.b);
     x = (gb){0};
@@ -1095,7 +1095,7 @@ Test(gguf, corrupt_headers)
     gb_le(&x, GT_STR, 4);
     gb_le(&x, (uint64_t)1 << 40, 8);
     g = minimal(3, 0, 1, &x);
-    expect_gguf_error(&g, GPUFIT_E_PARSE, "header would exceed");
+    expect_gguf_error(&g, GPUFIT_E_PARSE, "exceeds the limit of 2^24");
     free(g.b);
     free(x.b);
     /* general.architecture of the wrong type; missing; a bad alignment */
@@ -1487,4 +1487,74 @@ Test(gguf, partial_offload_host_weights_overflow)
     gpufit_job_free(j);
     gpufit_model_free(m);
     free(buf);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * GGUF: duplicates and hostile counts (issue 13)
+ * ------------------------------------------------------------------------------------- */
+Test(gguf, duplicate_key_is_refused_naming_both)
+{
+    tlist l;
+    gb g = {0}, kv = {0};
+    uint64_t n_kv = 0;
+    tiny_llama_tensors(&l);
+    tiny_llama_kv(&kv, &n_kv);
+    size_t second = 24 + kv.n;
+    kv_u32(&kv, "llama.block_count", 2); /* again, disagreeing */
+    header(&g, 3, l.n, n_kv + 1);
+    gb_raw(&g, kv.b, kv.n);
+    free(kv.b);
+    write_tensors(&g, &l);
+    gpufit_model *m = NULL;
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    cr_assert_eq(gpufit_model_from_gguf(&m, g.b, g.n, NULL, &err), GPUFIT_E_PARSE, "%s",
+                 err.message);
+    cr_assert_null(m);
+    cr_assert_eq(err.offset, second);
+    cr_assert(strstr(err.message, "duplicate key \"llama.block_count\"") != NULL, "%s",
+              err.message);
+    char both[64];
+    snprintf(both, sizeof both, "and %zu", second);
+    cr_assert(strstr(err.message, both) != NULL, "%s", err.message);
+    free(g.b);
+}
+
+Test(gguf, duplicate_tensor_name_is_refused)
+{
+    tlist l;
+    gb g = {0}, kv = {0};
+    uint64_t n_kv = 0;
+    tiny_llama_tensors(&l);
+    add_t(&l, "blk.0.attn_q.weight", GG_Q4_K, TL_H, TL_H, 1);
+    tiny_llama_kv(&kv, &n_kv);
+    header(&g, 3, l.n, n_kv);
+    gb_raw(&g, kv.b, kv.n);
+    free(kv.b);
+    write_tensors(&g, &l);
+    expect_gguf_error(&g, GPUFIT_E_PARSE, "duplicate tensor name \"blk.0.attn_q.weight\"");
+    free(g.b);
+}
+
+/* A 40-byte buffer claiming a 2^30-element array: refused at once, not "read 1 GiB more". */
+Test(gguf, huge_array_count_is_refused_before_reading)
+{
+    static const uint32_t types[] = {GT_U8, GT_I32, GT_STR};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        gb g = {0};
+        header(&g, 3, 0, 1);
+        gb_le(&g, 3, 8);
+        gb_raw(&g, "a.b", 3);
+        gb_le(&g, 9, 4); /* array */
+        gb_le(&g, types[i], 4);
+        gb_le(&g, (uint64_t)1 << 30, 8);
+        gpufit_model *m = NULL;
+        gpufit_error err = GPUFIT_ERROR_INIT;
+        uint64_t need = 7;
+        cr_assert_eq(gpufit_model_from_gguf(&m, g.b, g.n, &need, &err), GPUFIT_E_PARSE, "%s",
+                     err.message);
+        cr_assert_eq(need, 0);
+        cr_assert_eq(err.offset, 39); /* the array's element type */
+        cr_assert(strstr(err.message, "1073741824 elements") != NULL, "%s", err.message);
+        free(g.b);
+    }
 }
