@@ -1261,37 +1261,6 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     return GPUFIT_OK;
 }
 
-int32_t gpufit_evaluate(gpufit_result **out, const gpufit_model *m, const gpufit_job *j,
-                        gpufit_error *err)
-{
-    if (out == NULL || m == NULL || j == NULL)
-        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX,
-                            "out, model and job must not be NULL");
-    *out = NULL;
-    gpufit__result_buf rb; /* evaluated on the stack, then copied into one exact-size block */
-    struct gpufit_result *t = gpufit__result_init(&rb);
-    int32_t st = gpufit__evaluate_into(t, m, j, err);
-    if (st != GPUFIT_OK)
-        return st;
-    /* rank what would make it fit when it does not, or fits with < 5 % headroom */
-    if (t->capacity > 0 && j->mitigations > 0 &&
-        (t->fits == 0 || t->peak > t->capacity / 20 * 19) &&
-        gpufit__mitigate(t, m, j) != GPUFIT_OK)
-        return gpufit__fail(err, GPUFIT_E_NOMEM, 0, UINT64_MAX, "out of memory");
-    size_t roles_size = t->n_roles * sizeof t->roles[0]; /* n_roles <= GPUFIT__ROLES_MAX */
-    struct gpufit_result *r = malloc(sizeof *r + roles_size);
-    if (r == NULL) {
-        free(t->mitigations);
-        return gpufit__fail(err, GPUFIT_E_NOMEM, 0, UINT64_MAX, "out of memory");
-    }
-    *r = *t;
-    r->roles = (gpufit__role *)(r + 1); /* sizeof *r is a multiple of its 8-byte alignment */
-    memcpy(r->roles, t->roles, roles_size);
-    *out = r;
-    gpufit__ok(err);
-    return GPUFIT_OK;
-}
-
 int32_t gpufit_evaluate_summary(const gpufit_model *m, const gpufit_job *j, gpufit_summary *out,
                                 gpufit_error *err)
 {

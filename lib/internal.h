@@ -228,6 +228,16 @@ void gpufit__job_defaults(struct gpufit_job *j);
 int32_t gpufit__set_param(struct gpufit_model *m, struct gpufit_job *j, int32_t id, int64_t iv,
                           double fv, gpufit_error *err);
 /* The same for a table entry already found (callers that set the same parameters often). */
+/* The entry of parameter p if it belongs to `domain` (else the error, in *status). */
+const gpufit__param_entry *gpufit__param_checked(int32_t p, int32_t domain, gpufit_error *err,
+                                                int32_t *status);
+/* Typed setters of one entry, without refreshing derived state (params.c). */
+int32_t gpufit__param_set_int(const gpufit__param_entry *e, struct gpufit_model *m,
+                              struct gpufit_job *j, int64_t v, gpufit_error *err);
+int32_t gpufit__param_set_float(const gpufit__param_entry *e, struct gpufit_model *m,
+                                struct gpufit_job *j, double v, gpufit_error *err);
+int32_t gpufit__param_set_list(const gpufit__param_entry *e, struct gpufit_job *j,
+                               const double *v, uint32_t n, gpufit_error *err);
 int32_t gpufit__set_entry(const gpufit__param_entry *e, struct gpufit_model *m,
                           struct gpufit_job *j, int64_t iv, double fv, gpufit_error *err);
 

@@ -679,6 +679,27 @@ int32_t gpufit__set_param(struct gpufit_model *m, struct gpufit_job *j, int32_t 
     return gpufit__set_entry(e, m, j, iv, fv, err);
 }
 
+/* The typed setters of one table entry, for the public setters (api/setters.c). */
+static int32_t set_list(const gpufit__param_entry *e, struct gpufit_job *j, const double *v,
+                        uint32_t n, uint64_t offset, gpufit_error *err);
+int32_t gpufit__param_set_int(const gpufit__param_entry *e, struct gpufit_model *m,
+                              struct gpufit_job *j, int64_t v, gpufit_error *err)
+{
+    return set_int(e, m, j, v, UINT64_MAX, err);
+}
+
+int32_t gpufit__param_set_float(const gpufit__param_entry *e, struct gpufit_model *m,
+                                struct gpufit_job *j, double v, gpufit_error *err)
+{
+    return set_float(e, m, j, v, UINT64_MAX, err);
+}
+
+int32_t gpufit__param_set_list(const gpufit__param_entry *e, struct gpufit_job *j,
+                               const double *v, uint32_t n, gpufit_error *err)
+{
+    return set_list(e, j, v, n, UINT64_MAX, err);
+}
+
 int32_t gpufit__set_entry(const gpufit__param_entry *e, struct gpufit_model *m,
                           struct gpufit_job *j, int64_t iv, double fv, gpufit_error *err)
 {
@@ -689,8 +710,8 @@ int32_t gpufit__set_entry(const gpufit__param_entry *e, struct gpufit_model *m,
                         : set_int(e, m, j, iv, UINT64_MAX, err);
 }
 
-static const gpufit__param_entry *check_domain(int32_t p, int32_t domain, gpufit_error *err,
-                                               int32_t *status)
+const gpufit__param_entry *gpufit__param_checked(int32_t p, int32_t domain, gpufit_error *err,
+                                                int32_t *status)
 {
     const gpufit__param_entry *e = gpufit__param_find(p);
     if (e == NULL) {
@@ -712,65 +733,9 @@ static const gpufit__param_entry *check_domain(int32_t p, int32_t domain, gpufit
     if ((h) == NULL)                                                                               \
     return gpufit__fail(err, GPUFIT_E_INVALID_ARG, p, UINT64_MAX, "handle is NULL")
 
-int32_t gpufit_model_set_int(gpufit_model *m, int32_t p, int64_t v, gpufit_error *err)
-{
-    int32_t st;
-    NULL_CHECK(m, p);
-    const gpufit__param_entry *e = check_domain(p, GPUFIT_DOMAIN_MODEL, err, &st);
-    if (e == NULL)
-        return st;
-    st = set_int(e, m, NULL, v, UINT64_MAX, err);
-    if (st == GPUFIT_OK) {
-        gpufit__model_refresh(m);
-        gpufit__ok(err);
-    }
-    return st;
-}
 
-int32_t gpufit_model_set_float(gpufit_model *m, int32_t p, double v, gpufit_error *err)
-{
-    int32_t st;
-    NULL_CHECK(m, p);
-    const gpufit__param_entry *e = check_domain(p, GPUFIT_DOMAIN_MODEL, err, &st);
-    if (e == NULL)
-        return st;
-    st = set_float(e, m, NULL, v, UINT64_MAX, err);
-    if (st == GPUFIT_OK) {
-        gpufit__model_refresh(m);
-        gpufit__ok(err);
-    }
-    return st;
-}
 
-int32_t gpufit_job_set_int(gpufit_job *j, int32_t p, int64_t v, gpufit_error *err)
-{
-    int32_t st;
-    NULL_CHECK(j, p);
-    const gpufit__param_entry *e = check_domain(p, GPUFIT_DOMAIN_JOB, err, &st);
-    if (e == NULL)
-        return st;
-    st = set_int(e, NULL, j, v, UINT64_MAX, err);
-    if (st == GPUFIT_OK) {
-        gpufit__job_refresh(j);
-        gpufit__ok(err);
-    }
-    return st;
-}
 
-int32_t gpufit_job_set_float(gpufit_job *j, int32_t p, double v, gpufit_error *err)
-{
-    int32_t st;
-    NULL_CHECK(j, p);
-    const gpufit__param_entry *e = check_domain(p, GPUFIT_DOMAIN_JOB, err, &st);
-    if (e == NULL)
-        return st;
-    st = set_float(e, NULL, j, v, UINT64_MAX, err);
-    if (st == GPUFIT_OK) {
-        gpufit__job_refresh(j);
-        gpufit__ok(err);
-    }
-    return st;
-}
 
 static int32_t get_any(const gpufit__param_entry *e, const void *h, int want_double, void *out,
                        gpufit_error *err)
@@ -797,7 +762,7 @@ int32_t gpufit_model_get_int(const gpufit_model *m, int32_t p, int64_t *out, gpu
 {
     int32_t st;
     NULL_CHECK(m, p);
-    const gpufit__param_entry *e = check_domain(p, GPUFIT_DOMAIN_MODEL, err, &st);
+    const gpufit__param_entry *e = gpufit__param_checked(p, GPUFIT_DOMAIN_MODEL, err, &st);
     return e == NULL ? st : get_any(e, m, 0, out, err);
 }
 
@@ -805,7 +770,7 @@ int32_t gpufit_model_get_float(const gpufit_model *m, int32_t p, double *out, gp
 {
     int32_t st;
     NULL_CHECK(m, p);
-    const gpufit__param_entry *e = check_domain(p, GPUFIT_DOMAIN_MODEL, err, &st);
+    const gpufit__param_entry *e = gpufit__param_checked(p, GPUFIT_DOMAIN_MODEL, err, &st);
     return e == NULL ? st : get_any(e, m, 1, out, err);
 }
 
@@ -813,7 +778,7 @@ int32_t gpufit_job_get_int(const gpufit_job *j, int32_t p, int64_t *out, gpufit_
 {
     int32_t st;
     NULL_CHECK(j, p);
-    const gpufit__param_entry *e = check_domain(p, GPUFIT_DOMAIN_JOB, err, &st);
+    const gpufit__param_entry *e = gpufit__param_checked(p, GPUFIT_DOMAIN_JOB, err, &st);
     return e == NULL ? st : get_any(e, j, 0, out, err);
 }
 
@@ -821,7 +786,7 @@ int32_t gpufit_job_get_float(const gpufit_job *j, int32_t p, double *out, gpufit
 {
     int32_t st;
     NULL_CHECK(j, p);
-    const gpufit__param_entry *e = check_domain(p, GPUFIT_DOMAIN_JOB, err, &st);
+    const gpufit__param_entry *e = gpufit__param_checked(p, GPUFIT_DOMAIN_JOB, err, &st);
     return e == NULL ? st : get_any(e, j, 1, out, err);
 }
 
@@ -865,28 +830,13 @@ static int32_t set_list(const gpufit__param_entry *e, struct gpufit_job *j, cons
     return GPUFIT_OK;
 }
 
-int32_t gpufit_job_set_list(gpufit_job *j, int32_t p, const double *v, uint32_t n,
-                            gpufit_error *err)
-{
-    int32_t st;
-    NULL_CHECK(j, p);
-    const gpufit__param_entry *e = check_domain(p, GPUFIT_DOMAIN_JOB, err, &st);
-    if (e == NULL)
-        return st;
-    st = set_list(e, j, v, n, UINT64_MAX, err);
-    if (st == GPUFIT_OK) {
-        gpufit__job_refresh(j);
-        gpufit__ok(err);
-    }
-    return st;
-}
 
 int32_t gpufit_job_get_list(const gpufit_job *j, int32_t p, double *v, uint32_t cap,
                             uint32_t *n_out, gpufit_error *err)
 {
     int32_t st;
     NULL_CHECK(j, p);
-    const gpufit__param_entry *e = check_domain(p, GPUFIT_DOMAIN_JOB, err, &st);
+    const gpufit__param_entry *e = gpufit__param_checked(p, GPUFIT_DOMAIN_JOB, err, &st);
     if (e == NULL)
         return st;
     if (e->type != GPUFIT_TYPE_LIST)
@@ -1113,11 +1063,8 @@ int32_t gpufit__apply_kv(struct gpufit_model *m, struct gpufit_job *j, const cha
                          gpufit_error *err)
 {
     int kshow = (int)(klen > 64 ? 64 : klen);
-    if (klen == 5 && memcmp(key, "model", 5) == 0) {
-        if (m == NULL)
-            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, offset, "model: no model handle");
-        return gpufit__preset_load(m, val, vlen, err);
-    }
+    /* "model" (a preset) is applied by the readers above (spec.c), not here: the parameter
+     * table sits below the presets (docs/architecture.md) */
     if (klen == 3 && memcmp(key, "gpu", 3) == 0) {
         if (j == NULL)
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_GPU, offset,

@@ -116,8 +116,12 @@ int32_t gpufit_apply_spec(gpufit_model *m, gpufit_job *j, const char *spec, gpuf
             }
             if (is_model != (pass == 0))
                 continue;
-            int32_t st = gpufit__apply_kv(m != NULL ? &mc : NULL, j != NULL ? &jc : NULL,
-                                          spec + t.key, t.klen, spec + t.val, t.vlen, t.val, err);
+            int32_t st =
+                !is_model ? gpufit__apply_kv(m != NULL ? &mc : NULL, j != NULL ? &jc : NULL,
+                                             spec + t.key, t.klen, spec + t.val, t.vlen, t.val, err)
+                : m != NULL
+                    ? gpufit__preset_load(&mc, spec + t.val, t.vlen, err)
+                    : gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, t.val, "model: no model handle");
             if (st != GPUFIT_OK) {
                 if (err != NULL && err->struct_size >= sizeof(gpufit_error))
                     err->offset = t.key; /* point at the pair, not only the value */
