@@ -114,7 +114,9 @@ ASAN_FLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-
 # ---------------------------------------------------------------------------------------------
 # Sources and products
 # ---------------------------------------------------------------------------------------------
-LIB_SRCS   := $(sort $(wildcard lib/*.c))
+# lib/LAYER/*.c, one folder per layer (docs/architecture.md); internal headers in lib/
+LIB_LAYERS := core table model plan memory eval io advise api
+LIB_SRCS   := $(sort $(wildcard $(addsuffix /*.c,$(addprefix lib/,$(LIB_LAYERS)))))
 LIB_OBJS   := $(patsubst lib/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 CLI_SRCS   := $(sort $(wildcard cli/*.c))
 CLI_OBJS   := $(patsubst cli/%.c,$(BUILD)/cli/%.o,$(CLI_SRCS))
@@ -153,6 +155,7 @@ $(BUILD)/obj $(BUILD)/cli $(BUILD)/unit $(BUILD)/bench $(BUILD)/header $(BUILD)/
 	mkdir -p $@
 
 $(BUILD)/obj/%.o: lib/%.c | $(BUILD)/obj
+	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/cli/%.o: cli/%.c | $(BUILD)/cli
@@ -204,7 +207,7 @@ $(BUILD)/header/header_c99.o: tests/header/header_c11.c $(HEADER) | $(BUILD)/hea
 $(BUILD)/header/header_cxx.o: tests/header/header_cxx.cpp $(HEADER) | $(BUILD)/header
 	$(CXX) -std=c++11 $(HEADER_WARN) -Iinclude -c $< -o $@
 
--include $(wildcard $(BUILD)/obj/*.d $(BUILD)/cli/*.d $(BUILD)/unit/*.d)
+-include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/cli/*.d $(BUILD)/unit/*.d)
 
 # ---------------------------------------------------------------------------------------------
 # Tests. Each step is a canned recipe so that `make check` runs them in order (even under -j)
@@ -283,6 +286,8 @@ check: all $(UNIT_DEP) $(HEADER_OBJS)
 	$(run-cli)
 	$(run-validate)
 	$(run-params-doc)
+	@echo "==> the library's layers call only downward (tools/check_layers.py)"
+	@$(PYTHON) tools/check_layers.py
 	@echo "==> make check: all steps passed"
 
 check-unit: $(UNIT_DEP)
@@ -375,12 +380,13 @@ $(FUZZ_BUILD)/obj $(FUZZ_BUILD)/artifacts:
 	mkdir -p $@
 
 $(FUZZ_BUILD)/obj/%.o: lib/%.c | $(FUZZ_BUILD)/obj
+	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_LIB_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_OBJS) $(wildcard tests/fuzz/*.h)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(LDFLAGS) -o $@ $< $(FUZZ_LIB_OBJS) $(LIBS)
 
--include $(wildcard $(FUZZ_BUILD)/obj/*.d)
+-include $(wildcard $(FUZZ_BUILD)/obj/*/*.d)
 # Built by pattern rules only: keep them (make would delete them as intermediate files).
 .SECONDARY: $(FUZZ_LIB_OBJS) $(FUZZ_BINS)
 
@@ -550,7 +556,7 @@ docs: | $(BUILD)/docs
 	  $(if $(DOCS_README),echo 'INPUT += $(DOCS_README)'; echo 'USE_MDFILE_AS_MAINPAGE = $(DOCS_README)';) \
 	} | $(DOXYGEN) -
 
-FORMAT_FILES = $(sort $(wildcard include/*.h lib/*.c lib/*.h cli/*.c cli/*.h examples/*.c \
+FORMAT_FILES = $(sort $(wildcard include/*.h lib/*/*.c lib/*.h cli/*.c cli/*.h examples/*.c \
                  tests/*/*.c tests/*/*.h tests/*/*.cpp))
 format:
 	$(CLANG_FORMAT) -i $(FORMAT_FILES)

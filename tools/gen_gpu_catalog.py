@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Generate lib/gpu_catalog.inc (the GPU catalogue rows) from gpus.csv.
+"""Generate lib/core/gpu_catalog.inc (the GPU catalogue rows) from gpus.csv.
 
 Usage (from the repository root; this is what `make regen` runs):
-    python3 tools/gen_gpu_catalog.py [CSV] [-o lib/gpu_catalog.inc] [--check]
+    python3 tools/gen_gpu_catalog.py [CSV] [-o lib/core/gpu_catalog.inc] [--check]
 
 CSV defaults to ../shared/reference/gpus.csv relative to the repository root. --check writes
 nothing and exits 1 when the committed file differs from what would be generated.
@@ -21,7 +21,7 @@ import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_CSV = os.path.join(REPO, "..", "shared", "reference", "gpus.csv")
-DEFAULT_OUT = os.path.join(REPO, "lib", "gpu_catalog.inc")
+DEFAULT_OUT = os.path.join(REPO, "lib", "core", "gpu_catalog.inc")
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -300,7 +300,7 @@ def build(csv_path, csv_label):
         " * Source: shared/reference/gpus.csv, one row per CSV row in CSV order; nvidia-smi totals",
         " * from shared/reference/memory-model.md section 8.5; column meanings from section 10.",
         " * Regenerate (make regen):",
-        " *   python3 tools/gen_gpu_catalog.py %s -o lib/gpu_catalog.inc" % csv_label,
+        " *   python3 tools/gen_gpu_catalog.py %s -o lib/core/gpu_catalog.inc" % csv_label,
         " * Field order: struct gpufit__gpu in lib/internal.h. Ids are stable and append-only",
         " * (ID_ORDER in the generator): never remove or reorder rows, append new ones.",
         " * Doubles: memory bandwidth GB/s; dense bf16 (fp32 accumulate) and fp8 TFLOPS; NVLink",

@@ -1,4 +1,4 @@
-/* libFuzzer target: calibration (lib/calibrate.c) with arbitrary bytes, both ways in:
+/* libFuzzer target: calibration (lib/api/calibrate.c) with arbitrary bytes, both ways in:
  * gpufit_job_apply_profile() on a profile and gpufit_calibrate() on measured runs.
  *
  * Besides memory safety (ASan/UBSan) it checks:

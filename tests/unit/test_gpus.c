@@ -1,4 +1,4 @@
-/* Unit tests of the GPU catalogue (lib/gpu_catalog.c, lib/gpu_catalog.inc).
+/* Unit tests of the GPU catalogue (lib/core/gpu_catalog.c, lib/core/gpu_catalog.inc).
  * Expected values: shared/reference/gpus.csv and memory-model.md section 8.5. */
 #include <criterion/criterion.h>
 

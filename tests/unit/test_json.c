@@ -1,4 +1,4 @@
-/* Unit tests of lib/json.c (the bounded JSON pull parser) and lib/scenario_json.c
+/* Unit tests of lib/core/json.c (the bounded JSON pull parser) and lib/io/scenario_json.c
  * (gpufit_apply_json). Run from the repository root: the scenario suite reads
  * ../shared/validation/public.jsonl and is skipped when that file is absent. */
 #include "json.h"

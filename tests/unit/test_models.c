@@ -1,4 +1,4 @@
-/* Unit tests of lib/model_shape.c, lib/model_count.c and lib/model_presets.c: exact parameter
+/* Unit tests of lib/model/model_shape.c, lib/model/model_count.c and lib/model/model_presets.c: exact parameter
  * counts of real models, derived defaults, every validation error, and the preset catalogue. */
 #include <criterion/criterion.h>
 

@@ -1,8 +1,8 @@
-/* Unit tests of the model-file readers: lib/io_hf_config.c (config.json fixtures of
- * tests/data/hf/ against the presets), lib/io_gguf.c (GGUF headers written by a helper below,
- * exact bytes per tensor and per layer, truncation and corruption), lib/io_safetensors.c
+/* Unit tests of the model-file readers: lib/io/io_hf_config.c (config.json fixtures of
+ * tests/data/hf/ against the presets), lib/io/io_gguf.c (GGUF headers written by a helper below,
+ * exact bytes per tensor and per layer, truncation and corruption), lib/io/io_safetensors.c
  * (headers written in the test, index.json, the cross-check) and the exact-bytes branch of
- * lib/mem_weights.c. Fixture paths are relative to the repository root (make check runs there). */
+ * lib/memory/mem_weights.c. Fixture paths are relative to the repository root (make check runs there). */
 #include <criterion/criterion.h>
 
 #include "eval.h"
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* lib/mem_weights.c (declared there until lib/eval.h does) */
+/* lib/memory/mem_weights.c (declared there until lib/eval.h does) */
 int gpufit__weights_bytes_gguf(const struct gpufit_model *m,
                                const gpufit__plan *p,
                                const gpufit__shape *s,
