@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpufit calibrate RUNS.jsonl [-o PROFILE.json]: fits the stack constants that measured runs
  * constrain (gpufit_calibrate, docs/calibration.md) and writes the profile that
  * `gpufit estimate --profile PROFILE.json` applies. */

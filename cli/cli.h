@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the command's source files (cli/). */
 #ifndef GPUFIT_CLI_H
 #define GPUFIT_CLI_H

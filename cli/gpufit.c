@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpufit: the command-line front end. Reads files, calls the library, prints.
  *
  * Exit codes (documented in README.md and `gpufit --help`):

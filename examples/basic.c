@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* examples/basic.c: the smallest complete use of gpufit.
  *
  * Does Llama-3-8B inference with an 8192-token context fit on an RTX 4090?

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /**
  * @file gpufit.h
  * @brief gpufit: predict the GPU memory of a deep-learning job before it is launched.

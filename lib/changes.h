@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Change sets: the job edits an advice consists of (a plan layout, a GPU recommendation, a
  * mitigation; docs/advice.md). The same set is applied to the original job to evaluate the
  * advice and is printed as its spec and JSON, so that what is printed reproduces what was

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal evaluation types: the resolved job (plan), one device role and the result. */
 #ifndef GPUFIT_EVAL_H
 #define GPUFIT_EVAL_H

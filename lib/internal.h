@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal declarations shared by lib/ files. Not installed; not API.
  * Every non-static symbol here is named gpufit__* and hidden by -fvisibility=hidden. */
 #ifndef GPUFIT_INTERNAL_H

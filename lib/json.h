@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Bounded JSON pull parser for hostile input (internal; not API).
  *
  * The parser reads a (buffer, length) pair that need not be NUL-terminated and never allocates.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Lists returned by gpufit_recommend() and gpufit_plan() (internal layout). */
 #ifndef GPUFIT_LIST_H
 #define GPUFIT_LIST_H

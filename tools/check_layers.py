@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks that the library's layers call only downward (docs/architecture.md): every function a
 file in lib/LAYER/ calls that is defined in another file must be defined in the same or a
 lower layer. Exit status 1 with the offending calls listed.

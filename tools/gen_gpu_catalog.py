@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Generate lib/core/gpu_catalog.inc (the GPU catalogue rows) from gpus.csv.
 
 Usage (from the repository root; this is what `make regen` runs):

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes docs/params.md, the table of every scenario key, from the library's own parameter
 table (through the Python binding, so the page cannot drift from the code).
 

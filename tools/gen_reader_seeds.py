@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes the seed corpora of the model-file reader fuzz targets (no downloads).
 
     tests/fuzz/corpus/gguf/         GGUF v2/v3 headers of small models (Llama Q4_K_M mix, MoE,

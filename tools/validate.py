@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Compare gpufit's predictions with published measurements of real runs.
 
 Reads tests/validation/public.jsonl (docs/runs.md; one case per line: a scenario, what was measured at

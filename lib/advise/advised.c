@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The public entry points that add advice to an evaluation (the advice layer): gpufit_evaluate
  * ranks mitigations when a job does not fit, and the mitigations, the largest value that fits
  * and their application to a job are read here. The evaluation (eval/) never calls advice;

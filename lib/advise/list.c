@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Lists of recommendations and layouts: allocation and accessors. */
 #include "list.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Mitigations: candidate changes that make a job fit, each evaluated for real and ranked by
  * what it costs the user (speed, quality, money), not only by the bytes it saves. The costs
  * and their reasons are listed in docs/mitigations.md. Runs only for jobs that do not fit or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Layout planner: every valid (tp, pp, vpp, dp, cp, ep, zero, micro_batch, checkpointing) for
  * a cluster, evaluated with the allocation-free evaluation path, keeping the layouts that fit,
  * ordered by the cost documented in docs/planner.md. */

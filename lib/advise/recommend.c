@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* GPU recommendation: for a job without a GPU, every catalogue GPU with the smallest count on
  * which it fits, ranked in the seed guide's order: memory fit first, then the interconnect a
  * multi-GPU layout needs (NVLink or PCIe), then price, then tensor throughput per dollar. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Largest value of a parameter that still fits. Memory is monotone in micro_batch, seq_len,
  * batch, context_len and n_gpu_layers (a property test checks it), so an exponential search
  * followed by bisection finds the exact boundary in O(log v) evaluations. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Calibration to the user's own stack (docs/calibration.md): measured runs (docs/runs.md) fit
  * the stack constants they constrain, and a profile carries the fitted values into later
  * estimates. The core parses buffers only (no I/O); the command and Python read the files.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Lifetimes of the model and job handles. */
 #include "internal.h"
 

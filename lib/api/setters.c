@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The public typed setters: the parameter table (plan/params.c) checks and stores a value,
  * then the handle's derived state is refreshed (the model cache, model/model_cache.c; the
  * resolved plan, plan/policy.c). They sit above both (docs/architecture.md). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Element types: bytes per block and elements per block, so that quantised formats stay
  * exact in integers. Block layouts: memory-model.md §2.1 and §7 (ggml/src/ggml-common.h
  * static_asserts; bitsandbytes; AutoGPTQ/AWQ buffers). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* GPU catalogue: a static table generated from shared/reference/gpus.csv by
  * tools/gen_gpu_catalog.py (make regen), plus lookups by index, stable id and name. */
 #include "internal.h"

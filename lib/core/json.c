@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Bounded JSON pull parser for hostile input: no allocation, every read bounds-checked.
  * Grammar: RFC 8259 (https://www.rfc-editor.org/rfc/rfc8259), sections 2-7. See json.h. */
 #include "json.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Status strings, error filling and size-prefixed output copies. */
 #include "internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Small string helpers shared by the parsers and catalogues (no allocation). */
 #include "internal.h"
 

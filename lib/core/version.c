@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Run-time version of the library (the header is the single source). */
 #include "internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Evaluation: splits the model over device roles, adds the memory terms of each role, the
  * runtime overheads and the verdict. Pure arithmetic: no allocation, no strings, no I/O. */
 #include "eval.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Result accessors: summary, roles, components and notes. */
 #include "eval.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The JSON report of shared/reference/scenario.md, written snprintf-style. */
 #include "eval.h"
 

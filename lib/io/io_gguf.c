@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpufit_model_from_gguf(): a model from the beginning of a GGUF file (v2 and v3,
  * little-endian): header, metadata key/value pairs and the tensor-info table. Tensor data is
  * never read.

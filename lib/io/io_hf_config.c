@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpufit_model_from_hf_config(): a model from the text of a Hugging Face config.json.
  *
  * The document is read once with the bounded pull tokenizer (json.h): the keys this file knows

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Safetensors headers and model.safetensors.index.json, and the cross-check of a model
  * against them.
  *

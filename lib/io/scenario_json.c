@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpufit_apply_json(): a JSON scenario (shared/reference/scenario.md, "JSON form") applied to a
  * model and a job.
  *

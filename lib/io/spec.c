@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Spec strings: "model=llama-3-8b task=pretrain tp=8" — space- or comma-separated key=value
  * pairs; a value may be double-quoted to hold spaces; list values are comma-separated
  * ("tensor_split=3,1"). A key given twice (also under an alias) and gpu_memory_gib with

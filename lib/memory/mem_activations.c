@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Training activations: the per-tensor recipe of memory-model.md §4.5, checked tensor by
  * tensor against shared/reference/autograd-ledger.md; checkpointing §4.7; pipeline in-flight
  * micro-batches §4.3; embedding, logits and loss §4.4. */

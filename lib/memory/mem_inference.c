@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Inference: KV cache (memory-model.md §6.1, §6.4), prefill transient and logits (§6.3),
  * llama.cpp compute buffer (§6.4) and the vLLM profile pass (§6.2). */
 #include "eval.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Weight bytes held by a device, tensor by tensor, and the trainable parameters with their
  * optimizer states. Formats: memory-model.md §7 (GGUF recipes §7.2 from llama.cpp
  * src/llama-quant.cpp; GPTQ/AWQ §7.3; bitsandbytes §7.4); optimizer states §2.3. */

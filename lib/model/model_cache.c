@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The derived data a model handle caches (shape, exact counts, tensor groups), so that an
  * evaluation — millions of them inside a planner — does not re-derive the model each time. */
 #include "internal.h"

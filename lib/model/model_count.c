@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Exact parameter counts: the model as a list of tensor groups, and their sums.
  * A group is `copies` tensors of rows x cols, present once (GLOBAL) or in every layer of its
  * class. Formulas: memory-model.md §1.1 (dense), §1.2 (MoE), §1.3 (MLA). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Built-in model presets. Architecture numbers are those of each model's Hugging Face
  * config.json (hf_repo); names are the lowercased repository names, with short aliases. */
 #include "internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Model validation and derived geometry: struct gpufit_model -> gpufit__shape.
  * Every error names the offending key in the spelling of scenario.md. */
 #include "internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Change sets (changes.h): recorded sorted by parameter id, applied through the setters,
  * written as spec text and JSON. */
 #include "changes.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Resolves a job into a plan: precision policy, framework defaults and runtime overheads.
  * Policies: memory-model.md §2.2 (recipes), §8.1-8.3 (runtime); scenario.md (defaults). */
 #include "eval.h"

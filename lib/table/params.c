@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The parameter table: one row per public parameter (name, domain, type, bounds, default,
  * unit, doc) and the typed get/set paths built on it. Names follow shared/reference/scenario.md. */
 #include "internal.h"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Checks the exported interface of the built library (jansson's check-exports, extended):
 #   1. the dynamic symbols defined by libgpufit.so == the names listed in lib/gpufit.map
 #      == the functions declared with GPUFIT_API in include/gpufit.h;

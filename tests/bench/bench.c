@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* make bench: single estimates per second on one core, and the time of the DeepSeek-R1 671B
  * layout search on 2,048 H100s (issue #4 targets: >= 5 million estimates per second and the
  * 671B search in under one second). A program, not a test: the machine may be noisy, so each

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Smoke tests of the gpufit command: exit codes, JSON report invariants, listings.
 set -euo pipefail
 G=${GPUFIT_CLI:-build/gpufit}

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Bad input through the gpufit command (issue 7): every rejection exits with its distinct code
 # (2 bad input, 3 unreadable file; never 0/1 or a crash) and a one-line message on stderr that
 # names the offending key and points at its position (a caret under the spec, or the byte

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Model files and options as a scheduler meets them (issue 13): special files never hang the
 # command (exit 3), a corrupt safetensors shard is the directory's error (exit 2, not a
 # warning), counts never wrap (exit 2 naming the option and its range), and every --spec

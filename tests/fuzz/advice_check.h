@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by fuzz_advice.c and tests/unit/test_advice.c (issue 13): a random valid job built from
  * a byte string, and the check that every advice reproduces (docs/advice.md).
  *

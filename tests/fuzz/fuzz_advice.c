@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: every advice reproduces (issue 13, docs/advice.md). Built and run by
  * `make fuzz` / `make fuzz-replay` (corpus tests/fuzz/corpus/advice/).
  *

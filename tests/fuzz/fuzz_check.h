@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared checks of the libFuzzer targets fuzz_spec.c and fuzz_evaluate.c (issue 7).
  *
  * Every check aborts on failure, so that libFuzzer records the input as a crash. The checks

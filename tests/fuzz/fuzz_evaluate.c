@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: random parameter values through the typed setters, then gpufit_evaluate()
  * (issue 7). Built and run by `make fuzz` / `make fuzz-replay` (corpus
  * tests/fuzz/corpus/evaluate/).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: gpufit_model_from_gguf() on arbitrary bytes (issue 5).
  *
  * Build (every lib .c file; -Ilib for internal.h and eval.h), or `make fuzz` (corpus

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: gpufit_model_from_hf_config() on arbitrary text (issue 5).
  *
  * Build (every lib .c file; -Ilib for the internal JSON tokenizer), or `make fuzz` (corpus

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: gpufit_apply_json() on fresh handles with arbitrary bytes.
  *
  * Build (with every lib .c file; -Ilib for the internal JSON tokenizer):

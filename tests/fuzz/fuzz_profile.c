@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: calibration (lib/api/calibrate.c) with arbitrary bytes, both ways in:
  * gpufit_job_apply_profile() on a profile and gpufit_calibrate() on measured runs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: gpufit_safetensors_read() on arbitrary bytes, then
  * gpufit_model_check_safetensors() against a preset (issue 5).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: gpufit_apply_spec() with arbitrary text (issue 7).
  *
  * Built and run by `make fuzz` / `make fuzz-replay` (corpus tests/fuzz/corpus/spec/, dictionary

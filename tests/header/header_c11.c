@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Compile-only test: include/gpufit.h on its own, as C11 (and C99: the Makefile compiles this
  * file twice), under -Wall -Wextra -Wpedantic -Werror -Wpadded. -Wpadded proves that no public
  * struct has implicit padding; the table below fixes the exact type of every public function,

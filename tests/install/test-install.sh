@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Install round trip (utf8proc's install_uninstall test, extended):
 #   1. make install DESTDIR=<tmp> PREFIX=/usr/local installs exactly the expected files;
 #   2. every examples/*.c compiles against the installed copy through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Thread stress of what a scheduler calls (issue 13): gpufit_plan, gpufit_recommend,
  * gpufit_max_fitting, gpufit_evaluate_summary, the ranked mitigations and the list entries
  * with their change sets (gpufit_job_apply_mitigation, gpufit_job_apply_list_entry), the readers

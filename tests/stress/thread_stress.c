@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Thread stress (issue 7): many threads use shared const handles at once, as gpufit.h allows
  * ("functions that take a const handle may run concurrently on the same handle; a
  * gpufit_result never changes after it is created").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the unit tests that evaluate a spec string: a model, a job and the result of
  * gpufit_evaluate, created by run() and freed by done(). */
 #ifndef GPUFIT_TEST_RUN_H

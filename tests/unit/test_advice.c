@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every advice reproduces (issue 13, docs/advice.md): a plan layout, a recommendation and a
  * mitigation, applied to the job they were made for (through the apply functions, their spec
  * and their JSON), evaluate to exactly the peak and verdict they print. */

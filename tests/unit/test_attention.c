@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sliding-window attention: the KV cache each framework allocates for local layers, bytes by
  * hand from the frameworks' code (docs/memory/attention.md), and the Hugging Face reader's
  * sliding_window / sliding_window_pattern / layer_types / use_sliding_window keys. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Bad-input battery over EVERY parameter of the table (issue 7).
  *
  * For each parameter gpufit_param_next() lists, and by its type (int, float, enum, bool, list):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The band and the three-way verdict (docs/band.md): exact terms have no width, the stack
  * terms span their documented ranges (lib/plan/policy.c gpufit__stack, GPUFIT__FRAG_*), bytes by
  * hand; the verdict at each side of the band; older struct sizes. */

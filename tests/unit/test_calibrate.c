@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Calibration (docs/calibration.md): profiles applied to a job, and constants fitted from
  * measured runs, bytes by hand. */
 #include <stdio.h>

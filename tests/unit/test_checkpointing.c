@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Activation checkpointing as frameworks do it: torchtitan's op-level selective recompute
  * (checkpointing=selective_op), full checkpointing of every N-th layer (checkpoint_every,
  * torchtitan) or of the first N layers of each stage chunk (checkpoint_layers, Megatron's

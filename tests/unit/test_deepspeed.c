@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DeepSpeed and FSDP rules (docs/memory/deepspeed.md, docs/memory/fsdp.md): bytes by hand from
  * the frameworks' code. Generic models of P parameters carry no layer structure, so the model
  * states are exact multiples of P; "cublas" is the default workspace of a training job on a

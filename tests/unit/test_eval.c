@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Evaluation: exact KV-cache and weight bytes of real models, components adding up, the
  * parameter table, result accessors and a table-driven bad-input battery. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The closed-form sums (model cache aggregates: one layer of each class and the global
  * tensors by side) must equal the tensor-group walk byte for byte, for every preset under many
  * layouts, dtypes, tasks and optimizers. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the GPU catalogue (lib/core/gpu_catalog.c, lib/core/gpu_catalog.inc).
  * Expected values: shared/reference/gpus.csv and memory-model.md section 8.5. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Inputs that cannot be misread (issue 13 item 2): duplicate keys in one document, conflicting
  * capacity keys, a capacity that rounds to nothing, non-zero unknown tails of input structs. */
 #include <criterion/criterion.h>

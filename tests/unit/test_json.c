@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of lib/core/json.c (the bounded JSON pull parser) and lib/io/scenario_json.c
  * (gpufit_apply_json). Run from the repository root: the scenario suite reads
  * ../shared/validation/public.jsonl and is skipped when that file is absent. */

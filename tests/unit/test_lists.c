@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* List parameters (GPUFIT_TYPE_LIST): tensor_split and device_gpus, through
  * gpufit_job_set_list/get_list, spec strings ("tensor_split=3,1") and JSON (arrays of numbers
  * or GPU names, a "3,1" string). What the calls refuse is in test_bad_params.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* llama.cpp over several GPUs (issue #12 item 5): the pipeline-parallel copies of each
  * device's graph inputs in its compute buffer, the default split by free memory, and
  * device_memory_gib (a capacity per device). Bytes by hand from llama.cpp's code

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* LoRA module sets (lora_modules) and the adapters' dtype (adapter_dtype): adapter parameters
  * by hand (memory-model.md §9: a pair A r x in + B out x r per adapted matrix) and the dtype
  * PEFT gives them (docs/memory/lora.md). */

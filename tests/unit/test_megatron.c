@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Megatron-Core expert tensor parallelism (etp, MoE parallel folding): layout rules, expert
  * shards of weights, gradients and distributed-optimizer states, expert activations, the
  * planner. Bytes by hand from megatron/core/parallel_state.py initialize_model_parallel

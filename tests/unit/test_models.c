@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of lib/model/model_shape.c, lib/model/model_count.c and lib/model/model_presets.c: exact parameter
  * counts of real models, derived defaults, every validation error, and the preset catalogue. */
 #include <criterion/criterion.h>

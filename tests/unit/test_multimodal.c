@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Multimodal models (docs/memory/multimodal.md): the vision encoder's exact parameter counts
  * against published totals, its weights per role and framework, the Hugging Face reader's
  * vision_config per family, and vLLM's encoder profile (the KV budget with and without it),

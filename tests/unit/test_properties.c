@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Property tests of the memory model (issue 7):
  * - memory never decreases when micro_batch, seq_len, context_len, batch or the layer count
  *   grows, for a set of presets and tasks including tensor- and pipeline-parallel layouts;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-module storage of quantised checkpoints (docs/memory/quantisation.md): bytes by hand,
  * the quantization_config reader for each quant_method, and an AWQ directory not sized as
  * 16-bit (nor offered "AWQ" as a mitigation). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the model-file readers: lib/io/io_hf_config.c (config.json fixtures of
  * tests/data/hf/ against the presets), lib/io/io_gguf.c (GGUF headers written by a helper below,
  * exact bytes per tensor and per layer, truncation and corruption), lib/io/io_safetensors.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Mitigations, largest-that-fits, GPU recommendation and the layout planner. */
 #include <criterion/criterion.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Serving engines: SGLang's KV budget, vLLM's profiler by release, the framework_version and
  * cuda_version keys (docs/memory/vllm.md, sglang.md, runtime.md). Bytes by hand below. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Layer splits over several GPUs (issue #3 item 5): tensor_split shares and device_gpus of
  * different sizes, one role per stage, each checked against its own GPU. */
 #include <criterion/criterion.h>

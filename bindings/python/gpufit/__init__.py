@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """gpufit: predict the GPU memory of a deep-learning job before it is launched.
 
 Python bindings (ctypes, standard library only) over the C library ``libgpufit``::

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """``python3 -m gpufit``: see :mod:`gpufit.cli`."""
 
 import sys

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The Pythonic API over the C library: Model, Job, evaluate(), estimate() and the listings.
 
 Nothing here knows a parameter by heart: names, types, ranges, defaults and enum values all

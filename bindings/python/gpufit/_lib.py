@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Loading libgpufit and declaring its functions (internal).
 
 Where the library comes from, in this order (the first one that loads and passes the checks

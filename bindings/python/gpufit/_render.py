@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Text and HTML renderings of a :class:`gpufit.Report` (internal).
 
 ``render_text`` prints what the ``gpufit estimate`` command prints. ``render_html`` returns a

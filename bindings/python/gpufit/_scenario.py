@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Scenario text for the library (internal): Python values to JSON scenario text, and the key
 a caller wrote at a byte offset of a spec string or a JSON document (for error messages).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """ctypes mirrors of the public structs of ``gpufit.h``.
 
 Every struct of the C API starts with ``uint32_t struct_size``: the caller sets it to the size

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """``python3 -m gpufit``: the ``gpufit`` command, in Python.
 
 Same subcommands, options and exit codes as the C command (``cli/gpufit.c``)::

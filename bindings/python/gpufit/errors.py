@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Exceptions raised by the gpufit binding, one class per ``gpufit_status`` code.
 
 Every failure of the C library arrives as a negative status and a filled ``gpufit_error``;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The result of an estimate: :class:`Report` and its device roles, :class:`Role`.
 
 A Report holds plain Python values read from the library's immutable ``gpufit_result``

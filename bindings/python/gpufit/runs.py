@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Measured runs (docs/runs.md) from what users already have, for :func:`gpufit.calibrate`.
 
 * :func:`from_vllm_log`: a vLLM startup log (weights, activation peak, the KV budget);

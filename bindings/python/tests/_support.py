@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared helpers of the binding tests: where the repository, the command and the header are.
 
 The tests import the package from this checkout (bindings/python), whatever else is

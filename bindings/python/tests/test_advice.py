@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Advice reproduces (docs/advice.md): plan rows, recommendations and mitigations carry the
 canonical job changes that give exactly their printed peak when applied to the scenario."""
 

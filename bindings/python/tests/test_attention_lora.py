@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Sliding-window KV cache and LoRA module sets / adapter dtype through the Python API (the
 same rules as tests/unit/test_attention.c and test_lora.c; bytes by hand there)."""
 

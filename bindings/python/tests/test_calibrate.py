@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Calibration from Python (docs/calibration.md): gpufit.calibrate and profile=."""
 import os
 import unittest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """python3 -m gpufit: same subcommands, exit codes and JSON as the gpufit command."""
 
 import json

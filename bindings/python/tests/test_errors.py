@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Errors: status codes become exceptions that carry the message, the key and the offset."""
 
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Estimates: identical numbers to `gpufit estimate --json`, components that add up, and the
 struct-based attributes agreeing with the library's JSON report."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The examples run: examples/notebook_demo.py and the notebook's code cells."""
 
 import json

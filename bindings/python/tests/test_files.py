@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Model files and arguments as a scheduler meets them (issue 13): the same answer or the same
 error class as the command (tests/cli/test_cli_files.sh), no hang, no crash."""
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The function table of gpufit/_lib.py against the declarations of include/gpufit.h.
 
 Every ``GPUFIT_API`` function must be in the table, with as many arguments as the header

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Display: the HTML repr (table + inline SVG stacked bars) and the plain-text repr."""
 
 import unittest

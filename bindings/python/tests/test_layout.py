@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Struct layouts: the ctypes mirrors of gpufit/_types.py against the C header.
 
 tests/layout.c is compiled with the C compiler against include/gpufit.h and prints sizeof

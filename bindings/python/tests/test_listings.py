@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Listings: models(), gpus(), params(), components(), against the library and the command."""
 
 import unittest

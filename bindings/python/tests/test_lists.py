@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """List parameters (tensor_split, device_gpus): Job set/get, text forms, params(), reports."""
 
 import json

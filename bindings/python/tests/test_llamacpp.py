@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """llama.cpp over several GPUs from Python: device_memory_gib (a capacity per device), the
 default split by free memory and the pipeline-parallel input copies (issue #12 item 5; the
 bytes by hand are in tests/unit/test_llamacpp.c)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Loading the library: version checks, SONAME, the candidate order and the ImportError."""
 
 import os

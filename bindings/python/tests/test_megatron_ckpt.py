@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """etp, checkpointing=selective_op and checkpoint_every/checkpoint_layers through Python
 (bytes by hand: tests/unit/test_megatron.c and test_checkpointing.c)."""
 

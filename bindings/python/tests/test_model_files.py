@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Models from files: config.json (path, text or dict), model directories, GGUF, and
 "model": {"path": ...} in scenario files (resolved by the binding, relative to the file)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Multimodal models from Python: the vision_* model keys and mm_items_per_prompt reach the
 library, presets count their vision towers, and vLLM's encoder profile moves the KV budget by
 the bytes worked out in tests/unit/test_multimodal.c (docs/memory/multimodal.md)."""

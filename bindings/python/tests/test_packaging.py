@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Packaging: the stdlib build backend makes a wheel that bundles the library, a source
 distribution, and an editable wheel; an installed wheel imports with no GPUFIT_LIBRARY."""
 

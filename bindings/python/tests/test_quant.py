@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Per-module storage of quantised checkpoints from Python: the model keys, a config.json
 with quantization_config, and an AWQ model not offered AWQ again."""
 
