@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* gpufit plan: parallel layouts that fit, cheapest first. */
+#define _POSIX_C_SOURCE 200809L /* open, fstat, opendir: model directories */
+
+#include "cli.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* gpufit plan: the cheapest layouts that fit a cluster. */
+static int make_plan(gpufit_list **l, const gpufit_model *m, const gpufit_job *j,
+                     const cli_opts *o)
+{
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    if (gpufit_plan(l, m, j, (uint32_t)o->gpus_per_node, (uint32_t)o->nodes, (uint32_t)o->top,
+                    &err) != GPUFIT_OK) {
+        print_error("plan", &err, NULL);
+        return EXIT_BAD_INPUT;
+    }
+    return -1;
+}
+
+static void print_layout(const gpufit_list *l, uint32_t i, int json)
+{
+    gpufit_layout y = {.struct_size = sizeof y};
+    gpufit_list_layout(l, i, &y);
+    if (json) {
+        printf("{\"spec\": ");
+        json_str(y.spec);
+        printf(", \"changes\": %s, \"cost\": %.3f, \"peak_bytes\": %llu, "
+               "\"headroom_bytes\": %lld, \"kv_capacity_tokens\": %llu}",
+               y.spec_json, y.cost, (unsigned long long)y.peak_bytes,
+               (long long)y.headroom_bytes, (unsigned long long)y.kv_capacity_tokens);
+        return;
+    }
+    printf("%3u. cost %.3f  %7.2f GiB  %s", i + 1, y.cost, gib(y.peak_bytes), y.spec);
+    if (y.kv_capacity_tokens > 0) /* serving: the room left for more sequences */
+        printf("  (KV room %llu tokens per replica)", (unsigned long long)y.kv_capacity_tokens);
+    putchar('\n');
+}
+
+static void print_layouts(const gpufit_list *l, const cli_opts *o)
+{
+    unsigned long long evaluated = (unsigned long long)gpufit_list_evaluated(l);
+    if (o->json)
+        printf("{\"evaluated\": %llu, \"layouts\": [", evaluated);
+    else
+        printf("%llu layouts evaluated on %ld x %ld GPUs; %u cheapest that fit (cost: "
+               "docs/planner.md):\n",
+               evaluated, o->nodes, o->gpus_per_node, gpufit_list_count(l));
+    uint32_t n = print_items(l, o->json, print_layout);
+    gpufit_layout y = {.struct_size = sizeof y};
+    if (o->json)
+        return;
+    if (n == 0) {
+        printf("no layout fits\n");
+        return;
+    }
+    gpufit_list_layout(l, 0, &y);
+    printf("\nplacement of layout 1: %s\n", y.placement);
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    cli_opts o = {0};
+    o.gpus_per_node = 8;
+    o.nodes = 1;
+    o.top = 10;
+    return run_list_cmd("plan", argc, argv, &o, make_plan, print_layouts);
+}
