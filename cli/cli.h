@@ -25,7 +25,7 @@ typedef struct cli_opts {
     const char *file, *spec, *max_param, *only, *model, *profile;
     const char *specs[16]; /* every --spec, in order (spec is the last) */
     int n_specs;
-    int json, strict;
+    int json, strict, allow_hardware;
     long gpus_per_node, nodes, top, max_gpus;
 } cli_opts;
 

@@ -328,6 +328,8 @@ int load_scenario(const cli_opts *o, gpufit_model **m, gpufit_job **j)
             return EXIT_BAD_INPUT;
         }
     }
+    if (o->allow_hardware) /* --allow-hardware: the job key allow_hardware */
+        gpufit_job_set_int(*j, GPUFIT_JOB_ALLOW_HARDWARE, 1, NULL);
     for (int i = 0; i < o->n_specs; i++) /* each --spec in order, a later one overriding */
         if (gpufit_apply_spec(*m, *j, o->specs[i], &err) != GPUFIT_OK) {
             print_error("spec", &err, o->specs[i]);

@@ -26,7 +26,7 @@
 static const char *usage_text =
     "usage:\n"
     "  gpufit estimate [FILE.json] [--model PATH] [--spec \"key=value ...\"] [--json]\n"
-    "                  [--max PARAM] [--strict] [--profile PROFILE.json]\n"
+    "                  [--max PARAM] [--strict] [--profile PROFILE.json] [--allow-hardware]\n"
     "  gpufit recommend [FILE.json] [--spec ...] [--only gpu,gpu] [--max-gpus N] [--json]\n"
     "  gpufit plan [FILE.json] [--spec ...] [--gpus-per-node N] [--nodes N] [--top N] [--json]\n"
     "  gpufit calibrate RUNS.jsonl [-o PROFILE.json]   fit the stack constants to measured\n"
@@ -67,6 +67,8 @@ static const struct {
      "  --max PARAM      the largest micro_batch, seq_len, batch, context_len, prompt_len or\n"
      "                   n_gpu_layers that is sure to fit (the band's high end)\n"
      "  --strict         a gate: marginal exits 1, no GPU exits 2\n"
+     "  --allow-hardware list another GPU or more GPUs among the fixes even when software\n"
+     "                   changes that keep the GPU make it fit (job key allow_hardware)\n"
      "  --profile FILE   a calibration profile (gpufit calibrate; docs/calibration.md)\n"
      "exit codes: 0 fits, 1 does not fit, 2 bad input, 3 unreadable file, 4 internal,\n"
      "            5 marginal\n"},

@@ -75,6 +75,8 @@ int parse_opts(const char *cmd, int argc, char **argv, cli_opts *o)
         int k = value_opt(a);
         if (strcmp(a, "--json") == 0) {
             o->json = 1;
+        } else if (strcmp(a, "--allow-hardware") == 0) {
+            o->allow_hardware = 1;
         } else if (strcmp(a, "--strict") == 0) {
             o->strict = 1;
         } else if (k >= 0) {

@@ -480,6 +480,9 @@ typedef enum gpufit_param {
      *  context default (cuda_context_bytes wins when set). */
     GPUFIT_JOB_CUDA_VERSION = 1403,
     GPUFIT_JOB_MITIGATIONS = 1500,        /**< Mitigations gpufit_evaluate ranks; 0 = none. */
+    /** Bool: list hardware changes (another GPU, more GPUs) among the mitigations even when
+     *  software changes that keep the GPU make the job fit (default: only when none does). */
+    GPUFIT_JOB_ALLOW_HARDWARE = 1501,
     GPUFIT_PARAM_MAX_ = 0x7FFFFFFF        /**< Not a value. */
 } gpufit_param;
 

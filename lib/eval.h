@@ -111,6 +111,7 @@ static inline void gpufit__comp_band(const gpufit__role *ro, int c, uint64_t *lo
  * JSON, written once when it is ranked. */
 typedef struct gpufit__mitigation {
     int32_t kind, fits_after;
+    int32_t hardware, reserved; /* 1: it changes the GPU or adds GPUs (listed after) */
     double cost; /* what it costs the user: speed, quality or money (docs/mitigations.md) */
     uint64_t peak_after;
     gpufit__changes cs;

@@ -127,7 +127,7 @@ struct gpufit_job {
     int64_t margin_bytes; /* ... or bytes per device */
     int64_t cuda_context_bytes, cuda_version, workspace_bytes;
     double fragmentation;
-    int64_t mitigations;
+    int64_t mitigations, allow_hardware; /* advice: how many fixes; hardware ones too */
     gpufit__profile profile; /* calibration (gpufit_job_apply_profile); set = 0: none */
     gpufit__list tensor_split, device_gpus; /* per pipeline stage; n = 0: not set */
     gpufit__list device_memory_gib;         /* GiB of each stage's device; n = 0: not set */

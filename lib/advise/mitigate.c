@@ -297,10 +297,32 @@ static void larger_gpu(ctx *x, const gpufit__plan *p)
     }
 }
 
+/* A change of hardware (another GPU, more GPUs): listed after the software fixes that keep
+ * the user's GPU, and only when none of those fits or the job asks (allow_hardware). */
+static int is_hardware(int32_t kind)
+{
+    return kind == GPUFIT_MIT_LARGER_GPU || kind == GPUFIT_MIT_MORE_GPUS;
+}
+
+/* A change set that changes the hardware: another GPU, or more GPUs than the job has. */
+static int changes_hardware(const gpufit__changes *cs, const struct gpufit_job *j)
+{
+    for (uint32_t k = 0; k < cs->n; k++) {
+        const gpufit__change *c = &cs->ch[k];
+        if (c->param == GPUFIT_JOB_GPU || c->param == GPUFIT_JOB_GPU_MEMORY_BYTES ||
+            c->param == GPUFIT_JOB_DEVICE_GPUS ||
+            (c->param == GPUFIT_JOB_GPUS && c->i > (j->gpus > 0 ? j->gpus : 1)))
+            return 1;
+    }
+    return 0;
+}
+
 static int better(const gpufit__mitigation *a, const gpufit__mitigation *b)
 {
     if (a->fits_after != b->fits_after)
         return a->fits_after > b->fits_after;
+    if (a->hardware != b->hardware)
+        return !a->hardware; /* keep the GPU first */
     if (a->cost != b->cost)
         return a->cost < b->cost;
     return a->peak_after < b->peak_after;
@@ -336,6 +358,9 @@ static void finish(gpufit__mitigation *mt)
     gpufit__cs_json(&mt->cs, mt->json, sizeof mt->json);
 }
 
+static void drop_hardware(ranking *rk);
+static int chain_changes(ranking *rk, const ctx *x, const struct gpufit_result *r, int hw);
+
 /* Ranks the candidates for the job that gave r. */
 static void rank(ranking *rk, const struct gpufit_result *r, const struct gpufit_model *m,
                  const struct gpufit_job *j)
@@ -358,7 +383,7 @@ static void rank(ranking *rk, const struct gpufit_result *r, const struct gpufit
     larger_gpu(&local, &p);
 
     /* evaluate every single change */
-    uint32_t any_fit = 0;
+    uint32_t any_fit = 0, soft_fit = 0;
     for (uint32_t i = 0; i < local.n; i++) {
         gpufit__mitigation mt;
         memset(&mt, 0, sizeof mt);
@@ -370,16 +395,39 @@ static void rank(ranking *rk, const struct gpufit_result *r, const struct gpufit
         mt.kind = local.c[i].kind;
         mt.cost = local.c[i].cost;
         mt.cs = local.c[i].cs;
+        mt.hardware = is_hardware(mt.kind) || changes_hardware(&mt.cs, j);
         memcpy(mt.text, local.c[i].text, sizeof local.c[i].text);
         finish(&mt);
         any_fit |= mt.fits_after == 1;
+        soft_fit |= mt.fits_after == 1 && !mt.hardware;
         keep(rk, &mt);
     }
-    if (any_fit)
-        return;
-    /* No single change is enough: chain changes greedily, each step taking the candidate with
-     * the most bytes saved per unit of cost on top of the chain so far, until the job fits.
-     * Steps edit distinct parameters, so that their union is their sum. */
+    if (!soft_fit)
+        soft_fit = chain_changes(rk, &local, r, 0);
+    if (!soft_fit && !any_fit) /* software cannot: a chain that may change the hardware too */
+        chain_changes(rk, &local, r, 1);
+    if (soft_fit && !j->allow_hardware)
+        drop_hardware(rk); /* software keeps the GPU: no other hardware unless asked */
+}
+
+/* Drops the hardware changes from a ranking. */
+static void drop_hardware(ranking *rk)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < rk->n; i++)
+        if (!rk->best[i].hardware)
+            rk->best[n++] = rk->best[i];
+    rk->n = n;
+}
+
+/* No single change is enough: chain changes greedily (with hw = 0 the hardware ones are left
+ * out: the chain keeps the user's GPU), each step taking the candidate with the most
+ * bytes saved per unit of cost on top of the chain so far, until the job fits; then prune
+ * every step it fits without. Steps edit distinct parameters, so that their union is their
+ * sum. Returns 1 when the chain fits (it is ranked). */
+static int chain_changes(ranking *rk, const ctx *x, const struct gpufit_result *r, int hw)
+{
+    ctx local = *x;
     gpufit__changes chain = {0};
     uint64_t peak_now = r->peak;
     uint32_t used[CANDS_MAX] = {0};
@@ -392,7 +440,8 @@ static void rank(ranking *rk, const struct gpufit_result *r, const struct gpufit
         int32_t best_fits = 0;
         for (uint32_t i = 0; i < local.n; i++) {
             const gpufit__changes *ci = &local.c[i].cs;
-            if (used[i] || ci->n == 0 || chain.n + ci->n > MITIGATION_EDITS_MAX)
+            if (used[i] || ci->n == 0 || chain.n + ci->n > MITIGATION_EDITS_MAX ||
+                (!hw && (is_hardware(local.c[i].kind) || changes_hardware(ci, local.j))))
                 continue;
             int clash = 0;
             for (uint32_t k = 0; k < ci->n; k++)
@@ -416,7 +465,7 @@ static void rank(ranking *rk, const struct gpufit_result *r, const struct gpufit
             }
         }
         if (best < 0)
-            return;
+            return 0;
         used[best] = 1;
         order[n_steps++] = best;
         gpufit__cs_merge(&chain, &local.c[best].cs);
@@ -425,7 +474,7 @@ static void rank(ranking *rk, const struct gpufit_result *r, const struct gpufit
             break;
     }
     if (n_steps == 0)
-        return;
+        return 0;
     /* Prune: drop every step the chain still fits without (each step tried once, in the order
      * taken). */
     int keep_step[6] = {1, 1, 1, 1, 1, 1};
@@ -452,10 +501,12 @@ static void rank(ranking *rk, const struct gpufit_result *r, const struct gpufit
         snprintf(mt.text + len, sizeof mt.text - len, "%s%s", len ? "; " : "", c->text);
     }
     if (!try_cand(&local, &mt.cs, &mt.peak_after, &mt.fits_after) || mt.fits_after != 1)
-        return;
-    mt.kind = 19;
+        return 0;
+    mt.kind = GPUFIT_MIT_COMBINED;
+    mt.hardware = changes_hardware(&mt.cs, local.j);
     finish(&mt);
     keep(rk, &mt);
+    return 1;
 }
 
 int32_t gpufit__mitigate(struct gpufit_result *r, const struct gpufit_model *m,

@@ -416,6 +416,10 @@ static const gpufit__param_entry table[] = {
     JI(GPUFIT_JOB_MITIGATIONS, mitigations, 0, 12, 12, "mitigations", NULL, "",
        "how many mitigations gpufit_evaluate ranks when the job does not fit (0 = none, "
        "fastest)"),
+    JB(GPUFIT_JOB_ALLOW_HARDWARE, allow_hardware, 0, "allow_hardware",
+       "also list hardware fixes (another GPU, more GPUs) when software changes that keep the "
+       "GPU make the job fit; by default they are listed only when none does "
+       "(docs/mitigations.md)"),
 };
 #define N_PARAMS (sizeof table / sizeof table[0])
 

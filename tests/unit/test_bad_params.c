@@ -370,6 +370,7 @@ static const battery_row battery[] = {
     {"workspace_bytes", {{0}}, "-1 (default) or any size"},
     {"fragmentation", {{0}}, "-1 (default) or any fraction in range"},
     {"mitigations", {{0}}, "any count 0-12 (0 = none)"},
+    {"allow_hardware", {{0}}, "bool: every value is valid"},
 };
 #define N_BATTERY (sizeof battery / sizeof battery[0])
 

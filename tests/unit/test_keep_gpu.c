@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/* Fixes that keep the user's GPU come first (issue 15; docs/mitigations.md): when no single
+ * change fits, software changes are chained; hardware changes are listed only when software
+ * cannot make the job fit, or when the job asks (allow_hardware). */
+#include "run.h"
+
+static int hardware(int32_t kind)
+{
+    return kind == GPUFIT_MIT_LARGER_GPU || kind == GPUFIT_MIT_MORE_GPUS;
+}
+
+static gpufit_mitigation_info mitigation(const run_s *s, uint32_t i)
+{
+    gpufit_mitigation_info mi = {.struct_size = sizeof mi};
+    cr_assert_eq(gpufit_result_mitigation(s->r, i, &mi), GPUFIT_OK);
+    return mi;
+}
+
+#define LORA "model=llama-3-8b task=lora gpu=rtx-4090 seq_len=4096 micro_batch=4 "
+
+Test(keep_gpu, software_chain_first_and_no_hardware)
+{
+    run_s s;
+    cr_assert_eq(run(&s, LORA), GPUFIT_OK, "%s", s.err.message);
+    gpufit_summary sum = {.struct_size = sizeof sum};
+    gpufit_result_summary(s.r, &sum);
+    cr_assert_eq(sum.fits, 0);
+    cr_assert(sum.n_mitigations > 0);
+    gpufit_mitigation_info first = mitigation(&s, 0);
+    cr_assert_eq(first.fits_after, 1, "%s", first.text);
+    cr_assert(!hardware(first.kind), "%s", first.text);
+    for (uint32_t i = 0; i < sum.n_mitigations; i++)
+        cr_assert(!hardware(mitigation(&s, i).kind), "%s", mitigation(&s, i).text);
+    /* applied, the first one fits on the same GPU (sure to: the band's high end) */
+    gpufit_job *j = NULL;
+    gpufit_job_copy(&j, s.j, NULL);
+    cr_assert_eq(gpufit_job_apply_mitigation(j, s.r, 0, NULL), GPUFIT_OK);
+    gpufit_summary after = {.struct_size = sizeof after};
+    cr_assert_eq(gpufit_evaluate_summary(s.m, j, &after, NULL), GPUFIT_OK);
+    cr_assert_eq(after.verdict, GPUFIT_VERDICT_FITS);
+    cr_assert_eq(after.capacity_bytes, sum.capacity_bytes);
+    gpufit_job_free(j);
+    done(&s);
+}
+
+Test(keep_gpu, hardware_when_asked_and_after_software)
+{
+    run_s s;
+    cr_assert_eq(run(&s, LORA "allow_hardware=1"), GPUFIT_OK, "%s", s.err.message);
+    gpufit_summary sum = {.struct_size = sizeof sum};
+    gpufit_result_summary(s.r, &sum);
+    int seen_hw = 0;
+    for (uint32_t i = 0; i < sum.n_mitigations; i++) {
+        gpufit_mitigation_info mi = mitigation(&s, i);
+        if (hardware(mi.kind))
+            seen_hw = 1;
+        else if (mi.fits_after == 1)
+            cr_assert(!seen_hw, "a fitting software fix after a hardware one: %s", mi.text);
+    }
+    cr_assert(seen_hw);
+    done(&s);
+}
+
+/* Software cannot make a 70B pre-training fit one GPU: hardware is listed without asking. */
+Test(keep_gpu, hardware_when_software_cannot)
+{
+    run_s s;
+    cr_assert_eq(run(&s, "model=llama-3-70b task=pretrain gpu=rtx-4090 seq_len=4096"),
+                 GPUFIT_OK, "%s", s.err.message);
+    gpufit_summary sum = {.struct_size = sizeof sum};
+    gpufit_result_summary(s.r, &sum);
+    int any_hw = 0;
+    for (uint32_t i = 0; i < sum.n_mitigations; i++)
+        any_hw |= hardware(mitigation(&s, i).kind);
+    cr_assert(any_hw);
+    done(&s);
+}
