@@ -5,6 +5,7 @@
 #include "cli.h"
 
 #include <dirent.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -202,6 +203,9 @@ void print_text(const gpufit_result *r, const gpufit_summary *s)
             continue;
         printf("  %2u. %-4s %8.2f GiB  %s\n           --spec \"%s\"\n", i + 1,
                mi.fits_after ? "fits" : "oom", gib(mi.peak_bytes_after), mi.text, mi.changes);
+        if (mi.struct_size > offsetof(gpufit_mitigation_info, flags) && mi.flags != NULL &&
+            strcmp(mi.flags, mi.changes) != 0) /* the framework's own words, when they differ */
+            printf("           flags: %s\n", mi.flags);
     }
     /* the three-way verdict with the band of the fullest device (docs/band.md) */
     double lo = gib(s->peak_low_bytes), hi = gib(s->peak_high_bytes), cap = gib(s->capacity_bytes);

@@ -869,6 +869,10 @@ typedef struct gpufit_mitigation_info {
                                     result. */
     const char *changes_json;  /**< The same edits as a JSON object for gpufit_apply_json();
                                     owned by the result. @since 0.1.0 */
+    const char *flags;         /**< The same edits as the job's framework writes them, ready
+                                    to paste (vLLM/SGLang arguments, llama.cpp options, HF
+                                    Trainer/PEFT, DeepSpeed config, Megatron-LM arguments;
+                                    docs/flags.md); owned by the result. @since 0.1.0 */
 } gpufit_mitigation_info;
 
 /**

@@ -36,6 +36,11 @@ typedef struct gpufit__changes {
     gpufit__change ch[GPUFIT__CHANGES_MAX];
 } gpufit__changes;
 
+/* Writes cs as the framework's own flags or config keys (ready to paste; docs/flags.md) into
+ * buf (capacity cap, NUL-terminated, truncated if need be); returns the length it needs. */
+size_t gpufit__cs_flags(const gpufit__changes *cs, const struct gpufit_job *j, int32_t framework,
+                        char *buf, size_t cap);
+
 /* Records param = v, replacing an earlier edit of param. */
 void gpufit__cs_int(gpufit__changes *cs, int32_t param, int64_t v, int keep);
 void gpufit__cs_float(gpufit__changes *cs, int32_t param, double v, int keep);

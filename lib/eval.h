@@ -118,6 +118,7 @@ typedef struct gpufit__mitigation {
     char text[256];
     char spec[256];
     char json[384];
+    char flags[384]; /* the change in the framework's own words (advise/flags.c) */
 } gpufit__mitigation;
 
 /* The roles live outside the struct: gpufit__evaluate_into() fills up to GPUFIT__ROLES_MAX

@@ -59,6 +59,7 @@ int32_t gpufit_result_mitigation(const gpufit_result *r, uint32_t i, gpufit_miti
     info.text = mt->text;
     info.changes = mt->spec;
     info.changes_json = mt->json;
+    info.flags = mt->flags;
     info.struct_size = (uint32_t)sizeof info;
     /* callers built before changes_json was appended still get the fields they know */
     return gpufit__copy_out(out, &info, sizeof info,

@@ -27,6 +27,7 @@ typedef struct ctx {
     const struct gpufit_result *base;
     cand c[CANDS_MAX];
     uint32_t n;
+    int32_t framework; /* the job's, resolved: the flags' words (flags.c) */
 } ctx;
 
 static cand *add(ctx *x, int32_t kind, double cost, const char *fmt, ...)
@@ -352,10 +353,11 @@ static void keep(ranking *rk, const gpufit__mitigation *mt)
 }
 
 /* Writes the spec and JSON of a ranked mitigation's change set. */
-static void finish(gpufit__mitigation *mt)
+static void finish(gpufit__mitigation *mt, const struct gpufit_job *j, int32_t framework)
 {
     gpufit__cs_spec(&mt->cs, mt->spec, sizeof mt->spec);
     gpufit__cs_json(&mt->cs, mt->json, sizeof mt->json);
+    gpufit__cs_flags(&mt->cs, j, framework, mt->flags, sizeof mt->flags);
 }
 
 static void drop_hardware(ranking *rk);
@@ -374,6 +376,7 @@ static void rank(ranking *rk, const struct gpufit_result *r, const struct gpufit
     ctx local; /* the working set lives on the caller's stack: no shared state */
     memset(&local, 0, sizeof local);
     local.m = m;
+    local.framework = p.framework;
     local.j = j;
     local.base = r;
     if (p.training)
@@ -397,7 +400,7 @@ static void rank(ranking *rk, const struct gpufit_result *r, const struct gpufit
         mt.cs = local.c[i].cs;
         mt.hardware = is_hardware(mt.kind) || changes_hardware(&mt.cs, j);
         memcpy(mt.text, local.c[i].text, sizeof local.c[i].text);
-        finish(&mt);
+        finish(&mt, local.j, local.framework);
         any_fit |= mt.fits_after == 1;
         soft_fit |= mt.fits_after == 1 && !mt.hardware;
         keep(rk, &mt);
@@ -504,7 +507,7 @@ static int chain_changes(ranking *rk, const ctx *x, const struct gpufit_result *
         return 0;
     mt.kind = GPUFIT_MIT_COMBINED;
     mt.hardware = changes_hardware(&mt.cs, local.j);
-    finish(&mt);
+    finish(&mt, local.j, local.framework);
     keep(rk, &mt);
     return 1;
 }

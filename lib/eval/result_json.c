@@ -136,6 +136,8 @@ int32_t gpufit_result_to_json(const gpufit_result *r, char *buf, size_t cap, siz
         put_str(&w, mt->text);
         put(&w, ", \"changes\": %s, \"spec\": ", mt->json); /* canonical (changes.h) */
         put_str(&w, mt->spec);
+        put(&w, ", \"flags\": ");
+        put_str(&w, mt->flags);
         put(&w, ", \"peak_bytes_after\": %llu, \"fits_after\": %s, \"cost\": %.2f}",
             (unsigned long long)mt->peak_after, fits_text(mt->fits_after), mt->cost);
     }

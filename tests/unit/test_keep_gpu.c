@@ -4,6 +4,8 @@
  * cannot make the job fit, or when the job asks (allow_hardware). */
 #include "run.h"
 
+#include <string.h>
+
 static int hardware(int32_t kind)
 {
     return kind == GPUFIT_MIT_LARGER_GPU || kind == GPUFIT_MIT_MORE_GPUS;
@@ -73,5 +75,38 @@ Test(keep_gpu, hardware_when_software_cannot)
     for (uint32_t i = 0; i < sum.n_mitigations; i++)
         any_hw |= hardware(mitigation(&s, i).kind);
     cr_assert(any_hw);
+    done(&s);
+}
+
+/* Ready-to-paste flags in the framework's words (advise/flags.c, docs/flags.md). */
+static const char *flags_of_first(run_s *s, const char *spec)
+{
+    cr_assert_eq(run(s, spec), GPUFIT_OK, "%s", s->err.message);
+    static gpufit_mitigation_info mi;
+    mi = (gpufit_mitigation_info){.struct_size = sizeof mi};
+    cr_assert_eq(gpufit_result_mitigation(s->r, 0, &mi), GPUFIT_OK);
+    cr_assert(mi.flags != NULL);
+    return mi.flags;
+}
+
+Test(flags, per_framework)
+{
+    run_s s;
+    /* vLLM: the KV budget is short at 128k context: --max-model-len */
+    const char *f = flags_of_first(&s, "model=llama-3.1-8b task=inference framework=vllm "
+                                       "gpu=rtx-3090 context_len=131072");
+    cr_assert(strncmp(f, "--max-model-len ", 16) == 0, "%s", f);
+    done(&s);
+    /* llama.cpp: quantised KV cache as -ctk/-ctv */
+    f = flags_of_first(&s, "model=llama-3-70b task=inference gpu=rtx-3090 gpus=2 pp=2 "
+                           "framework=llamacpp context_len=32768");
+    cr_assert(strstr(f, "-ctk q8_0 -ctv q8_0") != NULL, "%s", f);
+    done(&s);
+    /* HF Trainer / PEFT: QLoRA, micro-batch 1 with accumulation 4, checkpointing */
+    f = flags_of_first(&s, LORA);
+    cr_assert(strstr(f, "load_in_4bit=True") != NULL, "%s", f);
+    cr_assert(strstr(f, "--per_device_train_batch_size 1") != NULL, "%s", f);
+    cr_assert(strstr(f, "--gradient_accumulation_steps 4") != NULL, "%s", f);
+    cr_assert(strstr(f, "--gradient_checkpointing") != NULL, "%s", f);
     done(&s);
 }

@@ -238,6 +238,7 @@ class MitigationInfo(SizedStruct):
         ("text", c_char_p),
         ("changes", c_char_p),
         ("changes_json", c_char_p),
+        ("flags", c_char_p),
     ]
 
 

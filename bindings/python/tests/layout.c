@@ -138,6 +138,7 @@ int main(void)
     FIELD(gpufit_mitigation_info, text);
     FIELD(gpufit_mitigation_info, changes);
     FIELD(gpufit_mitigation_info, changes_json);
+    FIELD(gpufit_mitigation_info, flags);
 
     STRUCT(gpufit_recommendation);
     FIELD(gpufit_recommendation, struct_size);
