@@ -32,6 +32,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define GGUF_TENSORS_MAX ((uint64_t)1 << 20)
 #define GGUF_KV_MAX      ((uint64_t)1 << 20)
@@ -356,6 +357,8 @@ static int key_is(const uint8_t *k, uint64_t kl, const char *lit)
 typedef struct strset {
     uint64_t *slot; /* offset + 1; 0 = empty */
     uint64_t mask;
+    uint64_t seed; /* per call: a file cannot be crafted offline so that its strings collide */
+    unsigned shift; /* the slot is the top bits of the mixed hash */
 } strset;
 
 static int32_t strset_init(strset *t, uint64_t n, gpufit_error *err)
@@ -365,6 +368,16 @@ static int32_t strset_init(strset *t, uint64_t n, gpufit_error *err)
         cap <<= 1; /* n <= 2^20 */
     t->slot = calloc((size_t)cap, sizeof *t->slot);
     t->mask = cap - 1;
+    unsigned k = 0;
+    while (((uint64_t)1 << k) < cap)
+        k++;
+    t->shift = 64 - k; /* cap = 2^k, k >= 4 */
+    /* FNV-1a alone lets a hostile header steer its low bits (the slot) with a byte or two per
+     * key: 2^20 colliding keys would cost 2^39 comparisons. A seed the file cannot know (the
+     * stack address, under ASLR, and the time; the result never depends on it) and a
+     * finalizer whose top bits depend on every input bit keep probes short. */
+    uintptr_t here = (uintptr_t)&cap;
+    t->seed = (uint64_t)here * 0x9E3779B97F4A7C15u ^ (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)t;
     return t->slot != NULL ? GPUFIT_OK
                            : gpufit__fail(err, GPUFIT_E_NOMEM, 0, UINT64_MAX, "out of memory");
 }
@@ -377,7 +390,11 @@ static uint64_t strset_add(strset *t, const rd *r, uint64_t at)
     const uint8_t *s = r->b + at + 8;
     for (uint64_t i = 0; i < n; i++)
         h = (h ^ s[i]) * 1099511628211u; /* FNV-1a */
-    for (uint64_t i = h & t->mask;; i = (i + 1) & t->mask) {
+    h ^= t->seed; /* splitmix64's finalizer */
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9u;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBu;
+    h ^= h >> 31;
+    for (uint64_t i = (h >> t->shift) & t->mask;; i = (i + 1) & t->mask) {
         uint64_t o = t->slot[i];
         if (o == 0) {
             t->slot[i] = at + 1;

@@ -534,6 +534,7 @@ static int32_t scan_top(const char *json,
                         gpufit__json *model_at,
                         int *has_model,
                         size_t *gpu_off,
+                        gpufit__json *gpu_at,
                         int *has_gpu,
                         gpufit_error *err)
 {
@@ -558,6 +559,7 @@ static int32_t scan_top(const char *json,
             *has_model = 1;
         } else if (gpufit__json_equals(&k, "gpu")) {
             *gpu_off = k.offset;
+            *gpu_at = p;
             *has_gpu = 1;
         }
         if ((st = gpufit__json_next(&p, &v, err)) != GPUFIT_OK ||
@@ -583,14 +585,26 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
     c.j = *j;
     memset(&c.seen, 0, sizeof c.seen);
 
-    gpufit__json model_at, p;
+    gpufit__json model_at, gpu_at, p;
     int has_model = 0, has_gpu = 0;
     size_t gpu_off = 0;
-    int32_t st = scan_top(json, len, &model_at, &has_model, &gpu_off, &has_gpu, err);
+    int32_t st = scan_top(json, len, &model_at, &has_model, &gpu_off, &gpu_at, &has_gpu, err);
     if (st != GPUFIT_OK)
         return st;
     if (has_model && (st = apply_model(&c, &model_at, err)) != GPUFIT_OK)
         return st;
+    /* "gpu" right after "model", wherever it stands: gpu_memory_gib/_bytes then override the
+     * GPU's capacity whatever the key order (they reset nothing). */
+    if (has_gpu) {
+        gpufit__json_token gv;
+        key gk;
+        memcpy(gk.text, "gpu", 4);
+        gk.len = 3;
+        gk.offset = gpu_off;
+        if ((st = gpufit__json_next(&gpu_at, &gv, err)) != GPUFIT_OK ||
+            (st = apply_gpu(&c, &gpu_at, &gv, &gk, err)) != GPUFIT_OK)
+            return st;
+    }
 
     gpufit__json_token k, v;
     if ((st = gpufit__json_init(&p, json, len, err)) != GPUFIT_OK ||
@@ -610,14 +624,8 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
         if (!ignored_key(&kk) &&
             (st = gpufit__doc_key(&c.seen, kk.text, kk.len, k.offset, err)) != GPUFIT_OK)
             return st;
-        if (key_is(&kk, "model") || ignored_key(&kk) ||
-            (key_is(&kk, "gpu") && !(has_gpu && k.offset == gpu_off))) {
+        if (key_is(&kk, "model") || key_is(&kk, "gpu") || ignored_key(&kk)) {
             if ((st = gpufit__json_skip(&p, &v, err)) != GPUFIT_OK)
-                return st;
-            continue;
-        }
-        if (key_is(&kk, "gpu")) {
-            if ((st = apply_gpu(&c, &p, &v, &kk, err)) != GPUFIT_OK)
                 return st;
             continue;
         }

@@ -99,9 +99,11 @@ int32_t gpufit_apply_spec(gpufit_model *m, gpufit_job *j, const char *spec, gpuf
         mc = *m;
     if (j != NULL)
         jc = *j;
-    /* Two passes: "model=" first, so that later keys override the preset's values. The first
-     * pass also refuses a key given twice (by any alias) and conflicting keys: within one spec
-     * the last one would win silently. */
+    /* Two passes: "model=" and "gpu=" first, wherever they stand, so that the other keys
+     * override the preset's values and the GPU's capacity whatever their order
+     * ("gpu_memory_gib=40 gpu=h100" = "gpu=h100 gpu_memory_gib=40"). The first pass also
+     * refuses a key given twice (by any alias) and conflicting keys: within one spec the last
+     * one would win silently. */
     gpufit__doc_keys seen;
     memset(&seen, 0, sizeof seen);
     for (int pass = 0; pass < 2; pass++) {
@@ -110,12 +112,13 @@ int32_t gpufit_apply_spec(gpufit_model *m, gpufit_job *j, const char *spec, gpuf
         int r;
         while ((r = next_token(spec, n, &pos, &t, err)) == 1) {
             int is_model = t.klen == 5 && memcmp(spec + t.key, "model", 5) == 0;
+            int first = is_model || (t.klen == 3 && memcmp(spec + t.key, "gpu", 3) == 0);
             if (pass == 0) {
                 int32_t st = gpufit__doc_key(&seen, spec + t.key, t.klen, t.key, err);
                 if (st != GPUFIT_OK)
                     return st;
             }
-            if (is_model != (pass == 0))
+            if (first != (pass == 0))
                 continue;
             int32_t st =
                 !is_model ? gpufit__apply_kv(m != NULL ? &mc : NULL, j != NULL ? &jc : NULL,

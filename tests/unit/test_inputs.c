@@ -109,6 +109,33 @@ Test(inputs, spec_capacity_keys_conflict_in_either_order)
 }
 
 /* ---- a capacity that rounds to nothing --------------------------------------------------- */
+/* "gpu" applies first wherever it stands: a capacity key overrides a catalogue GPU's capacity
+ * in either order (it used to be reset when gpu came second: 80 GiB instead of 40). */
+Test(inputs, gpu_and_capacity_are_order_free)
+{
+    static const char *const docs[] = {
+        "gpu=h100 gpu_memory_gib=40",
+        "gpu_memory_gib=40 gpu=h100",
+        "gpu_memory_bytes=40GiB gpu=h100",
+        "{\"gpu\": \"h100\", \"gpu_memory_gib\": 40}",
+        "{\"gpu_memory_gib\": 40, \"gpu\": \"h100\"}",
+        "{\"gpu_memory_bytes\": 42949672960, \"gpu\": \"h100\"}",
+        "gpu=24GiB gpu_memory_gib=40",
+        "gpu_memory_gib=40 gpu=24GiB",
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        handles h;
+        open_h(&h);
+        int32_t st = docs[i][0] == '{' ? json(&h, docs[i]) : spec(&h, docs[i]);
+        cr_assert_eq(st, GPUFIT_OK, "%s: %s", docs[i], h.err.message);
+        cr_expect_eq(job_int(&h, GPUFIT_JOB_GPU_MEMORY_BYTES), (int64_t)40 << 30, "%s",
+                     docs[i]);
+        if (strstr(docs[i], "h100") != NULL)
+            cr_expect(job_int(&h, GPUFIT_JOB_GPU) >= 0, "%s: the catalogue GPU is kept", docs[i]);
+        close_h(&h);
+    }
+}
+
 Test(inputs, tiny_capacity_is_an_error)
 {
     handles h;
