@@ -16,6 +16,11 @@ typedef struct fbuf {
 } fbuf;
 
 static void put(fbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void put(fbuf *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -132,12 +137,12 @@ static int megatron_flag(fbuf *b, const gpufit__change *c)
     case GPUFIT_JOB_CP: put(b, "--context-parallel-size %lld", (long long)c->i); return 1;
     case GPUFIT_JOB_EP: put(b, "--expert-model-parallel-size %lld", (long long)c->i); return 1;
     case GPUFIT_JOB_SP:
-        put(b, c->i ? "--sequence-parallel" : "(no --sequence-parallel)");
+        put(b, "%s", c->i ? "--sequence-parallel" : "(no --sequence-parallel)");
         return 1;
     case GPUFIT_JOB_MICRO_BATCH: put(b, "--micro-batch-size %lld", (long long)c->i); return 1;
     case GPUFIT_JOB_GLOBAL_BATCH: put(b, "--global-batch-size %lld", (long long)c->i); return 1;
     case GPUFIT_JOB_ZERO:
-        put(b, c->i >= 1 ? "--use-distributed-optimizer" : "(no --use-distributed-optimizer)");
+        put(b, "%s", c->i >= 1 ? "--use-distributed-optimizer" : "(no --use-distributed-optimizer)");
         return 1;
     case GPUFIT_JOB_CHECKPOINTING:
         if (v != NULL && strcmp(v, "full") == 0)
