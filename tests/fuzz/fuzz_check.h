@@ -14,13 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FZ_CHECK(cond)                                                                             \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "fuzz_assert.h"
 
 #define FZ_MAX_PARAMS 512
 

@@ -7,6 +7,7 @@
  *   has it within the input;
  * - atomicity: a refused profile leaves the job's evaluation unchanged;
  * - what gpufit_calibrate writes is itself a profile gpufit_job_apply_profile accepts. */
+#include "fuzz_assert.h"
 #include "gpufit.h"
 
 #include <stdint.h>
@@ -14,13 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FZ_CHECK(cond)                                                                             \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
