@@ -28,8 +28,9 @@ GPUs, how many) and :func:`plan` (parallel layouts), :meth:`Report.with_changes`
 """
 
 from . import _lib
-from ._api import (Job, Model, ResultList, calibrate, components, estimate, evaluate, gpus,
-                   max_fitting, models, param_info, params, plan, recommend, safetensors_info)
+from ._api import (Job, Model, ResultList, Verdict, calibrate, components, estimate, evaluate,
+                   evaluate_summary, gpus, max_fitting, models, param_info, params, plan,
+                   recommend, safetensors_info, sweep)
 from .errors import (BufferTooSmall, GpufitError, Inconsistent, InternalError, InvalidArgument,
                      NotFound, OutOfMemory, Overflow, ParseError, StructSizeError,
                      UnknownParameter, Unsupported)
@@ -44,7 +45,7 @@ library_path = _lib.path
 
 __all__ = [
     "__version__", "version_number", "library_path",
-    "estimate", "evaluate", "calibrate", "max_fitting", "recommend", "plan", "ResultList",
+    "estimate", "evaluate", "evaluate_summary", "sweep", "Verdict", "calibrate", "max_fitting", "recommend", "plan", "ResultList",
     "Model", "Job", "Report", "Role",
     "models", "gpus", "params", "param_info", "components", "safetensors_info",
     "GpufitError", "InvalidArgument", "Inconsistent", "Overflow", "UnknownParameter",

@@ -10,11 +10,14 @@ capacity).
 """
 
 import ctypes
+import dataclasses
 import errno
+import itertools
 import json
 import numbers
 import os
 import stat
+import typing
 import warnings
 import weakref
 from ctypes import (byref, c_char_p, c_double, c_int32, c_int64, c_size_t, c_uint32, c_uint64,
@@ -32,7 +35,8 @@ from ._types import Recommendation as _Recommendation
 from ._types import SafetensorsInfo as _SafetensorsInfo
 from .report import Report, Role
 
-__all__ = ["Model", "Job", "evaluate", "estimate", "calibrate", "max_fitting", "recommend", "plan",
+__all__ = ["Model", "Job", "evaluate", "evaluate_summary", "sweep", "Verdict", "estimate",
+           "calibrate", "max_fitting", "recommend", "plan",
            "models", "gpus", "params", "components", "param_info", "safetensors_info",
            "ResultList"]
 
@@ -951,6 +955,76 @@ def _read_result(res, model, job):
         peak_low_bytes=s.peak_low_bytes, peak_high_bytes=s.peak_high_bytes)
     report._inputs = (model.copy(), job.copy())
     return report
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    """What :func:`evaluate_summary` returns: the verdict and totals only (no roles, no
+    components, no mitigations), read from ``gpufit_evaluate_summary`` without allocating.
+
+    Attributes: ``verdict`` (``"fits"``, ``"marginal"``, ``"oom"`` or None without a GPU),
+    ``fits`` (the point estimate fits; None without a GPU), ``peak_bytes`` and its band
+    ``peak_low_bytes`` / ``peak_high_bytes``, ``headroom_bytes``, ``capacity_bytes``."""
+
+    verdict: typing.Optional[str]
+    fits: typing.Optional[bool]
+    peak_bytes: int
+    peak_low_bytes: int
+    peak_high_bytes: int
+    headroom_bytes: int
+    capacity_bytes: int
+
+    def __bool__(self):
+        return self.verdict == "fits"
+
+
+def evaluate_summary(model, job):
+    """The fast path for sweeps: evaluates ``model`` (a :class:`Model`) under ``job`` (a
+    :class:`Job`) through ``gpufit_evaluate_summary`` and returns a :class:`Verdict`, about
+    10x faster than :func:`evaluate` (nothing but the totals is read)."""
+    _check_handles(model, job)
+    s = Summary()
+    _lib.call(lib.gpufit_evaluate_summary, model, job, byref(s))
+    return Verdict(_VERDICTS.get(s.verdict), None if s.fits < 0 else bool(s.fits),
+                   s.peak_bytes, s.peak_low_bytes, s.peak_high_bytes, s.headroom_bytes,
+                   s.capacity_bytes)
+
+
+def sweep(model, job=None, **grid):
+    """Evaluates the job over a grid of values (``micro_batch=range(1, 65), seq_len=[...]``)
+    through :func:`evaluate_summary` and returns the columns: a ``pandas.DataFrame`` when
+    pandas is importable, else a dict of lists (one column per grid key, then ``verdict``,
+    ``fits``, ``peak_bytes``, ``peak_low_bytes``, ``peak_high_bytes``, ``headroom_bytes``).
+    A combination the library refuses gets verdict ``"error"`` and its message in ``error``.
+    """
+    if isinstance(model, str):
+        model = Model(model)
+    job = Job() if job is None else (Job(**job) if isinstance(job, dict) else job)
+    _check_handles(model, job)
+    keys = list(grid)
+    values = [list(v) if not isinstance(v, (str, bytes)) and hasattr(v, "__iter__") else [v]
+              for v in grid.values()]
+    cols = {k: [] for k in keys + ["verdict", "fits", "peak_bytes", "peak_low_bytes",
+                                    "peak_high_bytes", "headroom_bytes", "error"]}
+    for combo in itertools.product(*values):
+        j = job.copy()
+        try:
+            j.update(dict(zip(keys, combo)))
+            v = evaluate_summary(model, j)
+            row = [v.verdict, v.fits, v.peak_bytes, v.peak_low_bytes, v.peak_high_bytes,
+                   v.headroom_bytes, None]
+        except _errors.GpufitError as e:
+            row = ["error", None, None, None, None, None, str(e)]
+        for k, x in zip(keys, combo):
+            cols[k].append(x)
+        for k, x in zip(("verdict", "fits", "peak_bytes", "peak_low_bytes", "peak_high_bytes",
+                         "headroom_bytes", "error"), row):
+            cols[k].append(x)
+    try:
+        import pandas  # optional
+    except ImportError:
+        return cols
+    return pandas.DataFrame(cols)
 
 
 def evaluate(model, job=None):
