@@ -607,14 +607,15 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
                 v.ws = in[e].ws;
             CK(server_totals(p, role, m, need, fits0, &v, t, &f));
             for (int k = 0; k < 4; k++) {
-                int64_t d = (int64_t)(t[k] - pt[k]);
+                /* a signed change, computed without an unsigned wrap (budgets < 2^63) */
+                int64_t d = t[k] >= pt[k] ? (int64_t)(t[k] - pt[k]) : -(int64_t)(pt[k] - t[k]);
                 dlo[k] = d < dlo[k] ? d : dlo[k];
                 dhi[k] = d > dhi[k] ? d : dhi[k];
             }
         }
     uint64_t *b[4] = {role->alloc_b, role->reserved_b, role->used_b, role->kv_cap_b};
     for (int k = 0; k < 4; k++) {
-        b[k][0] = pt[k] + (uint64_t)dlo[k];
+        b[k][0] = pt[k] - (uint64_t)(-dlo[k]); /* dlo <= 0 <= dhi */
         b[k][1] = pt[k] + (uint64_t)dhi[k];
     }
     for (int e = 0; e < 2; e++) {

@@ -361,7 +361,14 @@ typedef struct strset {
     unsigned shift; /* the slot is the top bits of the mixed hash */
 } strset;
 
-static int32_t strset_init(strset *t, uint64_t n, gpufit_error *err)
+/* Hashing multiplies modulo 2^64 on purpose: exempt from the unsigned-overflow fuzz build. */
+#if defined(__clang__)
+#define HASH_WRAPS __attribute__((no_sanitize("unsigned-integer-overflow")))
+#else
+#define HASH_WRAPS
+#endif
+
+HASH_WRAPS static int32_t strset_init(strset *t, uint64_t n, gpufit_error *err)
 {
     uint64_t cap = 16;
     while (cap < 2 * n)
@@ -384,7 +391,7 @@ static int32_t strset_init(strset *t, uint64_t n, gpufit_error *err)
 
 /* Adds the string whose length field is at `at` (already read, so in the buffer); returns 0,
  * or the offset + 1 of an equal string added before. */
-static uint64_t strset_add(strset *t, const rd *r, uint64_t at)
+HASH_WRAPS static uint64_t strset_add(strset *t, const rd *r, uint64_t at)
 {
     uint64_t n = le(r->b + at, 8), h = 1469598103934665603u;
     const uint8_t *s = r->b + at + 8;
