@@ -61,6 +61,13 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r["roles"]
 expect_exit 0 estimate --json --spec "model=llama-3-8b gpu=h100 task=inference tp=2" --spec "tp=1"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r["roles"][0]["devices"] != 1)' \
     "$tmp/out" || fail "a later --spec does not override"
+grep -q '"name": "llama-3-8b"' "$tmp/out" || fail "the first --spec's model was forgotten"
+# more --spec options than the command keeps is an error, never a silently dropped one
+many=(); for k in $(seq 17); do many+=(--spec "tp=1"); done
+expect_exit 2 estimate --spec "model=llama-3-8b" "${many[@]}"
+grep -q -- "more than 16 --spec options" "$tmp/err" || fail "17 --spec: $(head -c 300 "$tmp/err")"
+many=(); for k in $(seq 15); do many+=(--spec "tp=1"); done
+expect_exit 0 estimate --spec "model=llama-3-8b gpu=h100" "${many[@]}"
 # help: every command explains itself (exit 0); bare gpufit prints usage and exits 2
 for c in estimate recommend plan calibrate models gpus params version; do
     expect_exit 0 "$c" --help

@@ -1147,6 +1147,8 @@ def max_fitting(param, scenario=None, *, file=None, spec=None, **params):
 
 def max_fitting_handles(model, job, param):
     """:func:`max_fitting` for a :class:`Model` and a :class:`Job`."""
+    if not isinstance(param, str):
+        raise TypeError("param must be a str (a parameter name), not %s" % type(param).__name__)
     pid = _param_id(param)
     if not pid:
         raise _errors.UnknownParameter(
