@@ -5,7 +5,7 @@
 Usage (from the repository root; this is what `make regen` runs):
     python3 tools/gen_gpu_catalog.py [CSV] [-o lib/core/gpu_catalog.inc] [--check]
 
-CSV defaults to ../shared/reference/gpus.csv relative to the repository root. --check writes
+CSV defaults to data/gpus.csv in the repository (a copy of shared/reference/gpus.csv). --check writes
 nothing and exits 1 when the committed file differs from what would be generated.
 
 Sources: shared/reference/gpus.csv (every row becomes one catalogue row) and
@@ -21,7 +21,7 @@ import os
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_CSV = os.path.join(REPO, "..", "shared", "reference", "gpus.csv")
+DEFAULT_CSV = os.path.join(REPO, "data", "gpus.csv")
 DEFAULT_OUT = os.path.join(REPO, "lib", "core", "gpu_catalog.inc")
 
 GIB = 1 << 30

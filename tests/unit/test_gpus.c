@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of the GPU catalogue (lib/core/gpu_catalog.c, lib/core/gpu_catalog.inc).
- * Expected values: shared/reference/gpus.csv and memory-model.md section 8.5. */
+ * Expected values: data/gpus.csv (a copy of shared/reference/gpus.csv) and memory-model.md section 8.5. */
 #include <criterion/criterion.h>
 
 #include "internal.h"
@@ -103,7 +103,7 @@ Test(gpus, every_csv_row_in_order)
 Test(gpus, csv_file_rows_present)
 {
     const char *path = getenv("GPUFIT_GPUS_CSV");
-    FILE *f = fopen(path ? path : "../shared/reference/gpus.csv", "r");
+    FILE *f = fopen(path ? path : "data/gpus.csv", "r");
     if (f == NULL)
         cr_skip_test("gpus.csv not readable from here; set GPUFIT_GPUS_CSV");
     char line[4096];
