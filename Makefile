@@ -234,6 +234,8 @@ endef
 define run-abi
 	@echo "==> exported symbols: $(SHARED_LIB) == lib/gpufit.map == GPUFIT_API in $(HEADER)"
 	NM='$(NM)' READELF='$(READELF)' sh tests/abi/check-exports.sh '$(BUILD)'
+	@echo "==> ABI against the committed baseline (abidiff tests/abi/gpufit.abi $(SHARED_LIB))"
+	@bash tests/abi/check-abidiff.sh '$(SHARED_LIB)'
 endef
 
 define run-install
