@@ -221,6 +221,7 @@ typedef struct gpufit__param_entry {
 
 const gpufit__param_entry *gpufit__param_find(int32_t id);
 const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len);
+const gpufit__param_entry *gpufit__param_at(size_t i); /* NULL past the end */
 void gpufit__model_defaults(struct gpufit_model *m);
 void gpufit__job_defaults(struct gpufit_job *j);
 
@@ -562,7 +563,10 @@ typedef struct gpufit__gpu {
 size_t gpufit__gpu_count(void);
 const gpufit__gpu *gpufit__gpu_at(size_t i);
 const gpufit__gpu *gpufit__gpu_by_id(int64_t id);
-const gpufit__gpu *gpufit__gpu_find(const char *name, size_t len); /* case-insensitive */
+const gpufit__gpu *gpufit__gpu_find(const char *name, size_t len); /* docs/gpus.md */
+#define GPUFIT__GPU_NAME_MAX 96
+size_t gpufit__gpu_norm(const char *s, size_t len, char *out, size_t cap);
+const char *gpufit__gpu_ambiguous(const char *name, size_t len); /* keys, or NULL */
 
 /* ---------------------------------------------------------------------------------------
  * Dtypes (dtype.c)
@@ -599,5 +603,15 @@ extern const gpufit__enum_value gpufit__dtype_names[];
  * Case-insensitive comparison of a counted string with a C string.
  * ------------------------------------------------------------------------------------- */
 int gpufit__streq_ci(const char *a, size_t alen, const char *b);
+
+/* "Did you mean" (suggest.c): each writes "; did you mean 'x'?" or "" to out and returns its
+ * length. */
+const char *gpufit__preset_hf_variant(const char *id, size_t len); /* model_hf_ids.c */
+size_t gpufit__edit_distance(const char *a, size_t alen, const char *b, size_t blen);
+size_t gpufit__suggest_key(const char *q, size_t qlen, char *out, size_t cap);
+size_t gpufit__suggest_value(const gpufit__param_entry *e, const char *q, size_t qlen, char *out,
+                             size_t cap);
+size_t gpufit__suggest_gpu(const char *q, size_t qlen, char *out, size_t cap);
+size_t gpufit__suggest_preset(const char *q, size_t qlen, char *out, size_t cap);
 
 #endif /* GPUFIT_INTERNAL_H */

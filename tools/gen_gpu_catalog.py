@@ -69,32 +69,42 @@ NAMES = {
     "GeForce RTX 3060 12GB": ("rtx-3060-12gb", ["rtx-3060", "3060"]),
     "GeForce RTX 3070": ("rtx-3070", ["3070"]),
     "GeForce RTX 3080 10GB": ("rtx-3080-10gb", ["rtx-3080", "3080"]),
-    "GeForce RTX 3090": ("rtx-3090", ["3090"]),
-    "GeForce RTX 4090": ("rtx-4090", ["4090"]),
-    "GeForce RTX 5090": ("rtx-5090", ["5090"]),
+    "GeForce RTX 3090": ("rtx-3090", ["3090", "rtx-3090-24gb"]),
+    "GeForce RTX 4090": ("rtx-4090", ["4090", "rtx-4090-24gb"]),
+    "GeForce RTX 5090": ("rtx-5090", ["5090", "rtx-5090-32gb"]),
     "RTX A6000": ("rtx-a6000", ["a6000"]),
     "RTX 6000 Ada Generation": ("rtx-6000-ada", ["6000-ada"]),
     "L4": ("l4", []),
     "L40S": ("l40s", []),
-    "T4": ("t4", ["tesla-t4"]),
+    "T4": ("t4", []),
     "Tesla V100 SXM2 16GB": ("v100-sxm2-16gb", ["v100-16gb", "v100", "v100-sxm2"]),
-    "Tesla V100 SXM2 32GB": ("v100-sxm2-32gb", ["v100-32gb"]),
+    "Tesla V100 SXM2 32GB": ("v100-sxm2-32gb", ["v100-32gb", "v100s-32gb"]),
     "A10": ("a10", []),
     "A100 40GB PCIe": ("a100-40gb-pcie", ["a100-pcie-40gb"]),
     "A100 80GB PCIe": ("a100-80gb-pcie", ["a100-pcie-80gb"]),
     "A100 40GB SXM4": ("a100-40gb-sxm4", ["a100-40gb", "a100-sxm-40gb", "a100-sxm4-40gb"]),
-    "A100 80GB SXM4": ("a100-80gb-sxm4", ["a100-80gb", "a100-sxm-80gb", "a100-sxm4-80gb"]),
-    "H100 PCIe": ("h100-pcie", ["h100-pcie-80gb"]),
-    "H100 SXM5": ("h100-sxm5", ["h100-sxm-80gb", "h100-sxm", "h100", "h100-sxm5-80gb"]),
+    "A100 80GB SXM4": ("a100-80gb-sxm4",
+                       ["a100-80gb", "a100-sxm-80gb", "a100-sxm4-80gb", "a100-sxm4-80g"]),
+    "H100 PCIe": ("h100-pcie", ["h100-pcie-80gb", "h100-80gb-pcie"]),
+    "H100 SXM5": ("h100-sxm5", ["h100-sxm-80gb", "h100-sxm", "h100", "h100-sxm5-80gb",
+                                 "h100-80gb-hbm3", "h100-80gb"]),
     "H100 NVL": ("h100-nvl", ["h100-nvl-94gb"]),
-    "H200 SXM": ("h200-sxm", ["h200", "h200-sxm-141gb"]),
+    "H200 SXM": ("h200-sxm", ["h200", "h200-sxm-141gb", "h200-141gb"]),
     "B200 (HGX)": ("b200-hgx", ["b200", "hgx-b200"]),
     "GB200 (per B200 GPU)": ("gb200", []),
     "Instinct MI250X": ("mi250x", []),
     "Instinct MI300X": ("mi300x", []),
     "Instinct MI325X": ("mi325x", []),
-    "Gaudi 2": ("gaudi2", []),
+    "Gaudi 2": ("gaudi2", ["hl-225"]),
     "Gaudi 3": ("gaudi3", []),
+}
+
+# Names that stand for several rows of different memory: a lookup is an error listing the
+# variants (docs/gpus.md: memory decides the answer, so gpufit does not pick one for you).
+# Normalised name -> the keys it could mean.
+AMBIGUOUS = {
+    "a100": ["a100-40gb-sxm4", "a100-80gb-sxm4", "a100-40gb-pcie", "a100-80gb-pcie"],
+    "a100pcie": ["a100-40gb-pcie", "a100-80gb-pcie"],
 }
 
 # memory-model.md §8.5 "How much VRAM is actually there": nvidia-smi memory.total in MiB
@@ -128,9 +138,21 @@ def fail(msg):
     sys.exit(2)
 
 
+VENDOR_WORDS = ("nvidia", "geforce", "tesla", "quadro", "amd", "instinct", "intel", "habana")
+
+
 def norm(s):
-    """The lookup normalisation of gpu_catalog.c: lowercase, '_' and ' ' become '-'."""
-    return s.lower().replace("_", "-").replace(" ", "-")
+    """The lookup normalisation of gpu_catalog.c (gpufit__gpu_norm): split at ' ', '-' and
+    '_', drop leading vendor words, lowercase and join the rest ("NVIDIA GeForce RTX 4090" and
+    "rtx_4090" are both "rtx4090")."""
+    toks = [t for t in s.replace("_", " ").replace("-", " ").split(" ") if t]
+    while toks and toks[0].lower() in VENDOR_WORDS:
+        toks.pop(0)
+    return "".join(toks).lower()
+
+
+def alias_ok(a):
+    return a == a.lower() and " " not in a and "_" not in a
 
 
 def slug(name):
@@ -238,13 +260,14 @@ def build(csv_path, csv_label):
         if key != key.lower() or " " in key or "_" in key:
             fail("key %r is not a lowercase slug" % key)
         for a in aliases:
-            if a != norm(a):
+            if not alias_ok(a):
                 fail("alias %r must be lowercase with '-' separators" % a)
-        for n in {norm(name), key, *aliases}:
+        for n in {norm(name), norm(key), *map(norm, aliases)}:
             if n in seen and seen[n] != gid:
                 fail("lookup name %r is used by ids %d and %d" % (n, seen[n], gid))
             seen[n] = gid
-        if len(set(aliases)) != len(aliases) or key in aliases or norm(name) in aliases:
+        nal = [norm(a) for a in aliases]
+        if len(set(nal)) != len(nal) or norm(key) in nal or norm(name) in nal:
             fail("row %r: aliases repeat the key, the name or each other" % name)
 
         gib_text = r["memory_gib"]
@@ -323,10 +346,19 @@ def build(csv_path, csv_label):
         lines.append(" %s, %s, %s, %s, %s, %d, %d, %d, %d, %d}," % (
             o["bw"], o["bf16"], o["fp8"], o["nvlink"], o["msrp"], o["sbf16"], o["sfp8"],
             o["known"], o["year"], o["cc"]))
+    keys = {o["key"] for o in out_rows}
+    amb = ["/* GENERATED FILE: do not edit. Produced by tools/gen_gpu_catalog.py (AMBIGUOUS):",
+           " * {normalised name, the catalogue keys it could mean}; lib/gpu_catalog.c. */"]
+    for a in sorted(AMBIGUOUS):
+        if norm(a) != a or a in seen:
+            fail("ambiguous name %r is not normalised or is a lookup name" % a)
+        if any(k not in keys for k in AMBIGUOUS[a]):
+            fail("ambiguous name %r lists an unknown key" % a)
+        amb.append("{%s, %s}," % (cstr(a), cstr(", ".join(AMBIGUOUS[a]))))
     for ln in lines:
         if len(ln) > 100:
             sys.stderr.write("gen_gpu_catalog: note: line over 100 columns: %s\n" % ln)
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n", "\n".join(amb) + "\n"
 
 
 def main():
@@ -338,21 +370,26 @@ def main():
 
     csv_abs = os.path.abspath(args.csv)
     label = os.path.relpath(csv_abs, REPO).replace(os.sep, "/")
-    text = build(csv_abs, label)
+    text, amb = build(csv_abs, label)
+    amb_out = os.path.join(os.path.dirname(os.path.abspath(args.output)), "gpu_ambiguous.inc")
+    outputs = ((args.output, text), (amb_out, amb))
     if args.check:
-        try:
-            with open(args.output, encoding="utf-8") as f:
-                current = f.read()
-        except OSError:
-            current = None
-        if current != text:
-            sys.stderr.write("gen_gpu_catalog: %s is stale; run make regen\n" % args.output)
-            return 1
-        return 0
-    tmp = args.output + ".tmp"
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-    os.replace(tmp, args.output)
+        stale = 0
+        for path, want in outputs:
+            try:
+                with open(path, encoding="utf-8") as f:
+                    current = f.read()
+            except OSError:
+                current = None
+            if current != want:
+                sys.stderr.write("gen_gpu_catalog: %s is stale; run make regen\n" % path)
+                stale = 1
+        return stale
+    for path, want in outputs:
+        tmp = path + ".tmp"
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+            f.write(want)
+        os.replace(tmp, path)
     return 0
 
 

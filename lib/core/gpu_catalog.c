@@ -34,30 +34,68 @@ const gpufit__gpu *gpufit__gpu_by_id(int64_t id)
     return NULL;
 }
 
-/* Lookup folding: ASCII case-insensitive, and '_' and ' ' are the same as '-'. */
-static int fold(unsigned char c)
+/* Lookup normalisation (docs/gpus.md; tools/gen_gpu_catalog.py norm() is the same rule):
+ * split at ' ', '-' and '_', drop leading vendor words (NVIDIA, GeForce, Tesla, Quadro, AMD,
+ * Instinct, Intel, Habana), lowercase and join the rest. So "NVIDIA GeForce RTX 4090",
+ * "NVIDIA-GeForce-RTX-4090", "rtx_4090" and "RTX4090" all become "rtx4090". Returns the length
+ * written to out (NUL-terminated), or 0 when the name is empty or longer than cap - 1. */
+static const char *const vendor_words[] = {"nvidia", "geforce", "tesla", "quadro",
+                                           "amd",    "instinct", "intel", "habana"};
+
+static int is_sep(char c)
 {
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A' + 'a';
-    if (c == '_' || c == ' ')
-        return '-';
-    return c;
+    return c == ' ' || c == '-' || c == '_';
 }
 
-/* True when the counted query q equals the counted candidate s after folding. */
-static int folded_eq(const char *q, size_t qlen, const char *s, size_t slen)
+static int is_vendor(const char *t, size_t n)
 {
-    if (qlen != slen)
-        return 0;
-    for (size_t i = 0; i < qlen; i++) {
-        if (fold((unsigned char)q[i]) != fold((unsigned char)s[i]))
-            return 0;
+    for (size_t i = 0; i < sizeof vendor_words / sizeof vendor_words[0]; i++) {
+        if (gpufit__streq_ci(t, n, vendor_words[i]))
+            return 1;
     }
-    return 1;
+    return 0;
 }
 
-/* True when q matches one of the space-separated aliases of a row. */
-static int alias_match(const char *q, size_t qlen, const char *aliases)
+size_t gpufit__gpu_norm(const char *s, size_t len, char *out, size_t cap)
+{
+    size_t o = 0, i = 0;
+    int leading = 1;
+    if (cap == 0)
+        return 0;
+    while (i < len) {
+        while (i < len && is_sep(s[i]))
+            i++;
+        size_t b = i;
+        while (i < len && !is_sep(s[i]))
+            i++;
+        if (i == b)
+            break;
+        if (leading && is_vendor(s + b, i - b))
+            continue;
+        leading = 0;
+        for (size_t k = b; k < i; k++) {
+            if (o + 1 >= cap) {
+                out[0] = '\0';
+                return 0;
+            }
+            char c = s[k];
+            out[o++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        }
+    }
+    out[o] = '\0';
+    return o;
+}
+
+/* True when the normalised query nq equals candidate s (length slen) after normalisation. */
+static int norm_eq(const char *nq, size_t nqlen, const char *s, size_t slen)
+{
+    char ns[GPUFIT__GPU_NAME_MAX];
+    size_t n = gpufit__gpu_norm(s, slen, ns, sizeof ns);
+    return n == nqlen && n > 0 && memcmp(nq, ns, n) == 0;
+}
+
+/* True when nq matches one of the space-separated aliases of a row. */
+static int alias_match(const char *nq, size_t nqlen, const char *aliases)
 {
     const char *p = aliases;
     while (*p != '\0') {
@@ -66,7 +104,7 @@ static int alias_match(const char *q, size_t qlen, const char *aliases)
         const char *start = p;
         while (*p != '\0' && *p != ' ')
             p++;
-        if (p > start && folded_eq(q, qlen, start, (size_t)(p - start)))
+        if (p > start && norm_eq(nq, nqlen, start, (size_t)(p - start)))
             return 1;
     }
     return 0;
@@ -74,13 +112,38 @@ static int alias_match(const char *q, size_t qlen, const char *aliases)
 
 const gpufit__gpu *gpufit__gpu_find(const char *name, size_t len)
 {
+    char nq[GPUFIT__GPU_NAME_MAX];
     if (name == NULL || len == 0)
+        return NULL;
+    size_t nqlen = gpufit__gpu_norm(name, len, nq, sizeof nq);
+    if (nqlen == 0)
         return NULL;
     for (size_t i = 0; i < GPUFIT__GPU_N; i++) {
         const gpufit__gpu *g = &gpufit__gpus[i];
-        if (folded_eq(name, len, g->name, strlen(g->name)) ||
-            folded_eq(name, len, g->key, strlen(g->key)) || alias_match(name, len, g->aliases))
+        if (norm_eq(nq, nqlen, g->name, strlen(g->name)) ||
+            norm_eq(nq, nqlen, g->key, strlen(g->key)) || alias_match(nq, nqlen, g->aliases))
             return g;
+    }
+    return NULL;
+}
+
+/* Names that stand for several catalogue rows of different memory (a bare "a100"): the
+ * generator's AMBIGUOUS table. {normalised name, the keys it could mean}. */
+static const struct {
+    const char *name, *keys;
+} ambiguous[] = {
+#include "gpu_ambiguous.inc"
+};
+
+const char *gpufit__gpu_ambiguous(const char *name, size_t len)
+{
+    char nq[GPUFIT__GPU_NAME_MAX];
+    size_t nqlen = name != NULL ? gpufit__gpu_norm(name, len, nq, sizeof nq) : 0;
+    if (nqlen == 0)
+        return NULL;
+    for (size_t i = 0; i < sizeof ambiguous / sizeof ambiguous[0]; i++) {
+        if (strlen(ambiguous[i].name) == nqlen && memcmp(ambiguous[i].name, nq, nqlen) == 0)
+            return ambiguous[i].keys;
     }
     return NULL;
 }

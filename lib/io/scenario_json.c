@@ -113,10 +113,13 @@ static int32_t read_key(const gpufit__json_token *t, const char *prefix, key *k,
 /* An unknown key, reported at the key (gpufit__apply_kv would point at the value). */
 static int32_t unknown_key(const key *k, const char *prefix, gpufit_error *err)
 {
-    char d[72];
+    char d[72], hint[96];
+    hint[0] = '\0';
+    if (prefix[0] == '\0') /* a top-level key: the parameter names */
+        gpufit__suggest_key(k->text, k->len, hint, sizeof hint);
     return gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, 0, (uint64_t)k->offset,
-                        "unknown key '%s%s' (see 'gpufit params' and scenario.md)", prefix,
-                        shown(k->text, k->len, d));
+                        "unknown key '%s%s' (see 'gpufit params' and scenario.md)%s", prefix,
+                        shown(k->text, k->len, d), hint);
 }
 
 /* The text of a scalar value v of key `prefix``k` (strings unescaped). */

@@ -330,7 +330,7 @@ static int eq_ci(const char *a, size_t alen, const char *b, size_t blen)
 
 static int matches(const preset *p, const char *name, size_t len)
 {
-    if (gpufit__streq_ci(name, len, p->name))
+    if (gpufit__streq_ci(name, len, p->name) || gpufit__streq_ci(name, len, p->hf_repo))
         return 1;
     for (const char *t = p->aliases; *t != '\0';) { /* space-separated aliases */
         size_t n = strcspn(t, " ");
@@ -362,8 +362,12 @@ int32_t gpufit__preset_load(struct gpufit_model *m, const char *name, size_t len
 {
     if (m == NULL || name == NULL)
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX, "model: preset name is NULL");
+    /* a Hugging Face variant id (an -Instruct or -chat release of the same architecture) names
+     * its base preset: lib/model_hf_ids.c */
+    const char *base = gpufit__preset_hf_variant(name, len);
     for (size_t i = 0; i < N_PRESETS; i++) {
-        if (matches(&presets[i], name, len)) {
+        if (matches(&presets[i], name, len) ||
+            (base != NULL && strcmp(presets[i].name, base) == 0)) {
             load(m, &presets[i]);
             /* the report names the model as the user called it (scenario.md example) */
             size_t n = len < sizeof m->name - 1 ? len : sizeof m->name - 1;
@@ -376,8 +380,11 @@ int32_t gpufit__preset_load(struct gpufit_model *m, const char *name, size_t len
         }
     }
     int shown = len > 64 ? 64 : (int)len;
-    return gpufit__fail(err, GPUFIT_E_NOT_FOUND, 0, UINT64_MAX, "model: unknown preset \"%.*s\"",
-                        shown, name);
+    char hint[96];
+    gpufit__suggest_preset(name, len, hint, sizeof hint);
+    return gpufit__fail(err, GPUFIT_E_NOT_FOUND, 0, UINT64_MAX,
+                        "model: unknown preset \"%.*s\" (see 'gpufit models')%s", shown, name,
+                        hint);
 }
 
 size_t gpufit__preset_count(void)

@@ -432,6 +432,11 @@ const gpufit__param_entry *gpufit__param_find(int32_t id)
     return NULL;
 }
 
+const gpufit__param_entry *gpufit__param_at(size_t i)
+{
+    return i < N_PARAMS ? &table[i] : NULL;
+}
+
 static int alias_match(const char *aliases, const char *name, size_t len)
 {
     const char *p = aliases;
@@ -905,6 +910,22 @@ static int parse_number(const char *s, size_t n, double *out, double *unit_out)
     return 0;
 }
 
+/* An unknown gpu: ambiguous names list their variants, others get a "did you mean". */
+static int32_t gpu_not_found(const char *val, size_t vlen, uint64_t offset, gpufit_error *err)
+{
+    const char *variants = gpufit__gpu_ambiguous(val, vlen);
+    if (variants != NULL)
+        return gpufit__fail(err, GPUFIT_E_NOT_FOUND, GPUFIT_JOB_GPU, offset,
+                            "gpu '%.*s' is ambiguous (memory decides the answer): name one of %s",
+                            (int)(vlen > 64 ? 64 : vlen), val, variants);
+    char hint[96];
+    gpufit__suggest_gpu(val, vlen, hint, sizeof hint);
+    return gpufit__fail(err, GPUFIT_E_NOT_FOUND, GPUFIT_JOB_GPU, offset,
+                        "gpu '%.*s' is not in the catalogue (see 'gpufit gpus') and is not a "
+                        "capacity such as 24GiB%s",
+                        (int)(vlen > 64 ? 64 : vlen), val, hint);
+}
+
 static int32_t apply_gpu(struct gpufit_job *j, const char *val, size_t vlen, uint64_t offset,
                          gpufit_error *err)
 {
@@ -933,10 +954,7 @@ static int32_t apply_gpu(struct gpufit_job *j, const char *val, size_t vlen, uin
         j->gpu_memory_gib = (double)j->gpu_memory_bytes / 1073741824.0;
         return GPUFIT_OK;
     }
-    return gpufit__fail(err, GPUFIT_E_NOT_FOUND, GPUFIT_JOB_GPU, offset,
-                        "gpu '%.*s' is not in the catalogue (see 'gpufit gpus') and is not a "
-                        "capacity such as 24GiB",
-                        (int)(vlen > 64 ? 64 : vlen), val);
+    return gpu_not_found(val, vlen, offset, err);
 }
 
 /* A release as text: 1 to 3 dot-separated decimal parts of at most 3 digits ("0.6.3", "0.19",
@@ -1079,9 +1097,11 @@ int32_t gpufit__apply_kv(struct gpufit_model *m, struct gpufit_job *j, const cha
     if (klen == 12 && memcmp(key, "lora_modules", 12) == 0 && j != NULL)
         return apply_lora_modules(j, val, vlen, offset, err);
     const gpufit__param_entry *e = gpufit__param_find_name(key, klen);
+    char hint[96];
     if (e == NULL)
         return gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, 0, offset,
-                            "unknown parameter '%.*s' (see 'gpufit params')", kshow, key);
+                            "unknown parameter '%.*s' (see 'gpufit params')%s", kshow, key,
+                            (gpufit__suggest_key(key, klen, hint, sizeof hint), hint));
     if ((e->domain == GPUFIT_DOMAIN_MODEL && m == NULL) ||
         (e->domain == GPUFIT_DOMAIN_JOB && j == NULL))
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset, "%s: no %s handle", e->name,
@@ -1100,8 +1120,9 @@ int32_t gpufit__apply_kv(struct gpufit_model *m, struct gpufit_job *j, const cha
                 return set_int(e, m, j, ev->value, offset, err);
         if (e->type == GPUFIT_TYPE_ENUM)
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
-                                "%s: unknown value '%.*s' (see 'gpufit params')", e->name,
-                                (int)(vlen > 64 ? 64 : vlen), val);
+                                "%s: unknown value '%.*s' (see 'gpufit params')%s", e->name,
+                                (int)(vlen > 64 ? 64 : vlen), val,
+                                (gpufit__suggest_value(e, val, vlen, hint, sizeof hint), hint));
     }
     double v, unit;
     if (parse_number(val, vlen, &v, &unit) != 0)

@@ -338,9 +338,15 @@ Test(gpus, bad_inputs)
     cr_assert_eq(gpufit_gpu_at((uint32_t)N_CSV, &g), GPUFIT_E_NOT_FOUND);
     cr_assert_eq(gpufit_gpu_at(UINT32_MAX, &g), GPUFIT_E_NOT_FOUND);
     static const char *const unknown[] = {
-        "", "h100x", "h10", "h100 ", " h100", "rtx-4090-ti", "a100", "h100--sxm5", "nvidia h100"};
+        "", "h100x", "h10", "rtx-4090-ti", "a100", "nvidia", " - "};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++)
         cr_assert_eq(gpufit_gpu_by_name(unknown[i], &g), GPUFIT_E_NOT_FOUND, "\"%s\"", unknown[i]);
+    /* separators and leading vendor words do not matter (docs/gpus.md) */
+    static const char *const same[] = {"h100 ", " h100", "h100--sxm5", "nvidia h100"};
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        cr_assert_eq(gpufit_gpu_by_name(same[i], &g), GPUFIT_OK, "\"%s\"", same[i]);
+        cr_assert_str_eq(g.key, "h100-sxm5", "\"%s\"", same[i]);
+    }
 }
 
 Test(gpus, struct_size_handling)

@@ -909,7 +909,7 @@ Test(scenario, gpu_forms)
     cr_assert_eq(job_int(h, GPUFIT_JOB_GPU), -1);
     cr_assert_eq(job_int(h, GPUFIT_JOB_GPU_MEMORY_BYTES), (int64_t)24 << 30);
     cr_assert_eq(
-        apply(h, "{\"gpu\": {\"memory_bytes\": 16944988160, \"name\": \"Tesla V100\"}}", &err),
+        apply(h, "{\"gpu\": {\"memory_bytes\": 16944988160, \"name\": \"Tesla P100\"}}", &err),
         GPUFIT_OK, "%s", err.message);
     cr_assert_eq(job_int(h, GPUFIT_JOB_GPU), -1);
     cr_assert_eq(job_int(h, GPUFIT_JOB_GPU_MEMORY_BYTES), 16944988160);
