@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* GPU recommendation: for a job without a GPU, every catalogue GPU with the smallest count on
- * which it fits, ranked in the seed guide's order: memory fit first, then the interconnect a
- * multi-GPU layout needs (NVLink or PCIe), then price, then tensor throughput per dollar. */
+ * which it fits, ranked (docs/planner.md): memory fit first, then the interconnect a multi-GPU
+ * layout needs (NVLink or PCIe), then the fit margin (a tenth of the memory free before a tight
+ * fit), then known price (unknown prices after known ones, the smallest capacity first), then
+ * tensor throughput per dollar. */
 #include "list.h"
 
 #include <stdio.h>
@@ -15,6 +17,18 @@ static int link_class(const gpufit_recommendation *x)
     return x->count == 1 ? 0 : x->has_nvlink ? 1 : 2;
 }
 
+/* The per-GPU capacity of an entry (its peak plus its headroom). */
+static int64_t capacity(const gpufit_recommendation *x)
+{
+    return (int64_t)x->peak_bytes + x->headroom_bytes;
+}
+
+/* Whether the job leaves at least a tenth of each GPU's memory free. */
+static int roomy(const gpufit_recommendation *x)
+{
+    return x->headroom_bytes >= capacity(x) / 10;
+}
+
 /* a better than b? */
 static int rec_better(const gpufit__rec *a, const gpufit__rec *b)
 {
@@ -23,11 +37,17 @@ static int rec_better(const gpufit__rec *a, const gpufit__rec *b)
         return x->fits > y->fits;
     if (link_class(x) != link_class(y))
         return link_class(x) < link_class(y);
+    if (roomy(x) != roomy(y))
+        return roomy(x) > roomy(y); /* fit margin: 10% of the memory free before a tight fit */
     int xp = x->price_usd > 0.0, yp = y->price_usd > 0.0;
     if (xp != yp)
         return xp > yp; /* a known price before an unknown one */
     if (xp && x->price_usd != y->price_usd)
         return x->price_usd < y->price_usd;
+    /* unknown prices: the least memory left idle first (an 80 GB card before a 192 GB one for
+     * a 53 GiB job), so ties no longer fall to raw TFLOPS */
+    if (!xp && capacity(x) != capacity(y))
+        return capacity(x) < capacity(y);
     if (x->tflops_per_kusd != y->tflops_per_kusd)
         return x->tflops_per_kusd > y->tflops_per_kusd;
     if (x->count != y->count)
