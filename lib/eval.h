@@ -22,6 +22,7 @@ enum gpufit__note {
     GPUFIT__NOTE_HOST_TOO_SMALL,   /* the host role exceeds host_memory_bytes */
     GPUFIT__NOTE_VLLM_ASSUMED,     /* framework_version unset: the current vLLM release */
     GPUFIT__NOTE_SGLANG_ASSUMED,   /* framework_version unset: the current SGLang release */
+    GPUFIT__NOTE_UNKNOWN_TYPE,     /* config.json model_type unknown: read as a Llama decoder */
 };
 
 /* A server's KV budget rule (policy.c picks it from framework and framework_version). */

@@ -529,6 +529,9 @@ struct gpufit_model {
     gpufit__counts cache_counts;
     gpufit__tgroup cache_groups[GPUFIT__TGROUPS_MAX];
     gpufit__aggregates cache_agg;
+    /* 1: read from a config.json whose model_type gpufit does not know, as a Llama-style
+     * decoder from its standard keys (io_hf_config.c); the report notes it */
+    int32_t from_unknown_type;
 };
 
 /* Fills agg from the tensor groups (model_cache.c). */

@@ -924,6 +924,8 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     /* every field is set below; roles are filled whole by the role loop (not zeroed here:
      * this runs millions of times inside the planner) */
     r->n_roles = r->worst = r->n_notes = r->n_mitigations = 0;
+    if (mdl->from_unknown_type)
+        add_note(r, GPUFIT__NOTE_UNKNOWN_TYPE);
     r->mitigations = NULL;
     r->fits = 0;
     r->peak = r->host_bytes = 0;

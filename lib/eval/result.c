@@ -151,6 +151,10 @@ static const char *note_text(int note)
     case GPUFIT__NOTE_SGLANG_ASSUMED:
         return "framework_version not set: assumed SGLang 0.5.4 or later (current release; "
                "mem_fraction_static from GPU memory)";
+    case GPUFIT__NOTE_UNKNOWN_TYPE:
+        return "config.json model_type is not known: read as a Llama-style decoder from its "
+               "standard keys (hidden_size, num_hidden_layers, num_attention_heads, "
+               "intermediate_size, vocab_size)";
     default: return "";
     }
 }

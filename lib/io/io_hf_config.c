@@ -40,6 +40,7 @@
 #include "json.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1105,11 +1106,31 @@ static int32_t build(const hcfg *top, hcfg *text, int has_text, const hcfg *vis,
     for (size_t i = 0; i < N_FAMILIES; i++)
         if (strcmp(type, families[i].type) == 0)
             fi = &families[i];
+    /* an unknown model_type with the standard keys is read as a Llama-style decoder (the
+     * report notes it); without them it stays an error naming the missing keys */
+    static const family_info generic = {"", F_LLAMA, 0, X_NO_ATTN_BIAS, "silu"};
+    int unknown_type = fi == NULL;
     if (fi == NULL) {
-        char d[72];
-        return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, 0, (uint64_t)tc->v[K_model_type].offset,
-                            "config.json: model_type \"%s\" is not supported",
-                            shown(tc->v[K_model_type].truncated ? "(too long)" : type, d));
+        static const int std_keys[] = {K_hidden_size, K_num_hidden_layers, K_num_attention_heads,
+                                       K_intermediate_size, K_vocab_size};
+        static const char *const std_names[] = {"hidden_size", "num_hidden_layers",
+                                                "num_attention_heads", "intermediate_size",
+                                                "vocab_size"};
+        char d[72], missing[128];
+        size_t n = 0;
+        missing[0] = '\0';
+        for (size_t i = 0; i < sizeof std_keys / sizeof std_keys[0]; i++)
+            if (!present(c, std_keys[i]))
+                n += (size_t)snprintf(missing + n, sizeof missing - n, "%s%s", n ? ", " : "",
+                                      std_names[i]);
+        if (n > 0)
+            return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, 0,
+                                (uint64_t)tc->v[K_model_type].offset,
+                                "config.json: model_type \"%s\" is not known and the standard "
+                                "keys of a decoder are missing: %s",
+                                shown(tc->v[K_model_type].truncated ? "(too long)" : type, d),
+                                missing);
+        fi = &generic;
     }
     if (has_text && strcmp(type, "llama") == 0) {
         /* a nested LlamaConfig (LLaVA's text_config) leaves its class defaults out
@@ -1122,6 +1143,7 @@ static int32_t build(const hcfg *top, hcfg *text, int has_text, const hcfg *vis,
         fill_defaults(text, llama_d, sizeof llama_d / sizeof llama_d[0]);
     }
     gpufit__model_defaults(m);
+    m->from_unknown_type = unknown_type;
     /* presets set these explicitly (never their -1 "auto"): so do configs */
     m->o_bias = 0;
     m->emb_norm = 0;

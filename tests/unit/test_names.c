@@ -144,3 +144,54 @@ Test(names, did_you_mean)
     gpufit_job_free(j);
     gpufit_model_free(m);
 }
+
+/* An unknown model_type with the standard keys reads as a Llama-style decoder, with a note;
+ * the same numbers as the llama type; without them, an error naming the missing keys. */
+#define STD_KEYS                                                                                   \
+    "\"hidden_size\": 4096, \"num_hidden_layers\": 32, \"num_attention_heads\": 32, "             \
+    "\"num_key_value_heads\": 8, \"intermediate_size\": 14336, \"vocab_size\": 128256}"
+
+static int has_unknown_type_note(const gpufit_model *m, uint64_t *peak)
+{
+    gpufit_job *j = NULL;
+    gpufit_result *r = NULL;
+    gpufit_error err;
+    cr_assert_eq(gpufit_job_new(&j, &err), GPUFIT_OK);
+    cr_assert_eq(gpufit_apply_spec(NULL, j, "task=inference gpu=rtx-4090", &err), GPUFIT_OK);
+    cr_assert_eq(gpufit_evaluate(&r, m, j, &err), GPUFIT_OK, "%s", err.message);
+    gpufit_summary s = {.struct_size = sizeof s};
+    cr_assert_eq(gpufit_result_summary(r, &s), GPUFIT_OK);
+    *peak = s.peak_bytes;
+    int found = 0;
+    for (uint32_t i = 0; i < s.n_notes; i++) {
+        const char *t = NULL;
+        cr_assert_eq(gpufit_result_note(r, i, &t), GPUFIT_OK);
+        found |= strstr(t, "model_type is not known: read as a Llama-style decoder") != NULL;
+    }
+    gpufit_result_free(r);
+    gpufit_job_free(j);
+    return found;
+}
+
+Test(names, unknown_model_type_reads_as_llama_decoder)
+{
+    static const char foo[] = "{\"model_type\": \"foo_lm\", " STD_KEYS;
+    static const char llama[] = "{\"model_type\": \"llama\", " STD_KEYS;
+    gpufit_model *a = NULL, *b = NULL;
+    gpufit_error err;
+    cr_assert_eq(gpufit_model_from_hf_config(&a, foo, sizeof foo - 1, &err), GPUFIT_OK, "%s",
+                 err.message);
+    cr_assert_eq(gpufit_model_from_hf_config(&b, llama, sizeof llama - 1, &err), GPUFIT_OK);
+    uint64_t pa, pb;
+    cr_assert(has_unknown_type_note(a, &pa));
+    cr_assert(!has_unknown_type_note(b, &pb));
+    cr_assert_eq(pa, pb);
+    gpufit_model_free(a);
+    gpufit_model_free(b);
+    static const char bad[] = "{\"model_type\": \"foo_lm\", \"hidden_size\": 64}";
+    cr_assert_eq(gpufit_model_from_hf_config(&a, bad, sizeof bad - 1, &err),
+                 GPUFIT_E_UNSUPPORTED);
+    cr_assert_not_null(strstr(err.message, "num_hidden_layers, num_attention_heads, "
+                                           "intermediate_size, vocab_size"),
+                       "%s", err.message);
+}
