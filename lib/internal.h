@@ -611,6 +611,7 @@ int gpufit__streq_ci(const char *a, size_t alen, const char *b);
  * length. */
 const char *gpufit__preset_hf_variant(const char *id, size_t len); /* model_hf_ids.c */
 size_t gpufit__edit_distance(const char *a, size_t alen, const char *b, size_t blen);
+int gpufit__suggest_close(size_t d, size_t qlen, size_t clen); /* the threshold */
 size_t gpufit__suggest_key(const char *q, size_t qlen, char *out, size_t cap);
 size_t gpufit__suggest_value(const gpufit__param_entry *e, const char *q, size_t qlen, char *out,
                              size_t cap);

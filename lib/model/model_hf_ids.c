@@ -5,6 +5,8 @@
 #include "internal.h"
 
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 static const struct {
     const char *hf_id, *preset;
@@ -47,4 +49,40 @@ const char *gpufit__preset_hf_variant(const char *id, size_t len)
             return variants[i].preset;
     }
     return NULL;
+}
+
+/* "Did you mean" over the presets' names, aliases and Hugging Face ids (suggest.c's rule). */
+static void consider(const char *q, size_t qlen, const char *c, size_t clen, const char **best,
+                     size_t *best_len, size_t *best_d)
+{
+    size_t d = gpufit__edit_distance(q, qlen, c, clen);
+    if (gpufit__suggest_close(d, qlen, clen) && d < *best_d) {
+        *best = c;
+        *best_len = clen;
+        *best_d = d;
+    }
+}
+
+size_t gpufit__suggest_preset(const char *q, size_t qlen, char *out, size_t cap)
+{
+    const char *name, *aliases, *hf, *best = NULL;
+    size_t best_len = 0, best_d = SIZE_MAX;
+    for (size_t i = 0; gpufit__preset_get(i, NULL, &name, &aliases, &hf) == GPUFIT_OK; i++) {
+        consider(q, qlen, name, strlen(name), &best, &best_len, &best_d);
+        consider(q, qlen, hf, strlen(hf), &best, &best_len, &best_d);
+        for (const char *p = aliases; *p != '\0';) {
+            size_t n = strcspn(p, " ");
+            if (n > 0)
+                consider(q, qlen, p, n, &best, &best_len, &best_d);
+            p += n;
+            p += strspn(p, " ");
+        }
+    }
+    if (cap == 0)
+        return 0;
+    out[0] = '\0';
+    if (best == NULL)
+        return 0;
+    int n = snprintf(out, cap, "; did you mean '%.*s'?", (int)best_len, best);
+    return n > 0 && (size_t)n < cap ? (size_t)n : 0;
 }

@@ -54,11 +54,16 @@ typedef struct best {
     size_t d;
 } best;
 
+int gpufit__suggest_close(size_t d, size_t qlen, size_t clen)
+{
+    size_t longer = qlen > clen ? qlen : clen;
+    return d > 0 && d <= 2 && 3 * d <= longer;
+}
+
 static void consider(best *b, const char *cand, size_t clen, const char *shown, size_t slen)
 {
     size_t d = gpufit__edit_distance(b->q, b->qlen, cand, clen);
-    size_t longer = b->qlen > clen ? b->qlen : clen;
-    if (d == 0 || d > 2 || 3 * d > longer || d >= b->d)
+    if (!gpufit__suggest_close(d, b->qlen, clen) || d >= b->d)
         return;
     b->d = d;
     b->name = shown;
@@ -139,18 +144,6 @@ size_t gpufit__suggest_gpu(const char *q, size_t qlen, char *out, size_t cap)
             p += w;
             p += strspn(p, " ");
         }
-    }
-    return finish(&b, out, cap);
-}
-
-size_t gpufit__suggest_preset(const char *q, size_t qlen, char *out, size_t cap)
-{
-    best b = start(q, qlen);
-    const char *name, *aliases, *hf;
-    for (size_t i = 0; gpufit__preset_get(i, NULL, &name, &aliases, &hf) == GPUFIT_OK; i++) {
-        consider(&b, name, strlen(name), name, strlen(name));
-        consider_words(&b, aliases);
-        consider(&b, hf, strlen(hf), hf, strlen(hf));
     }
     return finish(&b, out, cap);
 }
