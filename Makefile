@@ -288,6 +288,8 @@ check: all $(UNIT_DEP) $(HEADER_OBJS)
 	$(run-cli)
 	$(run-validate)
 	$(run-params-doc)
+	@echo "==> the GPU catalogue matches data/gpus.csv (tools/gen_gpu_catalog.py --check)"
+	@$(PYTHON) tools/gen_gpu_catalog.py --check && echo "    lib/core/gpu_catalog.inc is current"
 	@echo "==> the library's layers call only downward (tools/check_layers.py)"
 	@$(PYTHON) tools/check_layers.py
 	@echo "==> make check: all steps passed"

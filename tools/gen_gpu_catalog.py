@@ -321,7 +321,7 @@ def build(csv_path, csv_label):
     lines = [
         "/* GENERATED FILE: do not edit. Produced by tools/gen_gpu_catalog.py from",
         " *   %s (sha256 %s...)." % (csv_label, sha[:16]),
-        " * Source: shared/reference/gpus.csv, one row per CSV row in CSV order; nvidia-smi totals",
+        " * Source: data/gpus.csv (a copy of the shared reference), one row per CSV row; nvidia-smi totals",
         " * from shared/reference/memory-model.md section 8.5; column meanings from section 10.",
         " * Regenerate (make regen):",
         " *   python3 tools/gen_gpu_catalog.py %s -o lib/core/gpu_catalog.inc" % csv_label,
