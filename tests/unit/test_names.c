@@ -68,7 +68,7 @@ Test(names, bare_a100_is_ambiguous_not_a_guess)
 Test(names, quoted_gpu_name_in_a_spec)
 {
     gpufit_job *j = NULL;
-    gpufit_error err;
+    gpufit_error err = GPUFIT_ERROR_INIT;
     cr_assert_eq(gpufit_job_new(&j, &err), GPUFIT_OK);
     cr_assert_eq(gpufit_apply_spec(NULL, j, "gpu=\"NVIDIA GeForce RTX 4090\"", &err), GPUFIT_OK,
                  "%s", err.message);
@@ -97,7 +97,7 @@ Test(names, presets_by_hugging_face_id)
 {
     for (size_t i = 0; i < sizeof hf_ids / sizeof hf_ids[0]; i++) {
         struct gpufit_model got, want;
-        gpufit_error err;
+        gpufit_error err = GPUFIT_ERROR_INIT;
         cr_assert_eq(gpufit__preset_load(&got, hf_ids[i].typed, strlen(hf_ids[i].typed), &err),
                      GPUFIT_OK, "%s: %s", hf_ids[i].typed, err.message);
         cr_assert_eq(gpufit__preset_load(&want, hf_ids[i].preset, strlen(hf_ids[i].preset), &err),
@@ -127,7 +127,7 @@ Test(names, did_you_mean)
 {
     gpufit_model *m = NULL;
     gpufit_job *j = NULL;
-    gpufit_error err;
+    gpufit_error err = GPUFIT_ERROR_INIT;
     cr_assert_eq(gpufit_model_new(&m, &err), GPUFIT_OK);
     cr_assert_eq(gpufit_job_new(&j, &err), GPUFIT_OK);
     expect_hint(gpufit_apply_spec(NULL, j, "tsk=inference", &err), &err,
@@ -155,7 +155,7 @@ static int has_unknown_type_note(const gpufit_model *m, uint64_t *peak)
 {
     gpufit_job *j = NULL;
     gpufit_result *r = NULL;
-    gpufit_error err;
+    gpufit_error err = GPUFIT_ERROR_INIT;
     cr_assert_eq(gpufit_job_new(&j, &err), GPUFIT_OK);
     cr_assert_eq(gpufit_apply_spec(NULL, j, "task=inference gpu=rtx-4090", &err), GPUFIT_OK);
     cr_assert_eq(gpufit_evaluate(&r, m, j, &err), GPUFIT_OK, "%s", err.message);
@@ -178,7 +178,7 @@ Test(names, unknown_model_type_reads_as_llama_decoder)
     static const char foo[] = "{\"model_type\": \"foo_lm\", " STD_KEYS;
     static const char llama[] = "{\"model_type\": \"llama\", " STD_KEYS;
     gpufit_model *a = NULL, *b = NULL;
-    gpufit_error err;
+    gpufit_error err = GPUFIT_ERROR_INIT;
     cr_assert_eq(gpufit_model_from_hf_config(&a, foo, sizeof foo - 1, &err), GPUFIT_OK, "%s",
                  err.message);
     cr_assert_eq(gpufit_model_from_hf_config(&b, llama, sizeof llama - 1, &err), GPUFIT_OK);
