@@ -430,6 +430,35 @@ static uint64_t server_visible(uint64_t cap)
     return cap > reserve ? cap - reserve : 0;
 }
 
+/* The KV budget a server leaves on a device of `cap` bytes: util x its total minus the profiled
+ * peak (§6.2), given the stack terms (context, NCCL), the other allocated bytes and the weights.
+ * 1 on overflow. */
+static int server_kv(const gpufit__plan *p, uint64_t cap, uint64_t ctx, uint64_t comm,
+                     uint64_t other, uint64_t weights, uint64_t *kv)
+{
+    uint64_t budget, profiled, visible = server_visible(cap);
+    if (p->kv_rule == GPUFIT__KV_SGLANG) {
+        /* SGLang (model_runner.py profile_max_num_token): KV = free memory after loading the
+         * weights - (1 - mem_fraction_static) x free memory before loading, the latter measured
+         * after the CUDA context and NCCL are up: f x free_before - weights. No profile run;
+         * activations and CUDA graphs live in the (1 - f) rest. */
+        uint64_t up;
+        if (gpufit__add(ctx, comm, &up) ||
+            mul_frac(visible > up ? visible - up : 0, p->util, &budget))
+            return 1;
+        profiled = weights;
+    } else {
+        /* NCCL buffers count among the profiler's non-torch memory, inside the budget; vLLM
+         * <= 0.6.3 counts every non-torch byte on the device, the CUDA context too
+         * (vllm/worker/worker.py determine_num_available_blocks) */
+        if (mul_frac(visible, p->util, &budget) || gpufit__add(other, comm, &profiled) ||
+            (p->kv_rule == GPUFIT__KV_VLLM_ALL && gpufit__add(profiled, ctx, &profiled)))
+            return 1;
+    }
+    *kv = budget > profiled ? budget - profiled : 0;
+    return 0;
+}
+
 /* What the levels of one role come to under one setting of the stack constants. */
 typedef struct levels_in {
     uint64_t ctx, comm, ws; /* runtime context, comm buffers, workspace component */
@@ -463,27 +492,9 @@ static int32_t levels(const gpufit__plan *p, const gpufit__role *role, uint64_t 
        gpufit__add(other, m[GPUFIT_MEM_WORKSPACE], &other));
     if (!p->training && p->util > 0.0 && cap > 0) {
         /* vLLM/SGLang: the KV pool takes util x total minus the profiled peak (§6.2) */
-        uint64_t budget, profiled, visible = server_visible(cap);
-        if (p->kv_rule == GPUFIT__KV_SGLANG) {
-            /* SGLang (model_runner.py profile_max_num_token): KV = free memory after loading
-             * the weights - (1 - mem_fraction_static) x free memory before loading, the latter
-             * measured after the CUDA context and NCCL are up: f x free_before - weights. No
-             * profile run; activations and CUDA graphs live in the (1 - f) rest. */
-            uint64_t up = in->ctx + m[GPUFIT_MEM_COMM_BUFFERS], before;
-            before = visible > up ? visible - up : 0;
-            CK(mul_frac(before, p->util, &budget));
-            profiled = m[GPUFIT_MEM_WEIGHTS];
-        } else {
-            CK(mul_frac(visible, p->util, &budget));
-            /* NCCL buffers count among the profiler's non-torch memory, inside the budget */
-            CK(gpufit__add(other, m[GPUFIT_MEM_COMM_BUFFERS], &profiled));
-            /* vLLM <= 0.6.3 counts every non-torch byte on the device, the CUDA context too
-             * (vllm/worker/worker.py determine_num_available_blocks) */
-            if (p->kv_rule == GPUFIT__KV_VLLM_ALL)
-                CK(gpufit__add(profiled, in->ctx, &profiled));
-        }
+        CK(server_kv(p, cap, in->ctx, m[GPUFIT_MEM_COMM_BUFFERS], other, m[GPUFIT_MEM_WEIGHTS],
+                     &o->kv_cap));
         uint64_t need = m[GPUFIT_MEM_KV_CACHE];
-        o->kv_cap = budget > profiled ? budget - profiled : 0;
         o->kv_tokens = per_tok > 0 ? o->kv_cap / per_tok : 0;
         m[GPUFIT_MEM_KV_CACHE] = o->kv_cap;
         if (o->kv_cap < need || o->kv_cap == 0) {
@@ -563,18 +574,9 @@ static int server_totals(const gpufit__plan *p, const gpufit__role *role, const 
                          int32_t *fits)
 {
     uint64_t other = role->alloc - m[GPUFIT_MEM_KV_CACHE] - m[GPUFIT_MEM_WORKSPACE] + in->ws;
-    uint64_t visible = server_visible(role->capacity), budget, profiled, kv;
-    if (p->kv_rule == GPUFIT__KV_SGLANG) {
-        uint64_t up = in->ctx + in->comm;
-        if (mul_frac(visible > up ? visible - up : 0, p->util, &budget))
-            return 1;
-        profiled = m[GPUFIT_MEM_WEIGHTS];
-    } else {
-        if (mul_frac(visible, p->util, &budget))
-            return 1;
-        profiled = other + in->comm + (p->kv_rule == GPUFIT__KV_VLLM_ALL ? in->ctx : 0);
-    }
-    kv = budget > profiled ? budget - profiled : 0;
+    uint64_t kv;
+    if (server_kv(p, role->capacity, in->ctx, in->comm, other, m[GPUFIT_MEM_WEIGHTS], &kv))
+        return 1;
     t[0] = other + kv;
     t[1] = t[0] + m[GPUFIT_MEM_FRAGMENTATION]; /* a fixed slack (servers keep none) */
     t[2] = t[1] + in->ctx + in->comm;
