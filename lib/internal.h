@@ -230,6 +230,11 @@ void gpufit__job_defaults(struct gpufit_job *j);
 int32_t gpufit__set_param(struct gpufit_model *m, struct gpufit_job *j, int32_t id, int64_t iv,
                           double fv, gpufit_error *err);
 /* The same for a table entry already found (callers that set the same parameters often). */
+/* In a public setter or getter: a NULL handle is GPUFIT_E_INVALID_ARG naming parameter p. */
+#define GPUFIT__NULL_CHECK(h, p)                                                                   \
+    if ((h) == NULL)                                                                               \
+    return gpufit__fail(err, GPUFIT_E_INVALID_ARG, p, UINT64_MAX, "handle is NULL")
+
 /* The entry of parameter p if it belongs to `domain` (else the error, in *status). */
 const gpufit__param_entry *gpufit__param_checked(int32_t p, int32_t domain, gpufit_error *err,
                                                 int32_t *status);

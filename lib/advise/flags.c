@@ -2,7 +2,12 @@
 /* Ready-to-paste flags: a change set written in the words of the job's framework
  * (docs/flags.md): vLLM and SGLang server arguments, llama.cpp options, Hugging Face Trainer /
  * PEFT / accelerate arguments, DeepSpeed config keys, Megatron-LM arguments. A change with no
- * flag of its own in that framework is written as its scenario key (key=value). */
+ * flag of its own in that framework is written as its scenario key (key=value). The names are
+ * the frameworks' own: vLLM vllm/engine/arg_utils.py EngineArgs.add_cli_args; SGLang
+ * python/sglang/srt/server_args.py ServerArgs.add_cli_args; llama.cpp common/arg.cpp
+ * common_params_parser_init; transformers TrainingArguments (training_args.py) and PEFT
+ * LoraConfig / transformers BitsAndBytesConfig; DeepSpeed's config keys
+ * (deepspeed/runtime/config.py, zero/config.py); Megatron-LM megatron/training/arguments.py. */
 #include "changes.h"
 #include "eval.h"
 

@@ -4,14 +4,10 @@
  * resolved plan, plan/policy.c). They sit above both (docs/architecture.md). */
 #include "internal.h"
 
-#define NULL_CHECK(h, p)                                                                           \
-    if ((h) == NULL)                                                                               \
-    return gpufit__fail(err, GPUFIT_E_INVALID_ARG, p, UINT64_MAX, "handle is NULL")
-
 int32_t gpufit_model_set_int(gpufit_model *m, int32_t p, int64_t v, gpufit_error *err)
 {
     int32_t st;
-    NULL_CHECK(m, p);
+    GPUFIT__NULL_CHECK(m, p);
     const gpufit__param_entry *e = gpufit__param_checked(p, GPUFIT_DOMAIN_MODEL, err, &st);
     if (e == NULL)
         return st;
@@ -26,7 +22,7 @@ int32_t gpufit_model_set_int(gpufit_model *m, int32_t p, int64_t v, gpufit_error
 int32_t gpufit_model_set_float(gpufit_model *m, int32_t p, double v, gpufit_error *err)
 {
     int32_t st;
-    NULL_CHECK(m, p);
+    GPUFIT__NULL_CHECK(m, p);
     const gpufit__param_entry *e = gpufit__param_checked(p, GPUFIT_DOMAIN_MODEL, err, &st);
     if (e == NULL)
         return st;
@@ -41,7 +37,7 @@ int32_t gpufit_model_set_float(gpufit_model *m, int32_t p, double v, gpufit_erro
 int32_t gpufit_job_set_int(gpufit_job *j, int32_t p, int64_t v, gpufit_error *err)
 {
     int32_t st;
-    NULL_CHECK(j, p);
+    GPUFIT__NULL_CHECK(j, p);
     const gpufit__param_entry *e = gpufit__param_checked(p, GPUFIT_DOMAIN_JOB, err, &st);
     if (e == NULL)
         return st;
@@ -56,7 +52,7 @@ int32_t gpufit_job_set_int(gpufit_job *j, int32_t p, int64_t v, gpufit_error *er
 int32_t gpufit_job_set_float(gpufit_job *j, int32_t p, double v, gpufit_error *err)
 {
     int32_t st;
-    NULL_CHECK(j, p);
+    GPUFIT__NULL_CHECK(j, p);
     const gpufit__param_entry *e = gpufit__param_checked(p, GPUFIT_DOMAIN_JOB, err, &st);
     if (e == NULL)
         return st;
@@ -72,7 +68,7 @@ int32_t gpufit_job_set_list(gpufit_job *j, int32_t p, const double *v, uint32_t 
                             gpufit_error *err)
 {
     int32_t st;
-    NULL_CHECK(j, p);
+    GPUFIT__NULL_CHECK(j, p);
     const gpufit__param_entry *e = gpufit__param_checked(p, GPUFIT_DOMAIN_JOB, err, &st);
     if (e == NULL)
         return st;

@@ -739,14 +739,6 @@ const gpufit__param_entry *gpufit__param_checked(int32_t p, int32_t domain, gpuf
     return e;
 }
 
-#define NULL_CHECK(h, p)                                                                           \
-    if ((h) == NULL)                                                                               \
-    return gpufit__fail(err, GPUFIT_E_INVALID_ARG, p, UINT64_MAX, "handle is NULL")
-
-
-
-
-
 static int32_t get_any(const gpufit__param_entry *e, const void *h, int want_double, void *out,
                        gpufit_error *err)
 {
@@ -771,7 +763,7 @@ static int32_t get_any(const gpufit__param_entry *e, const void *h, int want_dou
 int32_t gpufit_model_get_int(const gpufit_model *m, int32_t p, int64_t *out, gpufit_error *err)
 {
     int32_t st;
-    NULL_CHECK(m, p);
+    GPUFIT__NULL_CHECK(m, p);
     const gpufit__param_entry *e = gpufit__param_checked(p, GPUFIT_DOMAIN_MODEL, err, &st);
     return e == NULL ? st : get_any(e, m, 0, out, err);
 }
@@ -779,7 +771,7 @@ int32_t gpufit_model_get_int(const gpufit_model *m, int32_t p, int64_t *out, gpu
 int32_t gpufit_model_get_float(const gpufit_model *m, int32_t p, double *out, gpufit_error *err)
 {
     int32_t st;
-    NULL_CHECK(m, p);
+    GPUFIT__NULL_CHECK(m, p);
     const gpufit__param_entry *e = gpufit__param_checked(p, GPUFIT_DOMAIN_MODEL, err, &st);
     return e == NULL ? st : get_any(e, m, 1, out, err);
 }
@@ -787,7 +779,7 @@ int32_t gpufit_model_get_float(const gpufit_model *m, int32_t p, double *out, gp
 int32_t gpufit_job_get_int(const gpufit_job *j, int32_t p, int64_t *out, gpufit_error *err)
 {
     int32_t st;
-    NULL_CHECK(j, p);
+    GPUFIT__NULL_CHECK(j, p);
     const gpufit__param_entry *e = gpufit__param_checked(p, GPUFIT_DOMAIN_JOB, err, &st);
     return e == NULL ? st : get_any(e, j, 0, out, err);
 }
@@ -795,7 +787,7 @@ int32_t gpufit_job_get_int(const gpufit_job *j, int32_t p, int64_t *out, gpufit_
 int32_t gpufit_job_get_float(const gpufit_job *j, int32_t p, double *out, gpufit_error *err)
 {
     int32_t st;
-    NULL_CHECK(j, p);
+    GPUFIT__NULL_CHECK(j, p);
     const gpufit__param_entry *e = gpufit__param_checked(p, GPUFIT_DOMAIN_JOB, err, &st);
     return e == NULL ? st : get_any(e, j, 1, out, err);
 }
@@ -845,7 +837,7 @@ int32_t gpufit_job_get_list(const gpufit_job *j, int32_t p, double *v, uint32_t 
                             uint32_t *n_out, gpufit_error *err)
 {
     int32_t st;
-    NULL_CHECK(j, p);
+    GPUFIT__NULL_CHECK(j, p);
     const gpufit__param_entry *e = gpufit__param_checked(p, GPUFIT_DOMAIN_JOB, err, &st);
     if (e == NULL)
         return st;
