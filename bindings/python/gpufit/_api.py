@@ -980,8 +980,8 @@ class Verdict:
 
 def evaluate_summary(model, job):
     """The fast path for sweeps: evaluates ``model`` (a :class:`Model`) under ``job`` (a
-    :class:`Job`) through ``gpufit_evaluate_summary`` and returns a :class:`Verdict`, about
-    10x faster than :func:`evaluate` (nothing but the totals is read)."""
+    :class:`Job`) through ``gpufit_evaluate_summary`` and returns a :class:`Verdict`, much
+    faster than :func:`evaluate` (nothing but the totals is read; tools/bench_python.py)."""
     _check_handles(model, job)
     s = Summary()
     _lib.call(lib.gpufit_evaluate_summary, model, job, byref(s))
