@@ -147,7 +147,8 @@ def leave_one_out(gpufit, cases, framework):
             for rep, j in ((before, 0), (after, 1)):
                 pred = value_at(rep, m["level"], m["role"])
                 lo, hi = band_at(rep, m["level"], m["role"])
-                inside[j] += lo <= m["bytes"] <= hi
+                res = m.get("resolution_bytes", 0)
+                inside[j] += lo - res <= m["bytes"] <= hi + res
                 row.append(((pred - m["bytes"]) / abs(m["bytes"]) * 100.0,
                             "%.2f-%.2f" % (lo / 2.0 ** 30, hi / 2.0 ** 30)))
             n += 1
@@ -200,7 +201,10 @@ def main():
             err = (pred - meas) / abs(meas) * 100.0 if meas else float("inf")
             rows.append((case["id"], scope, m["level"] + "@" + m["role"], pred, meas, err))
             lo, hi = band_at(rep, m["level"], m["role"])
-            bands.append((lo <= meas <= hi, (hi - lo) / 2.0 / abs(pred) * 100.0 if pred else 0.0))
+            # inside when the measured value's rounding interval meets the band (docs/runs.md)
+            res = m.get("resolution_bytes", 0)
+            bands.append((lo - res <= meas <= hi + res,
+                          (hi - lo) / 2.0 / abs(pred) * 100.0 if pred else 0.0))
         if case.get("verdict") in ("fits", "oom"):
             want = case["verdict"] == "fits"
             verdicts.append((case["id"], scope, want, rep["fits"]))
