@@ -456,6 +456,18 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
                                        : fw == GPUFIT_FW_LLAMACPP ? &gpufit__stack[GPUFIT__STACK_CTX_GGML]
                                                                   : &gpufit__stack[GPUFIT__STACK_CTX_LAZY];
     gpufit__stack_const ctx_p; /* a calibration profile's value wins over the table's */
+    /* fp8 tensor cores (Ada sm_89, Hopper sm_90, Blackwell) need CUDA >= 11.8: lazy */
+    int new_arch = p->gpu != NULL && p->gpu->cc_major > 0 && p->gpu->supports_fp8;
+    if (j->cuda_version <= 0 && !new_arch &&
+        (fw == GPUFIT_FW_PYTORCH || fw == GPUFIT_FW_DEEPSPEED || fw == GPUFIT_FW_MEGATRON)) {
+        /* CUDA release not given: the point is today's lazy loading, but these stacks still
+         * run on CUDA < 11.7 (eager) on GPUs older than Ada, so the band spans both
+         * (docs/memory/runtime.md). vLLM and SGLang need CUDA >= 11.8, lazy under their
+         * PyTorch; llama.cpp's own kernels have no eager figure. */
+        ctx_p = (gpufit__stack_const){ctx_c->point, ctx_c->low,
+                                      gpufit__stack[GPUFIT__STACK_CTX_EAGER].high};
+        ctx_c = &ctx_p;
+    }
     if (j->profile.set & (1u << GPUFIT__PROF_CTX)) {
         ctx_p = (gpufit__stack_const){j->profile.bytes[GPUFIT__PROF_CTX][0],
                                       j->profile.bytes[GPUFIT__PROF_CTX][1],

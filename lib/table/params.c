@@ -406,7 +406,9 @@ static const gpufit__param_entry table[] = {
        "bytes", "CUDA context per process; -1 = framework default"),
     JI(GPUFIT_JOB_CUDA_VERSION, cuda_version, 0, 999999999, 0, "cuda_version", NULL, "version",
        "CUDA release, written 11.8 or 12.4 (stored like framework_version): lazy module loading "
-       "(PyTorch from 11.7, others from 12.2) sets the CUDA context default; 0 = current 12.x"),
+       "(PyTorch from 11.7, others from 12.2) sets the CUDA context default; 0 = current 12.x "
+       "(then the context's band also spans eager loading for PyTorch, DeepSpeed and Megatron "
+       "on GPUs before Ada: docs/band.md)"),
     JI(GPUFIT_JOB_WORKSPACE_BYTES, workspace_bytes, -1, BIG, -1, "workspace_bytes", NULL, "bytes",
        "cuBLAS and other library workspaces; -1 = framework default"),
     ROW_F(GPUFIT_JOB_FRAGMENTATION, GPUFIT_DOMAIN_JOB, JOFF(fragmentation), -1.0, 4.0, -1.0,

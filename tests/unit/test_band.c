@@ -265,3 +265,37 @@ Test(band, max_fitting_respects_margin)
     }
     cr_assert(v[0] > v[1] && v[1] > 0, "%lld vs %lld", (long long)v[0], (long long)v[1]);
 }
+
+/* The CUDA release is not given: PyTorch, DeepSpeed and Megatron still run on CUDA < 11.7 on
+ * GPUs before Ada (eager module loading, up to 1434 MiB: docs/memory/runtime.md), so the
+ * context's band spans 300 MiB (lazy, low) to 1434 MiB (eager, high) around the lazy 512 MiB.
+ * A given release, an fp8 GPU (CUDA >= 11.8) or a serving engine (CUDA >= 11.8) narrows it. */
+Test(band, unknown_cuda_release_spans_eager_loading)
+{
+    static const struct {
+        const char *spec;
+        uint64_t lo, hi;
+    } cases[] = {
+        {"model=llama-3-8b task=lora gpu=a100-80gb micro_batch=1 seq_len=512", 300 * MIB,
+         1434 * MIB},
+        {"model=llama-3-8b task=lora gpu=v100-32gb micro_batch=1 seq_len=512 framework=deepspeed",
+         300 * MIB, 1434 * MIB},
+        {"model=llama-3-8b task=lora gpu=a100-80gb micro_batch=1 seq_len=512 cuda_version=12.4",
+         300 * MIB, 600 * MIB},
+        {"model=llama-3-8b task=lora gpu=h100 micro_batch=1 seq_len=512", 300 * MIB, 600 * MIB},
+        {"model=llama-3-8b task=inference gpu=a100-80gb context_len=4096 framework=vllm",
+         300 * MIB, 600 * MIB},
+        /* an old CUDA: eager loading is the point, its own range */
+        {"model=llama-3-8b task=lora gpu=a100-80gb micro_batch=1 seq_len=512 cuda_version=11.6",
+         900 * MIB, 1434 * MIB},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_s s;
+        cr_assert_eq(run(&s, cases[i].spec), GPUFIT_OK, "%s: %s", cases[i].spec, s.err.message);
+        uint64_t lo, hi;
+        band(&s, GPUFIT_MEM_RUNTIME_CONTEXT, &lo, &hi);
+        cr_assert(lo == cases[i].lo && hi == cases[i].hi, "%s: [%llu, %llu] MiB", cases[i].spec,
+                  (unsigned long long)(lo / MIB), (unsigned long long)(hi / MIB));
+        done(&s);
+    }
+}
