@@ -236,6 +236,7 @@ define run-abi
 	NM='$(NM)' READELF='$(READELF)' sh tests/abi/check-exports.sh '$(BUILD)'
 	@echo "==> ABI against the committed baseline (abidiff tests/abi/gpufit.abi $(SHARED_LIB))"
 	@bash tests/abi/check-abidiff.sh '$(SHARED_LIB)'
+	@bash tests/abi/check-abidiff-negative.sh '$(SHARED_LIB)'
 endef
 
 define run-install

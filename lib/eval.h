@@ -80,6 +80,9 @@ typedef struct gpufit__role {
     uint64_t band_lo[GPUFIT__NCOMP], band_hi[GPUFIT__NCOMP];
     uint64_t alloc_b[2], reserved_b[2], used_b[2], kv_cap_b[2];
     int32_t fits_b[2];
+    /* Bit c: component c is a modelled approximation with its own band in band_lo/band_hi
+     * (set by eval_role, e.g. a GGUF recipe's weights); not used for servers' roles. */
+    uint32_t approx;
 } gpufit__role;
 
 /* A role's three-way verdict (gpufit_verdict): oom when it does not fit at the optimistic
@@ -92,7 +95,8 @@ static inline int32_t gpufit__role_verdict(const gpufit__role *ro)
                                                  : GPUFIT_VERDICT_FITS;
 }
 
-/* Whether component c has a band (the stack terms and a KV budget); the rest are exact. */
+/* Whether component c has a band (the stack terms and a KV budget) in every role; others have
+ * one only where the role marks them approximate (gpufit__role.approx). */
 static inline int gpufit__band_varies(int c)
 {
     return c == GPUFIT_MEM_WORKSPACE || c == GPUFIT_MEM_RUNTIME_CONTEXT ||
@@ -102,7 +106,7 @@ static inline int gpufit__band_varies(int c)
 /* The band of component c of a role: [lo, hi]. */
 static inline void gpufit__comp_band(const gpufit__role *ro, int c, uint64_t *lo, uint64_t *hi)
 {
-    int v = gpufit__band_varies(c);
+    int v = gpufit__band_varies(c) || (ro->approx >> c & 1u);
     *lo = v ? ro->band_lo[c] : ro->comp[c];
     *hi = v ? ro->band_hi[c] : ro->comp[c];
 }
@@ -212,6 +216,13 @@ static inline int gpufit__vision_on(const gpufit__plan *p, const gpufit__shape *
 int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
                           const gpufit__tgroup *g, size_t ng, const gpufit__slice *sl,
                           uint64_t *dev_out, uint64_t *host_out);
+/* Whether the weights of a GGUF file type named without its file (not f16, not Q8_0, whose
+ * tensors are all of one type) have a band: a recipe's per-tensor bumps vary by quantiser. */
+int gpufit__gguf_recipe_band(const gpufit__plan *p);
+/* The low end of that band: every 2-D tensor at the mix's base type (mem_weights.c). */
+int gpufit__weights_bytes_low(const gpufit__plan *p, const gpufit__shape *s,
+                              const gpufit__tgroup *g, size_t ng, const gpufit__slice *sl,
+                              uint64_t *dev_out, uint64_t *host_out);
 /* Weight bytes of a slice from a GGUF file's exact per-tensor bytes (m->gguf_layers > 0). */
 int gpufit__weights_bytes_gguf(const struct gpufit_model *m, const gpufit__plan *p,
                                const gpufit__shape *s, const gpufit__slice *sl,

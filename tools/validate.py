@@ -204,7 +204,7 @@ def main():
             # inside when the measured value's rounding interval meets the band (docs/runs.md)
             res = m.get("resolution_bytes", 0)
             bands.append((lo - res <= meas <= hi + res,
-                          (hi - lo) / 2.0 / abs(pred) * 100.0 if pred else 0.0))
+                          (hi - lo) / 2.0 / abs(pred) * 100.0 if pred else 0.0, lo, hi))
         if case.get("verdict") in ("fits", "oom"):
             want = case["verdict"] == "fits"
             verdicts.append((case["id"], scope, want, rep["fits"]))
@@ -218,11 +218,12 @@ def main():
                               bool(after and after["fits"] is True)))
 
     gib = 2.0 ** 30
-    print("%-50s %-6s %-30s %10s %10s %8s" % ("case", "scope", "level@role", "pred GiB",
-                                               "meas GiB", "error"))
-    for cid, scope, lvl, pred, meas, err in rows:
-        print("%-50s %-6s %-30s %10.3f %10.3f %+7.1f%%" % (cid[:50], scope, lvl[:30],
-                                                            pred / gib, meas / gib, err))
+    print("%-50s %-6s %-30s %10s %10s %8s  %s" % ("case", "scope", "level@role", "pred GiB",
+                                                   "meas GiB", "error", "band GiB"))
+    for (cid, scope, lvl, pred, meas, err), (inside, _, lo, hi) in zip(rows, bands):
+        print("%-50s %-6s %-30s %10.3f %10.3f %+7.1f%%  %.3f-%.3f %s" % (
+            cid[:50], scope, lvl[:30], pred / gib, meas / gib, err, lo / gib, hi / gib,
+            "in" if inside else "OUT"))
     abs_err = [abs(r[5]) for r in rows]
     print()
     ok = True

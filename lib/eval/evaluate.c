@@ -213,6 +213,16 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         CK(gpufit__dtype_bytes(p->w_dt, c->total / (p->tp * p->pp), &w_dev));
     m[0] = 0; /* unused */
     m[GPUFIT_MEM_WEIGHTS] = w_dev;
+    role->approx = 0;
+    if (x->wc->gguf == NULL && s->arch != GPUFIT_ARCH_GENERIC && gpufit__gguf_recipe_band(p) &&
+        !(p->util > 0.0)) {
+        /* a GGUF file type named without its file: the recipe's bumps vary (docs/band.md) */
+        uint64_t lo, lo_host;
+        CK(gpufit__weights_bytes_low(p, s, x->g, x->ng, sl, &lo, &lo_host));
+        role->band_lo[GPUFIT_MEM_WEIGHTS] = lo < w_dev ? lo : w_dev;
+        role->band_hi[GPUFIT_MEM_WEIGHTS] = w_dev;
+        role->approx |= 1u << GPUFIT_MEM_WEIGHTS;
+    }
 
     if (p->training) {
         if (s->arch == GPUFIT_ARCH_GENERIC && !p->lora) {
@@ -540,15 +550,29 @@ static int32_t band_end(const gpufit__plan *p, gpufit__role *role, const levels_
                         gpufit_error *err)
 {
     const uint64_t *m = role->comp;
-    uint64_t frag, alloc, reserved, used;
+    uint64_t *v = e == 0 ? role->band_lo : role->band_hi;
+    uint64_t frag, alloc, reserved, used, dynamic = pt->dynamic;
+    CK(gpufit__add(pt->alloc - m[GPUFIT_MEM_WORKSPACE], in->ws, &alloc));
+    /* approximated components (role->approx, allocated ones) at this end of their band:
+     * lo <= point <= hi, so the low end subtracts and the high end adds */
+    for (int c = 1; c < GPUFIT__NCOMP && role->approx != 0; c++) {
+        if (!(role->approx >> c & 1u))
+            continue;
+        int dyn = c == GPUFIT_MEM_ACTIVATIONS || c == GPUFIT_MEM_LOGITS;
+        if (e == 0) {
+            alloc -= m[c] - v[c];
+            dynamic -= dyn ? m[c] - v[c] : 0;
+        } else {
+            CK(gpufit__add(alloc, v[c] - m[c], &alloc) ||
+               (dyn && gpufit__add(dynamic, v[c] - m[c], &dynamic)));
+        }
+    }
     if (in->frag == 0.0)
         frag = 0;
     else
-        CK(mul_frac(pt->dynamic, in->frag, &frag));
-    CK(gpufit__add(pt->alloc - m[GPUFIT_MEM_WORKSPACE], in->ws, &alloc) ||
-       gpufit__add(alloc, frag, &reserved) || gpufit__add(reserved, in->ctx, &used) ||
+        CK(mul_frac(dynamic, in->frag, &frag));
+    CK(gpufit__add(alloc, frag, &reserved) || gpufit__add(reserved, in->ctx, &used) ||
        gpufit__add(used, in->comm, &used));
-    uint64_t *v = e == 0 ? role->band_lo : role->band_hi;
     v[GPUFIT_MEM_WORKSPACE] = in->ws;
     v[GPUFIT_MEM_RUNTIME_CONTEXT] = in->ctx;
     v[GPUFIT_MEM_COMM_BUFFERS] = in->comm;
@@ -1250,6 +1274,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         hr->gpu = NULL;
         hr->fits = cap > 0 ? host <= cap : -1;
         hr->headroom = cap > 0 ? (int64_t)cap - (int64_t)host : 0;
+        hr->approx = 0;
         memcpy(hr->band_lo, hm, sizeof hr->comp); /* host bytes: no stack constant */
         memcpy(hr->band_hi, hm, sizeof hr->comp);
         hr->alloc_b[0] = hr->alloc_b[1] = hr->reserved_b[0] = hr->reserved_b[1] = host;

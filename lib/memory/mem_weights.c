@@ -52,10 +52,16 @@ static int64_t gguf_fallback(int64_t t, uint64_t row_len)
 }
 
 /* Tensor type llama.cpp gives a 2-D tensor of `kind` in layer i of n (llama-quant.cpp
- * llama_tensor_get_type_impl, the branches that do not depend on an importance matrix). */
-static int64_t gguf_type(int64_t ft, const gpufit__shape *s, int kind, uint64_t i, uint64_t n)
+ * llama_tensor_get_type_impl, the branches that do not depend on an importance matrix).
+ * lo: the low end of the recipe's band instead (docs/band.md): the file type names the mix,
+ * not its tensors (imatrix builds, --output-tensor-type / --tensor-type overrides, forks and
+ * custom mixes move the per-tensor bumps), so every 2-D tensor at the mix's base type. */
+static int64_t gguf_type(int64_t ft, const gpufit__shape *s, int kind, uint64_t i, uint64_t n,
+                         int lo)
 {
     int64_t base = gguf_base(ft);
+    if (lo && kind != GPUFIT__T_ROUTER && kind != GPUFIT__T_SHEXP_ROUTER_GATE)
+        return base;
     int plain = ft == GPUFIT_DTYPE_FP16 || ft == GPUFIT_DTYPE_BF16 || ft == GPUFIT_DTYPE_FP32 ||
                 ft == GPUFIT_DTYPE_F16_GGUF;
     if (plain)
@@ -214,7 +220,7 @@ static inline int64_t group_dtype(const gpufit__plan *p, const gpufit__shape *s,
  * form, so the cost does not grow with the number of layers. */
 static int gguf_layers_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
                              uint64_t rows, uint64_t copies, uint64_t first, uint64_t count,
-                             uint64_t *out)
+                             int low_end, uint64_t *out)
 {
     uint64_t n = s->n_layers, lo8 = n / 8, hi8 = 7 * n / 8, end = first + count;
     uint64_t cuts[9] = {0, 2, 4, n / 16, n / 8, 7 * n / 8, n, first, end};
@@ -238,7 +244,7 @@ static int gguf_layers_bytes(const gpufit__plan *p, const gpufit__shape *s, cons
             if (i0 >= hi)
                 continue;
             uint64_t k = periodic ? (hi - i0 + 2) / 3 : hi - lo, one, b;
-            int64_t t = gguf_fallback(gguf_type(p->w_dt, s, g->kind, i0, n), g->cols);
+            int64_t t = gguf_fallback(gguf_type(p->w_dt, s, g->kind, i0, n, low_end), g->cols);
             if (tensor_bytes(t, rows, g->cols, &one) || gpufit__mul(one, copies, &b) ||
                 gpufit__mul(b, k, &b) || gpufit__add(total, b, &total))
                 return 1;
@@ -254,9 +260,9 @@ static uint64_t class_begin(const gpufit__shape *s, int where)
     return where == GPUFIT__W_MOE ? s->layers[GPUFIT__W_DENSE] : 0;
 }
 
-int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
-                          const gpufit__tgroup *g, size_t ng, const gpufit__slice *sl,
-                          uint64_t *dev_out, uint64_t *host_out)
+static int weights_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
+                         size_t ng, const gpufit__slice *sl, int lo, uint64_t *dev_out,
+                         uint64_t *host_out)
 {
     int gguf = is_gguf(p->w_dt) || p->framework == GPUFIT_FW_LLAMACPP;
     uint64_t dev = 0, host = 0;
@@ -297,12 +303,12 @@ int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
                 int kind = g[i].kind == GPUFIT__T_TOKEN_EMBD && s->tied ? GPUFIT__T_OUTPUT
                            : g[i].kind == GPUFIT__T_TOKEN_EMBD ? GPUFIT__T_FFN_UP /* base */
                                                                : (int)g[i].kind;
-                int64_t t = gguf_fallback(gguf_type(p->w_dt, s, kind, 0, 1), g[i].cols);
+                int64_t t = gguf_fallback(gguf_type(p->w_dt, s, kind, 0, 1, lo), g[i].cols);
                 if (tensor_bytes(t, rows, g[i].cols, &one) || gpufit__mul(one, copies, &bytes))
                     return 1;
             } else {
                 uint64_t first = class_begin(s, g[i].where) + sl->layer_begin[g[i].where];
-                if (gguf_layers_bytes(p, s, &g[i], rows, copies, first, n_layers, &bytes))
+                if (gguf_layers_bytes(p, s, &g[i], rows, copies, first, n_layers, lo, &bytes))
                     return 1;
             }
         } else {
@@ -317,6 +323,26 @@ int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
     *dev_out = dev;
     *host_out = host;
     return 0;
+}
+
+int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
+                          const gpufit__tgroup *g, size_t ng, const gpufit__slice *sl,
+                          uint64_t *dev_out, uint64_t *host_out)
+{
+    return weights_bytes(p, s, g, ng, sl, 0, dev_out, host_out);
+}
+
+int gpufit__gguf_recipe_band(const gpufit__plan *p)
+{
+    int64_t ft = p->w_dt;
+    return is_gguf(ft) && ft != GPUFIT_DTYPE_F16_GGUF && ft != GPUFIT_DTYPE_Q8_0;
+}
+
+int gpufit__weights_bytes_low(const gpufit__plan *p, const gpufit__shape *s,
+                              const gpufit__tgroup *g, size_t ng, const gpufit__slice *sl,
+                              uint64_t *dev_out, uint64_t *host_out)
+{
+    return weights_bytes(p, s, g, ng, sl, 1, dev_out, host_out);
 }
 
 /* Weight bytes of a slice from the exact bytes of a GGUF file (io_gguf.c, m->gguf_layers > 0):

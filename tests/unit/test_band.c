@@ -299,3 +299,38 @@ Test(band, unknown_cuda_release_spans_eager_loading)
         done(&s);
     }
 }
+
+/* A GGUF file type named without its file: the recipe's per-tensor bumps vary by quantiser
+ * (imatrix, --output-tensor-type, forks, custom mixes), so the weights span [every 2-D tensor
+ * at the mix's base type, the llama-quant.cpp recipe] (lib/memory/mem_weights.c). Llama-3-8B
+ * at Q4_K: 32 x 218,103,808 + 525,336,576 (output) = 7,504,658,432 2-D elements at 144 B per
+ * 256, plus 1-D norms in fp32 (32 x 2 x 4096 + 4096) x 4 B; token_embd stays in host memory. */
+Test(band, gguf_recipe_weights)
+{
+    run_s s;
+    cr_assert_eq(run(&s, "model=llama-3-8b task=inference framework=llamacpp weight_dtype=q4_k_m "
+                         "gpu=rtx-3060 context_len=4096"),
+                 GPUFIT_OK, "%s", s.err.message);
+    uint64_t lo, hi, w = comp(&s, GPUFIT_MEM_WEIGHTS);
+    band(&s, GPUFIT_MEM_WEIGHTS, &lo, &hi);
+    cr_assert_eq(lo, 7504658432ull / 256 * 144 + (32ull * 2 * 4096 + 4096) * 4);
+    cr_assert_eq(hi, w);
+    cr_assert(lo < w);
+    gpufit_role_info ro = role(&s, 0);
+    cr_assert_eq(ro.peak_allocated_low_bytes, ro.peak_allocated_bytes - (w - lo));
+    cr_assert_eq(ro.peak_allocated_high_bytes, ro.peak_allocated_bytes);
+    done(&s);
+    /* one tensor type throughout (Q8_0, f16): exact */
+    static const char *exact[] = {"q8_0", "f16"};
+    for (size_t i = 0; i < 2; i++) {
+        char spec[160];
+        snprintf(spec, sizeof spec,
+                 "model=llama-3-8b task=inference framework=llamacpp weight_dtype=%s "
+                 "gpu=rtx-3060 context_len=4096",
+                 exact[i]);
+        cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s", s.err.message);
+        band(&s, GPUFIT_MEM_WEIGHTS, &lo, &hi);
+        cr_assert(lo == hi && hi == comp(&s, GPUFIT_MEM_WEIGHTS), "%s", exact[i]);
+        done(&s);
+    }
+}
