@@ -215,7 +215,7 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
     m[GPUFIT_MEM_WEIGHTS] = w_dev;
     role->approx = 0;
     if (x->wc->gguf == NULL && s->arch != GPUFIT_ARCH_GENERIC && gpufit__gguf_recipe_band(p) &&
-        !(p->util > 0.0)) {
+        !p->training && !(p->util > 0.0)) {
         /* a GGUF file type named without its file: the recipe's bumps vary (docs/band.md) */
         uint64_t lo, lo_host;
         CK(gpufit__weights_bytes_low(p, s, x->g, x->ng, sl, &lo, &lo_host));
@@ -415,6 +415,11 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         m[GPUFIT_MEM_COMM_BUFFERS] += n * gpufit__stack[GPUFIT__STACK_NCCL_COMM].point;
         role->extra_comms = (uint32_t)n;
     }
+    /* an approximated component's band must still hold its final point (lo <= point <= hi) */
+    for (int k = 1; k < GPUFIT__NCOMP && role->approx != 0; k++)
+        if ((role->approx >> k & 1u) && (role->band_lo[k] > m[k] || role->band_hi[k] < m[k]))
+            return gpufit__fail(err, GPUFIT_E_INTERNAL, -1, UINT64_MAX,
+                                "internal: the band of component %d lost its point", k);
     return GPUFIT_OK;
 }
 
