@@ -107,7 +107,12 @@ typedef struct gpufit__profile {
     uint32_t set, reserved;
     uint64_t bytes[3][3]; /* GPUFIT__PROF_CTX, _NCCL, _NONTORCH */
     double slack[3];      /* GPUFIT__PROF_SLACK */
+    /* runs that constrained each constant ("runs"); UINT32_MAX when the profile does not say
+     * (written by hand: taken as written). Fewer than GPUFIT__PROF_NARROW_RUNS keep the
+     * documented range around the fitted point (policy.c, docs/calibration.md). */
+    uint32_t runs[4];
 } gpufit__profile;
+#define GPUFIT__PROF_NARROW_RUNS 3
 
 struct gpufit_job {
     int64_t task, micro_batch, seq_len, global_batch, batch, context_len, prompt_len;

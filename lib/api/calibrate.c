@@ -89,7 +89,7 @@ int32_t gpufit_job_apply_profile(gpufit_job *j, const char *json, size_t len, gp
                 if (prof.set & (1u << id))
                     return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, ck.offset,
                                         "constants.%s appears twice", prof_names[id]);
-                double val[3] = {-1.0, -1.0, -1.0};
+                double val[3] = {-1.0, -1.0, -1.0}, runs = -1.0;
                 gpufit__json_token fk, fv;
                 for (;;) {
                     m = gpufit__json_member(&p, &fk, &fv, err);
@@ -101,7 +101,14 @@ int32_t gpufit_job_apply_profile(gpufit_job *j, const char *json, size_t len, gp
                             : gpufit__json_equals(&fk, "low") ? 1
                             : gpufit__json_equals(&fk, "high") ? 2
                                                                 : -1;
-                    if (f < 0) { /* "runs" and comments: read, not used */
+                    if (f < 0 && gpufit__json_equals(&fk, "runs")) {
+                        if (number_of(&fv, &runs) || runs > 4e9 || runs != (double)(uint32_t)runs)
+                            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, fv.offset,
+                                                "constants.%s.runs: a count of runs is needed",
+                                                prof_names[id]);
+                        continue;
+                    }
+                    if (f < 0) { /* comments: read, not used */
                         if ((st = gpufit__json_skip(&p, &fv, err)) != GPUFIT_OK)
                             return st;
                         continue;
@@ -120,6 +127,7 @@ int32_t gpufit_job_apply_profile(gpufit_job *j, const char *json, size_t len, gp
                                         id == GPUFIT__PROF_SLACK ? " (a fraction, at most 4)"
                                                                  : " (bytes)");
                 prof.set |= 1u << id;
+                prof.runs[id] = runs < 0.0 ? UINT32_MAX : (uint32_t)runs;
                 for (int f = 0; f < 3; f++) {
                     if (id == GPUFIT__PROF_SLACK)
                         prof.slack[f] = val[f];

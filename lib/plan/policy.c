@@ -33,6 +33,21 @@ const gpufit__stack_const gpufit__stack[GPUFIT__STACK_COUNT] = {
     [GPUFIT__STACK_NCCL_COMM] = {GIB * 6 / 10, 256 * MIB, GIB},
 };
 
+/* A stack constant from a calibration profile: its fitted point and range; fitted from fewer
+ * than GPUFIT__PROF_NARROW_RUNS runs, the range also keeps the documented one (`table`), as
+ * one or two runs cannot tell the stack's spread from one job's modelling error
+ * (docs/calibration.md). */
+static gpufit__stack_const profiled(const gpufit__profile *pr, int id,
+                                    const gpufit__stack_const *table)
+{
+    gpufit__stack_const c = {pr->bytes[id][0], pr->bytes[id][1], pr->bytes[id][2]};
+    if (pr->runs[id] < GPUFIT__PROF_NARROW_RUNS) {
+        c.low = c.low < table->low ? c.low : table->low;
+        c.high = c.high > table->high ? c.high : table->high;
+    }
+    return c;
+}
+
 /* SGLang's default mem_fraction_static (python/sglang/srt/server_args.py). From 0.5.4
  * (PR #10975, _handle_gpu_memory_settings): reserved MiB = 512 + 1.5 x max(chunked prefill,
  * 2048) + 2 x cuda_graph_max_bs + tp x pp / 8 x 1024, at least 10240 above 60 GiB; both sizes
@@ -469,9 +484,7 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
         ctx_c = &ctx_p;
     }
     if (j->profile.set & (1u << GPUFIT__PROF_CTX)) {
-        ctx_p = (gpufit__stack_const){j->profile.bytes[GPUFIT__PROF_CTX][0],
-                                      j->profile.bytes[GPUFIT__PROF_CTX][1],
-                                      j->profile.bytes[GPUFIT__PROF_CTX][2]};
+        ctx_p = profiled(&j->profile, GPUFIT__PROF_CTX, ctx_c);
         ctx_c = &ctx_p;
     }
     p->ctx_bytes = j->cuda_context_bytes >= 0 ? (uint64_t)j->cuda_context_bytes : ctx_c->point;
@@ -491,9 +504,7 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     const gpufit__stack_const *nt = &gpufit__stack[GPUFIT__STACK_SERVER_NONTORCH];
     gpufit__stack_const nt_p;
     if (j->profile.set & (1u << GPUFIT__PROF_NONTORCH)) {
-        nt_p = (gpufit__stack_const){j->profile.bytes[GPUFIT__PROF_NONTORCH][0],
-                                     j->profile.bytes[GPUFIT__PROF_NONTORCH][1],
-                                     j->profile.bytes[GPUFIT__PROF_NONTORCH][2]};
+        nt_p = profiled(&j->profile, GPUFIT__PROF_NONTORCH, nt);
         nt = &nt_p;
     }
     p->ws_bytes = j->workspace_bytes >= 0 ? (uint64_t)j->workspace_bytes
@@ -530,9 +541,7 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     const gpufit__stack_const *nc = &gpufit__stack[GPUFIT__STACK_NCCL_COMM];
     gpufit__stack_const nc_p;
     if (j->profile.set & (1u << GPUFIT__PROF_NCCL)) {
-        nc_p = (gpufit__stack_const){j->profile.bytes[GPUFIT__PROF_NCCL][0],
-                                     j->profile.bytes[GPUFIT__PROF_NCCL][1],
-                                     j->profile.bytes[GPUFIT__PROF_NCCL][2]};
+        nc_p = profiled(&j->profile, GPUFIT__PROF_NCCL, nc);
         nc = &nc_p;
     }
     p->comm_bytes = comms * nc->point;
@@ -553,6 +562,11 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     int fixed = j->fragmentation >= 0.0 || server || fw == GPUFIT_FW_LLAMACPP;
     p->band.frag[0] = fixed ? p->frag : prof_slack ? j->profile.slack[1] : GPUFIT__FRAG_LOW;
     p->band.frag[1] = fixed ? p->frag : prof_slack ? j->profile.slack[2] : GPUFIT__FRAG_HIGH;
+    if (!fixed && prof_slack && j->profile.runs[GPUFIT__PROF_SLACK] < GPUFIT__PROF_NARROW_RUNS) {
+        /* too few runs to narrow (profiled() above) */
+        p->band.frag[0] = p->band.frag[0] < GPUFIT__FRAG_LOW ? p->band.frag[0] : GPUFIT__FRAG_LOW;
+        p->band.frag[1] = p->band.frag[1] > GPUFIT__FRAG_HIGH ? p->band.frag[1] : GPUFIT__FRAG_HIGH;
+    }
     /* vLLM defaults: 1024 sequences on GPUs of 70 GiB or more, else 256 (V1 engine arg_utils,
      * from 0.8); V0 (before 0.8) 256 everywhere (EngineArgs.max_num_seqs) */
     p->max_num_seqs = j->max_num_seqs > 0 ? (uint64_t)j->max_num_seqs

@@ -34,9 +34,29 @@ Test(calibrate, profile_moves_the_context_by_hand)
     gpufit_result_bytes(b.r, 0, GPUFIT_MEM_RUNTIME_CONTEXT, &y);
     cr_assert_eq(x, 512 * MIB);
     cr_assert_eq(y, 400 * MIB);
+    /* fitted from 2 runs (< GPUFIT__PROF_NARROW_RUNS): the documented 300-600 MiB stays */
     gpufit_result_bytes_band(b.r, 0, GPUFIT_MEM_RUNTIME_CONTEXT, &lo, &hi);
-    cr_assert(lo == 400000000 && hi == 440000000);
+    cr_assert(lo == 300 * MIB && hi == 600 * MIB, "%llu %llu", (unsigned long long)lo,
+              (unsigned long long)hi);
     cr_assert_eq(role(&a, 0).device_used_bytes - role(&b, 0).device_used_bytes, 112 * MIB);
+    /* from 3 runs, or written by hand (no runs), the profile's range is taken as it is */
+    static const char *const narrow[] = {
+        "{\"gpufit_profile\": 1, \"constants\": {\"cuda_context\": {\"point\": 419430400, "
+        "\"low\": 400000000, \"high\": 440000000, \"runs\": 3}}}",
+        "{\"gpufit_profile\": 1, \"constants\": {\"cuda_context\": {\"point\": 419430400, "
+        "\"low\": 400000000, \"high\": 440000000}}}"};
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(apply(b.j, narrow[k], &err), GPUFIT_OK, "%s", err.message);
+        gpufit_result_free(b.r);
+        cr_assert_eq(gpufit_evaluate(&b.r, b.m, b.j, &err), GPUFIT_OK);
+        gpufit_result_bytes_band(b.r, 0, GPUFIT_MEM_RUNTIME_CONTEXT, &lo, &hi);
+        cr_assert(lo == 400000000 && hi == 440000000, "profile %d", k);
+    }
+    /* a count of runs is a whole number */
+    cr_assert_eq(apply(b.j, "{\"gpufit_profile\": 1, \"constants\": {\"cuda_context\": "
+                            "{\"point\": 1, \"low\": 1, \"high\": 1, \"runs\": 2.5}}}",
+                       &err),
+                 GPUFIT_E_INVALID_ARG);
     /* a value the job gives still wins */
     cr_assert_eq(gpufit_apply_spec(NULL, b.j, "cuda_context_bytes=1GiB", &err), GPUFIT_OK);
     gpufit_result_free(b.r);

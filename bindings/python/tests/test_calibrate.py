@@ -24,7 +24,8 @@ class TestCalibrate(unittest.TestCase):
                          (500 * MIB, 400 * MIB, 600 * MIB, 2))
         r = gpufit.estimate(**JOB, profile=prof)
         self.assertEqual(r.roles[0].components["runtime_context"], 500 * MIB)
-        self.assertEqual(r.roles[0].components_low["runtime_context"], 400 * MIB)
+        # two runs keep the documented 300-600 MiB range (docs/calibration.md)
+        self.assertEqual(r.roles[0].components_low["runtime_context"], 300 * MIB)
         job = gpufit.Job(task="inference", gpu="rtx-4090", context_len=8192)
         self.assertIs(job.apply_profile(prof), job)
 
