@@ -9,6 +9,8 @@
 #   make fuzz [FUZZ_SECONDS=60] | fuzz-replay   libFuzzer targets (clang) in build-fuzz/
 #   make install / uninstall  PREFIX=/usr/local DESTDIR= (also LIBDIR, INCLUDEDIR, BINDIR)
 #   make docs                 Doxygen HTML in build/docs (fails on any warning)
+#   make slurm | check-slurm  the Slurm SPANK plugin (integrations/slurm) and its test on a
+#                             real local Slurm (root; docs/slurm.md)
 #   make validate | bench | format | format-check | clean | help
 #
 # Variables honoured: CC, CXX, AR, CFLAGS (default -O2 -g), CPPFLAGS, LDFLAGS, WERROR (default
@@ -539,6 +541,46 @@ check-tsan:
 	    check-stress
 
 # ---------------------------------------------------------------------------------------------
+# Slurm SPANK plugin (integrations/slurm, docs/slurm.md)
+# ---------------------------------------------------------------------------------------------
+# `make slurm` builds $(BUILD)/slurm/gpufit_spank.so when slurm/spank.h is present
+# (libslurm-dev), linked with the library of this tree; against an installed gpufit:
+# make slurm SLURM_LIBS="$$(pkg-config --libs gpufit)" SLURM_CPPFLAGS="$$(pkg-config --cflags gpufit)".
+# `make check-slurm` runs the plugin's decision tests (test_gate), then, as root with Slurm
+# installed, integrations/slurm/test/run.sh against a real slurmctld + slurmd on loopback.
+SLURM_INCLUDE ?= /usr/include
+SLURM_CPPFLAGS ?= -Iinclude
+SLURM_LIBS ?= -L$(BUILD) -Wl,-rpath,$(abspath $(BUILD)) -lgpufit
+HAVE_SPANK := $(wildcard $(SLURM_INCLUDE)/slurm/spank.h)
+SLURM_SO   := $(BUILD)/slurm/gpufit_spank.so
+SLURM_GATE := $(BUILD)/slurm/gate.o
+SLURM_TEST := $(BUILD)/slurm/test_gate
+SLURM_CFLAGS = -std=c11 $(WARNINGS) $(WERROR) -fPIC $(SLURM_CPPFLAGS) -I$(SLURM_INCLUDE) \
+               $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS)
+
+.PHONY: slurm check-slurm
+slurm: $(if $(HAVE_SPANK),$(SLURM_SO))
+	@$(if $(HAVE_SPANK),echo "==> $(SLURM_SO)",echo "slurm/spank.h not found in \
+	    $(SLURM_INCLUDE): install libslurm-dev (or set SLURM_INCLUDE); nothing built")
+
+$(BUILD)/slurm/%.o: integrations/slurm/%.c integrations/slurm/gate.h $(HEADER) | $(BUILD)/slurm
+	$(CC) $(SLURM_CFLAGS) $(if $(filter gate.o,$(notdir $@)),-fvisibility=hidden) -c $< -o $@
+$(SLURM_SO): $(BUILD)/slurm/gpufit_spank.o $(SLURM_GATE) | lib
+	$(CC) -shared $(LINK_FLAGS) -o $@ $^ $(SLURM_LIBS)
+$(SLURM_TEST): integrations/slurm/test/test_gate.c $(SLURM_GATE) | lib
+	$(CC) -std=c11 $(TEST_WARNINGS) $(WERROR) $(SLURM_CPPFLAGS) -Iintegrations/slurm $(CPPFLAGS) \
+	    $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LINK_FLAGS) $(SLURM_LIBS)
+$(BUILD)/slurm:
+	mkdir -p $@
+
+check-slurm: $(SLURM_TEST) $(if $(HAVE_SPANK),$(SLURM_SO))
+	@echo "==> the plugin's decision (integrations/slurm/test/test_gate.c)"
+	$(SLURM_TEST)
+	@echo "==> the plugin on a real Slurm (integrations/slurm/test/run.sh)"
+	@$(if $(HAVE_SPANK),bash integrations/slurm/test/run.sh $(SLURM_SO) $(BUILD), \
+	    echo "SKIP: check-slurm: slurm/spank.h not found (apt-get install libslurm-dev)")
+
+# ---------------------------------------------------------------------------------------------
 # Other targets
 # ---------------------------------------------------------------------------------------------
 .PHONY: validate bench docs format format-check
@@ -599,5 +641,5 @@ clean:
 	rm -rf '$(BUILD)' build build-asan build-tsan build-fuzz build-valgrind
 
 help:
-	@sed -n '2,19s/^# \{0,1\}//p' Makefile
+	@sed -n '2,21s/^# \{0,1\}//p' Makefile
 	@echo "version $(VERSION) (SONAME $(SONAME)), from $(HEADER)"
