@@ -14,6 +14,7 @@ set -euo pipefail
 PLUGIN=${1:?usage: run.sh PLUGIN.so BUILD_DIR}
 BUILD=${2:?usage: run.sh PLUGIN.so BUILD_DIR}
 PLUGIN=$(readlink -f "$PLUGIN")
+HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(readlink -f "$BUILD")
 
 skip() { echo "SKIP: check-slurm: $*"; exit 0; }
@@ -66,7 +67,9 @@ PIDS+=($!)
 # ---- Slurm configuration ------------------------------------------------------------------
 HOST=$(hostname -s)
 mkdir -p "$T/dev" "$T/spool" "$T/state" "$T/out"
-for i in 0 1 2 3; do : > "$T/dev/nvidia$i"; done   # stand-in device files for gres.conf
+# stand-in device nodes for gres.conf (NVIDIA's major 195; a regular file where mknod is not
+# allowed, which slurmd logs as an error but accepts)
+for i in 0 1 2 3; do mknod "$T/dev/nvidia$i" c 195 "$i" 2>/dev/null || : > "$T/dev/nvidia$i"; done
 NCPU=$(nproc)
 PORT=${GPUFIT_SLURM_PORT:-16817}
 cat > "$T/slurm.conf" <<CONF
@@ -202,8 +205,10 @@ grep -q SHOULD-NOT-RUN doomed.out && fail "doomed srun job ran"
 printf '#!/bin/sh\n#SBATCH --gres=gpu:a100_80gb:2\n#SBATCH --gpufit-spec="%s"\n#SBATCH -o doomedbatch.log -t 1\necho SHOULD-NOT-RUN\n' "$DOOMED" > doomed.sh
 run doomedbatch sbatch doomed.sh
 expect doomedbatch 1 doomedbatch.err "sbatch: error: $REASON" "$FIX" "$FIXSPEC"
+run doomedalloc salloc -t 1 --gpus=a100_80gb:1 --gpufit-spec="$DOOMED" true
+expect doomedalloc 1 doomedalloc.err "salloc: error: $REASON" "$FIX"
 [ "$(njobs)" = "$n0" ] || fail "a refused submission reached the queue"
-ok "srun and sbatch (#SBATCH --gpufit-spec): a doomed job is refused at submission, nothing queued"
+ok "srun, sbatch (#SBATCH --gpufit-spec) and salloc: a doomed job is refused at submission, nothing queued"
 
 # 3. the layout must fit the GPUs asked for: tp=2 on one GPU
 run layout srun -t 1 --gres=gpu:a100_80gb:1 --gpufit-spec="$FIT tp=2" true
@@ -239,6 +244,30 @@ printf '{"model": "llama-3-8b", "task": "lora"}\n' > fit.json
 run rfit srun -t 1 --gres=gpu:a100_80gb:1 --gpufit=fit.json echo gpufit-job-ran
 expect rfit 0 rfit.out '^gpufit-job-ran$'
 ok "node: a fitting --gpufit=fit.json job runs"
+export SLURM_CONF=$T/slurm.conf
+
+# 6. job_submit.lua: slurmctld restarted with JobSubmitPlugins=lua refuses at submission
+# (clients with enforce=remote, so that the plugin's own submit-side check does not answer first)
+kill "${PIDS[1]}"
+wait "${PIDS[1]}" 2>/dev/null || true
+cp "$HERE/../job_submit.lua" "$T/job_submit.lua"
+for conf in slurm.conf slurm-remote.conf; do echo "JobSubmitPlugins=lua" >> "$T/$conf"; done
+GPUFIT_CLI=$BUILD/gpufit slurmctld -D -i -f "$T/slurm.conf" > "$T/log/slurmctld-lua.out" 2>&1 &
+PIDS[1]=$!
+for _ in $(seq 60); do scontrol ping 2>/dev/null | grep -q UP && break; sleep 0.5; done
+export SLURM_CONF=$T/slurm-remote.conf
+run lfit srun -t 1 --gres=gpu:a100_80gb:1 --gpufit-spec="$FIT" echo gpufit-job-ran
+expect lfit 0 lfit.out '^gpufit-job-ran$'
+n0=$(njobs)
+run ldoomed sbatch doomed.sh
+expect ldoomed 1 ldoomed.err 'gpufit: job refused \(out of GPU memory predicted\):' \
+    'verdict: DOES NOT FIT: [0-9.]+-[0-9.]+ GiB of 80\.00 GiB' 'first fix:' \
+    '--spec "task=qlora checkpointing=full"'
+run lbad srun -t 1 --gres=gpu:a100_80gb:1 --gpufit-spec="$BAD" true
+expect lbad 1 lbad.err 'gpufit: job refused: malformed --gpufit-spec:' \
+    "gpufit: spec: unknown parameter 'tsak'"
+[ "$(njobs)" = "$n0" ] || fail "job_submit.lua let a refused job into the queue"
+ok "job_submit.lua: a fitting job runs; doomed (with verdict and fix) and malformed jobs are refused by slurmctld"
 export SLURM_CONF=$T/slurm.conf
 
 echo "check-slurm: all passed in $(( $(date +%s) - START )) s"
