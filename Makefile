@@ -578,7 +578,8 @@ check-slurm: $(SLURM_TEST) $(if $(HAVE_SPANK),$(SLURM_SO))
 	$(SLURM_TEST)
 	@echo "==> the plugin on a real Slurm (integrations/slurm/test/run.sh)"
 	@$(if $(HAVE_SPANK),bash integrations/slurm/test/run.sh $(SLURM_SO) $(BUILD), \
-	    echo "SKIP: check-slurm: slurm/spank.h not found (apt-get install libslurm-dev)")
+	    echo "SKIP: check-slurm: slurm/spank.h not found (apt-get install libslurm-dev)"; \
+	    test -z "$$GPUFIT_SLURM_REQUIRED")
 
 # ---------------------------------------------------------------------------------------------
 # Other targets

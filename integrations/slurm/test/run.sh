@@ -8,7 +8,8 @@
 # task/none, no accounting), starts munged (as the munge user, own key and socket), slurmctld
 # and slurmd in the background, runs the jobs below and stops every daemon it started by PID.
 #
-# usage: run.sh PLUGIN.so GPUFIT_BUILD_DIR
+# usage: run.sh PLUGIN.so GPUFIT_BUILD_DIR   (GPUFIT_SLURM_KEEP=1 keeps the temporary directory;
+# GPUFIT_SLURM_PORT: slurmctld's port, slurmd's is the next one; default 16817)
 set -euo pipefail
 
 PLUGIN=${1:?usage: run.sh PLUGIN.so BUILD_DIR}
@@ -17,7 +18,12 @@ PLUGIN=$(readlink -f "$PLUGIN")
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(readlink -f "$BUILD")
 
-skip() { echo "SKIP: check-slurm: $*"; exit 0; }
+# GPUFIT_SLURM_REQUIRED=1 (.ci/run): a SKIP fails
+skip() {
+    echo "SKIP: check-slurm: $*"
+    [ -z "${GPUFIT_SLURM_REQUIRED:-}" ] || { echo "FAIL: GPUFIT_SLURM_REQUIRED is set"; exit 1; }
+    exit 0
+}
 [ "$(id -u)" -eq 0 ] || skip "needs root (daemons, munge user)"
 for t in slurmctld slurmd srun sbatch scontrol munged; do
     command -v "$t" >/dev/null 2>&1 || [ -x "/usr/sbin/$t" ] ||
