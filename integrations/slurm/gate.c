@@ -44,8 +44,8 @@ int gate_parse_args(gate_conf *c, int ac, char *const *av, char *msg, size_t cap
             char *end = NULL;
             errno = 0;
             double m = strtod(v, &end);
-            if (*v == '\0' || *end != '\0' || errno != 0 || !(m >= 0.0 && m < 1.0)) {
-                snprintf(msg, cap, "argument margin='%s': a fraction in [0, 1), e.g. 0.05", v);
+            if (*v == '\0' || *end != '\0' || errno != 0 || !(m >= 0.0 && m <= 0.5)) {
+                snprintf(msg, cap, "argument margin='%s': a fraction in [0, 0.5], e.g. 0.05", v);
                 return -1;
             }
             c->margin = m;
@@ -367,8 +367,26 @@ static int64_t first_fix(const gpufit_result *r, uint32_t n)
     return keep;
 }
 
-static int verdict_message(const gate_conf *conf, const gpufit_result *r, const char *gpu_name,
-                           char *msg, size_t cap)
+/* " of 80.00 GiB" or, with a margin, " of 76.00 GiB (80.00 GiB less a 5 % margin)" */
+static void add_capacity(char *msg, size_t cap, const gpufit_job *j, uint64_t capacity)
+{
+    double m = 0.0, usable = (double)capacity;
+    int64_t mb = job_int(j, GPUFIT_JOB_MARGIN_BYTES);
+    if (gpufit_job_get_float(j, GPUFIT_JOB_MARGIN, &m, NULL) != GPUFIT_OK)
+        m = 0.0;
+    if (mb > 0)
+        usable -= (double)mb;
+    else
+        usable *= 1.0 - m;
+    if (usable < (double)capacity)
+        add(msg, cap, " of %.2f GiB (%.2f GiB less a %.2f GiB margin)", usable / GIB,
+            capacity / GIB, (capacity - usable) / GIB);
+    else
+        add(msg, cap, " of %.2f GiB", capacity / GIB);
+}
+
+static int verdict_message(const gate_conf *conf, const gpufit_result *r, const gpufit_job *j,
+                           const char *gpu_name, char *msg, size_t cap)
 {
     gpufit_summary s = {.struct_size = sizeof s};
     gpufit_role_info ro = {.struct_size = sizeof ro};
@@ -382,9 +400,10 @@ static int verdict_message(const gate_conf *conf, const gpufit_result *r, const 
     const char *word;
     switch (s.verdict) {
     case GPUFIT_VERDICT_FITS:
-        add(msg, cap, "gpufit: FITS: %.2f-%.2f GiB of %.2f GiB on %s (role %s)\n",
-            ro.device_used_low_bytes / GIB, ro.device_used_high_bytes / GIB,
-            ro.capacity_bytes / GIB, gpu, ro.name);
+        add(msg, cap, "gpufit: FITS: %.2f-%.2f GiB", ro.device_used_low_bytes / GIB,
+            ro.device_used_high_bytes / GIB);
+        add_capacity(msg, cap, j, ro.capacity_bytes);
+        add(msg, cap, " on %s (role %s)\n", gpu, ro.name);
         return GATE_PASS;
     case GPUFIT_VERDICT_MARGINAL:
         out = conf->marginal == GATE_MARGINAL_REFUSE ? GATE_REFUSE
@@ -402,9 +421,11 @@ static int verdict_message(const gate_conf *conf, const gpufit_result *r, const 
                       "the plugin's gpu=); not checked\n");
         return GATE_PASS;
     }
-    add(msg, cap, "gpufit: %s: role %s needs %.2f GiB (band %.2f-%.2f GiB) of %.2f GiB on %s\n",
-        word, ro.name, ro.device_used_bytes / GIB, ro.device_used_low_bytes / GIB,
-        ro.device_used_high_bytes / GIB, ro.capacity_bytes / GIB, gpu);
+    add(msg, cap, "gpufit: %s: role %s needs %.2f GiB (band %.2f-%.2f GiB)", word, ro.name,
+        ro.device_used_bytes / GIB, ro.device_used_low_bytes / GIB,
+        ro.device_used_high_bytes / GIB);
+    add_capacity(msg, cap, j, ro.capacity_bytes);
+    add(msg, cap, " on %s\n", gpu);
     int64_t f = first_fix(r, s.n_mitigations);
     gpufit_mitigation_info mi = {.struct_size = sizeof mi};
     if (f >= 0 && gpufit_result_mitigation(r, (uint32_t)f, &mi) == GPUFIT_OK) {
@@ -461,14 +482,24 @@ int gate_check(const gate_conf *conf, const char *json, size_t len, const char *
             goto done;
         }
     }
-    /* margin: that fraction of the capacity is kept free (the verdict sees the rest) */
+    /* margin: the library's own (docs/band.md: the verdict and the fixes check against
+     * capacity x (1 - margin)); the plugin's is a floor under the job's margin/margin_bytes */
     if (conf->margin > 0.0) {
+        double jm = 0.0;
+        int64_t jb = job_int(j, GPUFIT_JOB_MARGIN_BYTES);
         gpufit_summary s = {.struct_size = sizeof s};
-        if (gpufit_evaluate_summary(m, j, &s, &e) == GPUFIT_OK && s.capacity_bytes > 0 &&
-            gpufit_job_set_int(j, GPUFIT_JOB_GPU_MEMORY_BYTES,
-                               (int64_t)((double)s.capacity_bytes * (1.0 - conf->margin)),
-                               &e) != GPUFIT_OK) {
-            add_error(msg, cap, "capacity", &e, NULL);
+        int rc = gpufit_job_get_float(j, GPUFIT_JOB_MARGIN, &jm, &e);
+        if (rc == GPUFIT_OK && jb > 0) { /* the job gave bytes: raise them to the floor */
+            rc = gpufit_evaluate_summary(m, j, &s, &e);
+            uint64_t floor = (uint64_t)((double)s.capacity_bytes * conf->margin);
+            if (rc == GPUFIT_OK && floor > (uint64_t)jb)
+                rc = gpufit_job_set_int(j, GPUFIT_JOB_MARGIN_BYTES, (int64_t)floor, &e);
+        } else if (rc == GPUFIT_OK && jm < conf->margin) {
+            rc = gpufit_job_set_float(j, GPUFIT_JOB_MARGIN, conf->margin, &e);
+        }
+        if (rc != GPUFIT_OK) {
+            add(msg, cap, "gpufit: job refused: the job cannot be evaluated\n");
+            add_error(msg, cap, "margin", &e, NULL);
             goto done;
         }
     }
@@ -489,7 +520,7 @@ int gate_check(const gate_conf *conf, const char *json, size_t len, const char *
         add_error(msg, cap, "evaluate", &e, NULL);
         goto done;
     }
-    out = verdict_message(conf, r, gpu, msg, cap);
+    out = verdict_message(conf, r, j, gpu, msg, cap);
 done:
     gpufit_result_free(r);
     gpufit_job_free(j);

@@ -20,7 +20,7 @@ enum { GATE_PASS = 0, GATE_WARN = 1, GATE_REFUSE = 2 };
 /* The plugin's arguments from plugstack.conf. */
 typedef struct gate_conf {
     char gpu[64];  /* gpu=NAME: this node's GPU (catalogue name or Slurm GRES type); "" none */
-    double margin; /* margin=F: fraction of each GPU kept free, 0 <= F < 1 */
+    double margin; /* margin=F: least share of each GPU kept free, 0 <= F <= 0.5 (job margin) */
     int marginal;  /* marginal=allow|warn|refuse */
     int enforce;   /* enforce=local|remote|both */
 } gate_conf;

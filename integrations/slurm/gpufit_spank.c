@@ -62,13 +62,14 @@ static char name_file[] = "gpufit", arg_file[] = "SCENARIO.json",
                          "not fit the GPUs it gets";
 static char name_spec[] = "gpufit-spec", arg_spec[] = "\"k=v ...\"",
             use_spec[] = "gpufit: refuse the job if the spec (e.g. \"model=llama-3-8b "
-                         "training=1\") does not fit the GPUs it gets";
+                         "task=lora\") does not fit the GPUs it gets";
 static struct spank_option options[] = {{name_file, arg_file, use_file, 1, 0, on_file},
                                         {name_spec, arg_spec, use_spec, 1, 1, on_spec},
                                         SPANK_OPTIONS_TABLE_END};
 
-/* Prints a multi-line message, one log call per line: errors for a refusal. */
-static void say(int level, const char *msg)
+/* Prints a multi-line message, one log call per line: errors for a refusal, the message alone
+ * for a warning; a pass is shown by srun/sbatch/salloc (info) but only logged on the node. */
+static void say(int level, int remote, const char *msg)
 {
     char line[512];
     for (const char *p = msg; *p != '\0';) {
@@ -78,6 +79,8 @@ static void say(int level, const char *msg)
             slurm_error("%s", line);
         else if (level == GATE_WARN)
             slurm_spank_log("%s", line);
+        else if (!remote)
+            slurm_info("%s", line);
         else
             slurm_verbose("%s", line);
         p += n;
@@ -110,21 +113,21 @@ static char *read_file(const char *path, size_t *len, char *msg, size_t cap)
 }
 
 /* Evaluates the job's options on gpu x n_gpus; prints the outcome; -1 refuses. */
-static int decide(const char *gpu, uint64_t n_gpus, const char *where)
+static int decide(const char *gpu, uint64_t n_gpus, int remote)
 {
     char msg[4096];
     size_t len = 0;
     char *json = NULL;
     msg[0] = '\0';
     if (opt_file != NULL && (json = read_file(opt_file, &len, msg, sizeof msg)) == NULL) {
-        say(GATE_REFUSE, msg);
+        say(GATE_REFUSE, remote, msg);
         return -1;
     }
     int out = gate_check(&conf, json, len, opt_spec, gpu, n_gpus, msg, sizeof msg);
     free(json);
-    say(out, msg);
-    slurm_verbose("gpufit: checked %s on %s x %llu", where, gpu != NULL && *gpu ? gpu : "-",
-                  (unsigned long long)n_gpus);
+    say(out, remote, msg);
+    slurm_verbose("gpufit: checked %s on %s x %llu", remote ? "on the node" : "at submission",
+                  gpu != NULL && *gpu ? gpu : "-", (unsigned long long)n_gpus);
     return out == GATE_REFUSE ? -1 : 0;
 }
 
@@ -197,7 +200,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
     requested_gpus(&g);
     uint64_t n = g.total > 0 ? g.total : g.per_node * (g.nodes > 0 ? g.nodes : 1);
     const char *gpu = g.type[0] != '\0' ? g.type : conf.gpu;
-    return decide(gpu, n, "at submission");
+    return decide(gpu, n, 0);
 }
 
 static uint64_t env_count(spank_t sp, const char *name, int list)
@@ -226,7 +229,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
         uint32_t nn = 0;
         nodes = spank_get_item(sp, S_JOB_NNODES, &nn) == ESPANK_SUCCESS ? nn : 1;
     }
-    refused = decide(conf.gpu, per_node * (nodes > 0 ? nodes : 1), "on the node") != 0;
+    refused = decide(conf.gpu, per_node * (nodes > 0 ? nodes : 1), 1) != 0;
     return 0;
 }
 

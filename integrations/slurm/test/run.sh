@@ -56,7 +56,7 @@ cleanup() {
 trap cleanup EXIT
 
 fail() { echo "FAIL: $*"; exit 1; }
-ok() { echo "ok: $*"; }
+ok() { echo "ok: $* ($(( $(date +%s) - START )) s)"; }
 
 # ---- munge: its own key, socket and logs, as the munge user -------------------------------
 mkdir -p "$T/munge" "$T/log" /run/munge
@@ -124,7 +124,7 @@ CONF
 cp "$PLUGIN" "$T/gpufit_spank.so.new"
 mv "$T/gpufit_spank.so.new" "$T/gpufit_spank.so"
 cat > "$T/plugstack.conf" <<CONF
-required $T/gpufit_spank.so gpu=a100-80gb margin=0 marginal=warn enforce=both
+required $T/gpufit_spank.so gpu=a100-80gb margin=0.05 marginal=warn enforce=both
 CONF
 export SLURM_CONF=$T/slurm.conf
 export LD_LIBRARY_PATH=$BUILD${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -132,19 +132,24 @@ export LD_LIBRARY_PATH=$BUILD${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 for _ in $(seq 50); do [ -S "$T/munge/munge.sock" ] && break; sleep 0.1; done
 [ -S "$T/munge/munge.sock" ] || fail "munged did not start"
 
-slurmctld -D -i -f "$T/slurm.conf" > "$T/log/slurmctld.out" 2>&1 &
+# GPUFIT_CLI: the gpufit command job_submit.lua runs (test 6)
+GPUFIT_CLI=$BUILD/gpufit slurmctld -D -i -f "$T/slurm.conf" > "$T/log/slurmctld.out" 2>&1 &
 PIDS+=($!)
 slurmd -D -f "$T/slurm.conf" > "$T/log/slurmd.out" 2>&1 &
 PIDS+=($!)
 
-state=
-for _ in $(seq 120); do
-    state=$(sinfo -h -N -n "$HOST" -o %T 2>/dev/null || true)
-    [ "$state" = idle ] && break
-    sleep 0.5
-done
-[ "$state" = idle ] || fail "node $HOST not idle after 60 s (state '$state')"
-ok "slurmctld and slurmd up, node $HOST idle ($(( $(date +%s) - START )) s)"
+# wait_idle: until slurmctld answers and the node is idle (60 s at most)
+wait_idle() {
+    local state=
+    for _ in $(seq 120); do
+        state=$(sinfo -h -N -n "$HOST" -o %T 2>/dev/null || true)
+        [ "$state" = idle ] && return 0
+        sleep 0.5
+    done
+    fail "node $HOST not idle after 60 s (state '$state')"
+}
+wait_idle
+ok "slurmctld and slurmd up, node $HOST idle"
 
 # ---- the jobs ------------------------------------------------------------------------------
 cd "$T/out"
@@ -186,7 +191,7 @@ wait_job() {
     done
     echo "$st"
 }
-REASON='gpufit: job refused: DOES NOT FIT: role all needs [0-9.]+ GiB \(band [0-9.]+-[0-9.]+ GiB\) of 80\.00 GiB on A100 80GB SXM4'
+REASON='gpufit: job refused: DOES NOT FIT: role all needs [0-9.]+ GiB \(band [0-9.]+-[0-9.]+ GiB\) of 76\.00 GiB \(80\.00 GiB less a 4\.00 GiB margin\) on A100 80GB SXM4'
 FIX='gpufit: fix \(keeps the GPU\): QLoRA.*-> [0-9.]+ GiB \(fits\)'
 FIXSPEC='gpufit:   --gpufit-spec: add task=qlora checkpointing=full'
 PARSE="gpufit: spec: unknown parameter 'tsak' .*did you mean 'task'\? \(unknown parameter\) at byte 17"
@@ -194,6 +199,7 @@ PARSE="gpufit: spec: unknown parameter 'tsak' .*did you mean 'task'\? \(unknown 
 # 1. a fitting job runs (srun), and as a batch script
 run fit srun -t 1 --gres=gpu:a100_80gb:1 --gpufit-spec="$FIT" echo gpufit-job-ran
 expect fit 0 fit.out '^gpufit-job-ran$'
+expect fit 0 fit.err 'srun: gpufit: FITS: [0-9.]+-[0-9.]+ GiB of 76\.00 GiB \(80\.00 GiB less a 4\.00 GiB margin\) on A100 80GB SXM4 \(role all\)'
 ok "srun: a fitting job runs"
 printf '#!/bin/sh\n#SBATCH --gres=gpu:a100_80gb:1\n#SBATCH --gpufit-spec="%s"\n#SBATCH -o fitbatch.log -t 1\necho gpufit-batch-ran\n' "$FIT" > fit.sh
 run fitbatch sbatch --parsable fit.sh
@@ -252,15 +258,12 @@ expect rfit 0 rfit.out '^gpufit-job-ran$'
 ok "node: a fitting --gpufit=fit.json job runs"
 export SLURM_CONF=$T/slurm.conf
 
-# 6. job_submit.lua: slurmctld restarted with JobSubmitPlugins=lua refuses at submission
-# (clients with enforce=remote, so that the plugin's own submit-side check does not answer first)
-kill "${PIDS[1]}"
-wait "${PIDS[1]}" 2>/dev/null || true
+# 6. job_submit.lua: with JobSubmitPlugins=lua (scontrol reconfigure) slurmctld refuses at
+# submission (clients with enforce=remote: the plugin's submit-side check does not answer first)
 cp "$HERE/../job_submit.lua" "$T/job_submit.lua"
 for conf in slurm.conf slurm-remote.conf; do echo "JobSubmitPlugins=lua" >> "$T/$conf"; done
-GPUFIT_CLI=$BUILD/gpufit slurmctld -D -i -f "$T/slurm.conf" > "$T/log/slurmctld-lua.out" 2>&1 &
-PIDS[1]=$!
-for _ in $(seq 60); do scontrol ping 2>/dev/null | grep -q UP && break; sleep 0.5; done
+scontrol reconfigure
+wait_idle
 export SLURM_CONF=$T/slurm-remote.conf
 run lfit srun -t 1 --gres=gpu:a100_80gb:1 --gpufit-spec="$FIT" echo gpufit-job-ran
 expect lfit 0 lfit.out '^gpufit-job-ran$'

@@ -37,7 +37,7 @@ static void test_args(void)
     char *m1[] = {"margin=1"}, *mx[] = {"margin=5%"}, *pol[] = {"marginal=maybe"},
          *enf[] = {"enforce=all"}, *unk[] = {"gres=a100"}, *empty[] = {"gpu="};
     CHECK(gate_parse_args(&c, 1, m1, msg, sizeof msg) == -1);
-    CHECK(strcmp(msg, "argument margin='1': a fraction in [0, 1), e.g. 0.05") == 0);
+    CHECK(strcmp(msg, "argument margin='1': a fraction in [0, 0.5], e.g. 0.05") == 0);
     CHECK(gate_parse_args(&c, 1, mx, msg, sizeof msg) == -1);
     CHECK(gate_parse_args(&c, 1, pol, msg, sizeof msg) == -1);
     CHECK(strcmp(msg, "argument marginal='maybe': one of allow, warn, refuse") == 0);
@@ -179,23 +179,35 @@ static void test_check(void)
     CHECK(gate_parse_args(&c, 2, m, msg, sizeof msg) == 0);
     CHECK(gate_check(&c, NULL, 0, FIT, "a100_80gb", 1, msg, sizeof msg) == GATE_PASS);
     HAS(msg, "gpufit: MARGINAL (the GPU's capacity lies inside the band): role all needs");
-    HAS(msg, " of 47.00 GiB on A100 80GB SXM4\n");
+    HAS(msg, " of 47.00 GiB (80.00 GiB less a 33.00 GiB margin) on A100 80GB SXM4\n");
     c.marginal = GATE_MARGINAL_WARN;
     CHECK(gate_check(&c, NULL, 0, FIT, "a100_80gb", 1, msg, sizeof msg) == GATE_WARN);
     c.marginal = GATE_MARGINAL_REFUSE;
     CHECK(gate_check(&c, NULL, 0, FIT, "a100_80gb", 1, msg, sizeof msg) == GATE_REFUSE);
     HAS(msg, "gpufit: job refused: MARGINAL (marginal=refuse): role all needs");
     c.margin = 0.05; /* 76 GiB: fits */
+    c.marginal = GATE_MARGINAL_WARN;
     CHECK(gate_check(&c, NULL, 0, FIT, "a100_80gb", 1, msg, sizeof msg) == GATE_PASS);
-    HAS(msg, " of 76.00 GiB on ");
+    HAS(msg, " of 76.00 GiB (80.00 GiB less a 4.00 GiB margin) on ");
+    /* the plugin's margin is a floor: a larger one in the job stays, a smaller one is raised */
+    CHECK(gate_check(&c, NULL, 0, "model=llama-3-8b task=lora margin=0.4125", "a100_80gb", 1,
+                     msg, sizeof msg) == GATE_WARN);
+    CHECK(gate_check(&c, NULL, 0, "model=llama-3-8b task=lora margin=0.01", "a100_80gb", 1,
+                     msg, sizeof msg) == GATE_PASS);
+    HAS(msg, " less a 4.00 GiB margin");
+    CHECK(gate_check(&c, NULL, 0, "model=llama-3-8b task=lora margin_bytes=1GiB", "a100_80gb", 1,
+                     msg, sizeof msg) == GATE_PASS);
+    HAS(msg, " of 76.00 GiB (80.00 GiB less a 4.00 GiB margin) on ");
+    CHECK(gate_check(&c, NULL, 0, "model=llama-3-8b task=lora margin_bytes=33GiB", "a100_80gb",
+                     1, msg, sizeof msg) == GATE_WARN);
     /* the margin also applies to the scenario's own GPU, and the allocation's GPU replaces a
      * capacity the scenario gives */
     CHECK(gate_check(&c, NULL, 0, "model=llama-3-8b task=lora gpu=a100-80gb", NULL, 0, msg,
                      sizeof msg) == GATE_PASS);
-    HAS(msg, " of 76.00 GiB on ");
+    HAS(msg, " of 76.00 GiB (80.00 GiB less a 4.00 GiB margin) on ");
     CHECK(gate_check(&c, NULL, 0, "model=llama-3-8b task=lora gpu_memory_gib=500", "h100", 0,
                      msg, sizeof msg) == GATE_PASS);
-    HAS(msg, " of 75.67 GiB on H100 SXM5"); /* 95 % of its measured 79.65 GiB */
+    HAS(msg, " of 75.67 GiB (79.65 GiB less a 3.98 GiB margin) on H100 SXM5");
 
     /* a message cut to a small buffer stays terminated */
     char small[24];
