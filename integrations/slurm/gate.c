@@ -13,6 +13,11 @@
 
 #define GIB 1073741824.0
 
+uint64_t gate_mul(uint64_t a, uint64_t b)
+{
+    return a != 0 && b > UINT64_MAX / a ? UINT64_MAX : a * b;
+}
+
 void gate_conf_init(gate_conf *c)
 {
     memset(c, 0, sizeof *c);
@@ -506,8 +511,10 @@ int gate_check(const gate_conf *conf, const char *json, size_t len, const char *
     /* the job's layout must fit in the GPUs it holds */
     uint64_t layout = (uint64_t)job_int(j, GPUFIT_JOB_GPUS);
     if (layout == 0)
-        layout = (uint64_t)job_int(j, GPUFIT_JOB_DP) * (uint64_t)job_int(j, GPUFIT_JOB_TP) *
-                 (uint64_t)job_int(j, GPUFIT_JOB_PP) * (uint64_t)job_int(j, GPUFIT_JOB_CP);
+        layout = gate_mul(gate_mul((uint64_t)job_int(j, GPUFIT_JOB_DP),
+                                   (uint64_t)job_int(j, GPUFIT_JOB_TP)),
+                          gate_mul((uint64_t)job_int(j, GPUFIT_JOB_PP),
+                                   (uint64_t)job_int(j, GPUFIT_JOB_CP)));
     if (n_gpus > 0 && layout > n_gpus) {
         add(msg, cap,
             "gpufit: job refused: the job's layout uses %llu GPUs (dp x tp x pp x cp) but it "

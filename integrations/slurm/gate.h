@@ -33,6 +33,9 @@ typedef struct gate_gpus {
     uint64_t nodes;    /* nodes; 0 unknown */
 } gate_gpus;
 
+/* a x b, or UINT64_MAX when it would overflow (GPU counts from the environment). */
+uint64_t gate_mul(uint64_t a, uint64_t b);
+
 /* Defaults: no GPU, margin 0, marginal=warn, enforce=both. */
 void gate_conf_init(gate_conf *c);
 /* Parses plugstack.conf arguments (key=value); on error writes why into msg, returns -1. */

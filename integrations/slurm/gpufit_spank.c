@@ -139,6 +139,9 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
         slurm_error("gpufit: plugstack.conf: %s", msg);
         return -1;
     }
+    spank_context_t ctx = spank_context();
+    if (ctx != S_CTX_LOCAL && ctx != S_CTX_REMOTE && ctx != S_CTX_ALLOCATOR)
+        return 0; /* slurmd itself, prolog/epilog: no options, nothing to check */
     for (struct spank_option *o = options; o->name != NULL; o++)
         if (spank_option_register(sp, o) != ESPANK_SUCCESS) {
             slurm_error("gpufit: cannot register --%s", o->name);
@@ -198,7 +201,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
     gate_gpus g;
     memset(&g, 0, sizeof g);
     requested_gpus(&g);
-    uint64_t n = g.total > 0 ? g.total : g.per_node * (g.nodes > 0 ? g.nodes : 1);
+    uint64_t n = g.total > 0 ? g.total : gate_mul(g.per_node, g.nodes > 0 ? g.nodes : 1);
     const char *gpu = g.type[0] != '\0' ? g.type : conf.gpu;
     return decide(gpu, n, 0);
 }
@@ -229,7 +232,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
         uint32_t nn = 0;
         nodes = spank_get_item(sp, S_JOB_NNODES, &nn) == ESPANK_SUCCESS ? nn : 1;
     }
-    refused = decide(conf.gpu, per_node * (nodes > 0 ? nodes : 1), 1) != 0;
+    refused = decide(conf.gpu, gate_mul(per_node, nodes > 0 ? nodes : 1), 1) != 0;
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The Slurm plugin's decision (integrations/slurm/gate.c) without Slurm: plugin arguments,
  * the GPUs a command line or batch script asks for, device lists, and the verdicts. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -74,6 +75,9 @@ static void test_gres(void)
     CHECK(gate_parse_gpus(&g, "3", 0) == 0 && g.per_node == 3 && g.total == 8);
     CHECK(gate_parse_gpus(&g, "h100:", 1) == -1);
 
+    CHECK(gate_mul(4, 2) == 8);
+    CHECK(gate_mul(0, UINT64_MAX) == 0);
+    CHECK(gate_mul(UINT64_MAX / 2 + 1, 2) == UINT64_MAX);
     CHECK(gate_count_list("0,1,2") == 3);
     CHECK(gate_count_list("0-3,6") == 5);
     CHECK(gate_count_list("7") == 1);
