@@ -8,12 +8,16 @@
  *   context): the GPUs asked for on the command line and in #SBATCH lines (--gres=gpu:TYPE:N,
  *   --gpus, --gpus-per-node, -N); a refusal ends srun/sbatch/salloc before anything is queued.
  *   A convenience a user can bypass (another client, another plugstack.conf).
- * - Node side (slurm_spank_user_init in slurmstepd, remote context: it runs once per step and
- *   node as the job's user in its working directory, after the options arrived, and a failure
- *   fails the step before any task starts; slurm/spank.h of 22.05 lists it among the callbacks
- *   where spank_option_getopt and spank_getenv work): the GPUs the step holds
- *   (SLURM_GPUS_ON_NODE, else CUDA_VISIBLE_DEVICES, else SLURM_JOB_GPUS, times SLURM_NNODES)
- *   and the node's GPU type from the plugin's gpu= argument.
+ * - Node side (remote context, in slurmstepd): slurm_spank_user_init decides, once per step
+ *   and node, as the job's user in its working directory (so --gpufit=FILE is read with the
+ *   user's rights) from the GPUs the step holds (SLURM_GPUS_ON_NODE, else CUDA_VISIBLE_DEVICES,
+ *   else SLURM_JOB_GPUS, times SLURM_NNODES) and the node's GPU type (the plugin's gpu=);
+ *   slurm_spank_task_init_privileged then fails every task of a refused step, before exec.
+ *   Why not fail in user_init: on Slurm 22.05 a failed user_init ("spank_user failed" in
+ *   slurmstepd's mgr.c) ended a batch job COMPLETED and srun exited 0 ("Slurmd could not execve
+ *   job"); a failed task_init_privileged ends the task with exit code 1, so srun exits 1 and a
+ *   batch job ends FAILED, with the messages in srun's stderr / the job's output file
+ *   (observed by integrations/slurm/test/run.sh).
  *
  * plugstack.conf arguments: gpu=NAME margin=F marginal=allow|warn|refuse
  * enforce=local|remote|both (gate.h). The decision itself is in gate.c.

@@ -252,6 +252,13 @@ run rbad srun -t 1 --gres=gpu:a100_80gb:1 --gpufit=bad.json echo SHOULD-NOT-RUN
 expect rbad 1 rbad.err "gpufit: job refused: the --gpufit scenario is malformed" \
     "gpufit: scenario: .*'tsak'.*at byte [0-9]+"
 ok "node: a malformed --gpufit scenario (read as the user, in the job's directory) is refused"
+# the node reads the file with the job user's rights: a file only root may read is refused for
+# a job of the user nobody
+printf '{"model": "llama-3-8b", "task": "lora"}\n' > rootonly.json
+chmod 600 rootonly.json
+run rnobody runuser -u nobody -- srun -t 1 --gres=gpu:a100_80gb:1 --gpufit=rootonly.json true
+expect rnobody 1 rnobody.err "slurmstepd[^:]*: error: gpufit: job refused: cannot read --gpufit=rootonly.json"
+ok "node: --gpufit=FILE is read with the job user's rights (nobody cannot read a root-only file)"
 printf '{"model": "llama-3-8b", "task": "lora"}\n' > fit.json
 run rfit srun -t 1 --gres=gpu:a100_80gb:1 --gpufit=fit.json echo gpufit-job-ran
 expect rfit 0 rfit.out '^gpufit-job-ran$'
