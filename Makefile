@@ -573,7 +573,7 @@ $(SLURM_TEST): integrations/slurm/test/test_gate.c $(SLURM_GATE) | lib
 $(BUILD)/slurm:
 	mkdir -p $@
 
-check-slurm: $(SLURM_TEST) $(if $(HAVE_SPANK),$(SLURM_SO))
+check-slurm: $(SLURM_TEST) $(if $(HAVE_SPANK),$(SLURM_SO)) $(CLI_BIN)
 	@echo "==> the plugin's decision (integrations/slurm/test/test_gate.c)"
 	$(SLURM_TEST)
 	@echo "==> the plugin on a real Slurm (integrations/slurm/test/run.sh)"
