@@ -439,10 +439,12 @@ static int verdict_message(const gate_conf *conf, const gpufit_result *r, const 
         add(msg, cap, "gpufit:   --gpufit-spec: add %s\n", mi.changes);
         if (mi.flags != NULL && *mi.flags != '\0' && strcmp(mi.flags, mi.changes) != 0)
             add(msg, cap, "gpufit:   flags: %s\n", mi.flags);
-    } else {
+    } else if (s.n_mitigations > 0) {
         add(msg, cap, "gpufit: no change that keeps the GPU makes it fit; see "
                       "'gpufit estimate' for larger GPUs and more GPUs\n");
-    }
+    } else if (s.verdict == GPUFIT_VERDICT_OOM) {
+        add(msg, cap, "gpufit: no fix found; see 'gpufit estimate'\n");
+    } /* a marginal job with no fix ranked: measure it (docs/band.md) */
     return out;
 }
 

@@ -227,6 +227,18 @@ run layout srun -t 1 --gres=gpu:a100_80gb:1 --gpufit-spec="$FIT tp=2" true
 expect layout 1 layout.err "the job's layout uses 2 GPUs \(dp x tp x pp x cp\) but it holds 1"
 ok "srun: a layout wider than the allocation is refused"
 
+# the marginal policy: a job whose band straddles the usable capacity (margin 41.25 %: 47 GiB)
+run marginal srun -t 1 --gres=gpu:a100_80gb:1 --gpufit-spec="$FIT margin=0.4125" echo gpufit-job-ran
+expect marginal 0 marginal.out '^gpufit-job-ran$'
+# (a warning is printed as is, at submission and by the node into the job's output)
+expect marginal 0 marginal.err '^gpufit: MARGINAL \(the GPU.s capacity lies inside the band\): role all needs 4[0-9.]+ GiB \(band [0-9.]+-[0-9.]+ GiB\) of 47\.00 GiB \(80\.00 GiB less a 33\.00 GiB margin\)'
+sed 's/marginal=warn/marginal=refuse/' "$T/plugstack.conf" > "$T/plugstack-refuse.conf"
+sed "s|^PlugStackConfig=.*|PlugStackConfig=$T/plugstack-refuse.conf|" "$T/slurm.conf" > "$T/slurm-refuse.conf"
+run marginalr env SLURM_CONF="$T/slurm-refuse.conf" srun -t 1 --gres=gpu:a100_80gb:1 \
+    --gpufit-spec="$FIT margin=0.4125" echo SHOULD-NOT-RUN
+expect marginalr 1 marginalr.err 'srun: error: gpufit: job refused: MARGINAL \(marginal=refuse\)'
+ok "srun: a marginal job runs with a warning (marginal=warn), is refused with marginal=refuse"
+
 # 4. a malformed spec is refused with the parser's error (key, offset, caret)
 run bad srun -t 1 --gres=gpu:a100_80gb:1 --gpufit-spec="$BAD" echo SHOULD-NOT-RUN
 expect bad 1 bad.err "gpufit: job refused: the --gpufit-spec is malformed" "$PARSE" \
