@@ -2,15 +2,17 @@
 """Loading libgpufit and declaring its functions (internal).
 
 Where the library comes from, in this order (the first one that loads and passes the checks
-wins):
+wins). Nothing on this path starts a process: ``ctypes.util.find_library`` runs ``ldconfig``,
+``gcc`` and ``ld``, which cost tens of milliseconds per ``import gpufit``
+(``tools/bench_python.py`` measures the import), so it is never called.
 
-1. ``$GPUFIT_LIBRARY``: an explicit path. When it is set it is the only candidate, so a
+1. The copy bundled in a wheel: ``gpufit/_libs/libgpufit.so.0`` (a wheel is built together
+   with its library, so the installed package uses the library it was tested with).
+2. ``$GPUFIT_LIBRARY``: an explicit path. When it is set it is the last candidate, so a
    wrong path is an error rather than a silent fallback to another copy.
-2. The copy bundled in a wheel: ``gpufit/_libs/libgpufit.so.0``.
 3. The in-tree build of a source checkout: ``<repository>/build/libgpufit.so.0`` (``make``).
-4. The system's dynamic loader: ``libgpufit.so.0`` through ``LD_LIBRARY_PATH``, the ld.so
-   cache and the default directories (``make install``).
-5. ``ctypes.util.find_library("gpufit")``.
+4. The system's dynamic loader by SONAME, ``ctypes.CDLL("libgpufit.so.0")``:
+   ``LD_LIBRARY_PATH``, the ld.so cache and the default directories (``make install``).
 
 A candidate is accepted when its ABI major (the ``N`` of the ``libgpufit.so.N`` SONAME, read
 from the ELF header when possible) is the one this binding was written for and
@@ -26,9 +28,7 @@ The loaded library handle is the only module-level state of the binding.
 """
 
 import ctypes
-import ctypes.util
 import os
-import pathlib
 import struct
 import sys
 from ctypes import (POINTER, c_char, c_char_p, c_double, c_int32, c_int64, c_size_t, c_uint32,
@@ -154,28 +154,21 @@ def _file_name():
 
 
 def candidates():
-    """The places the library is looked for, in order, as ``(path_or_name, origin)`` pairs.
-
-    ``path_or_name`` is None when the origin has nothing to offer (find_library found
-    nothing).
-    """
+    """The places the library is looked for, in order, as ``(path_or_name, origin)`` pairs
+    (the bundled copy only when the package has one)."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    name = _file_name()
+    out = []
+    bundled = os.path.join(here, "_libs", name)
+    if os.path.exists(bundled):
+        out.append((bundled, "bundled copy"))
     explicit = os.environ.get("GPUFIT_LIBRARY")
     if explicit:
-        return [(explicit, "$GPUFIT_LIBRARY")]
-    here = pathlib.Path(__file__).resolve().parent
-    name = _file_name()
-    out = [
-        (str(here / "_libs" / name), "bundled copy"),
-        (str(here.parents[2] / "build" / name), "in-tree build (make)"),
-        (name, "system dynamic loader"),
-    ]
-    try:
-        found = ctypes.util.find_library("gpufit")
-    except Exception as e:  # find_library runs ldconfig/gcc; never let that break import
-        found = None
-        out.append((None, "ctypes.util.find_library (%s)" % e))
-        return out
-    out.append((found, "ctypes.util.find_library"))
+        return out + [(explicit, "$GPUFIT_LIBRARY")]
+    tree = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(here))), "build", name)
+    if os.path.exists(tree):
+        out.append((tree, "in-tree build (make)"))
+    out.append((name, "system dynamic loader"))
     return out
 
 
@@ -279,9 +272,6 @@ class _Library:
 def _load():
     tried = []
     for cand, origin in candidates():
-        if cand is None:
-            tried.append("%s: nothing found" % origin)
-            continue
         if os.path.sep in cand and not os.path.exists(cand):
             tried.append("%s (%s): no such file" % (cand, origin))
             continue
@@ -324,8 +314,8 @@ def _loaded_path(cdll, fallback):
     try:
         try:
             dladdr = ctypes.CDLL(None).dladdr
-        except AttributeError:
-            dladdr = ctypes.CDLL(ctypes.util.find_library("dl")).dladdr
+        except AttributeError:  # glibc before 2.34 keeps dladdr in libdl (by SONAME, no search)
+            dladdr = ctypes.CDLL("libdl.so.2").dladdr
         dladdr.argtypes = [c_void_p, POINTER(_DlInfo)]
         dladdr.restype = ctypes.c_int
         info = _DlInfo()

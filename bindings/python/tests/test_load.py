@@ -69,23 +69,54 @@ class TestLoaded(unittest.TestCase):
 
     def test_candidates_order(self):
         old = os.environ.pop("GPUFIT_LIBRARY", None)
+        bundled = os.path.join(os.path.dirname(_lib.__file__), "_libs", _lib._file_name())
+        tree = str(_support.REPO / "build" / _lib._file_name())
         try:
-            origins = [o for _, o in _lib.candidates()]
-        finally:
-            if old is not None:
-                os.environ["GPUFIT_LIBRARY"] = old
-        self.assertEqual(origins[:3], ["bundled copy", "in-tree build (make)",
-                                       "system dynamic loader"])
-        self.assertTrue(origins[3].startswith("ctypes.util.find_library"))
-        os.environ["GPUFIT_LIBRARY"] = "/explicit/libgpufit.so.0"
-        try:
-            self.assertEqual(_lib.candidates(), [("/explicit/libgpufit.so.0",
-                                                  "$GPUFIT_LIBRARY")])
+            got = _lib.candidates()
+            os.environ["GPUFIT_LIBRARY"] = "/explicit/libgpufit.so.0"
+            explicit = _lib.candidates()
         finally:
             if old is None:
-                del os.environ["GPUFIT_LIBRARY"]
+                os.environ.pop("GPUFIT_LIBRARY", None)
             else:
                 os.environ["GPUFIT_LIBRARY"] = old
+        want = []
+        if os.path.exists(bundled):
+            want.append((bundled, "bundled copy"))
+        self.assertEqual(explicit, want + [("/explicit/libgpufit.so.0", "$GPUFIT_LIBRARY")])
+        if os.path.exists(tree) and "site-packages" not in _lib.__file__:
+            want.append((tree, "in-tree build (make)"))
+        want.append(("libgpufit.so.%d" % _lib.SOVERSION, "system dynamic loader"))
+        self.assertEqual([o for _, o in got], [o for _, o in want])
+        self.assertEqual(got[-1], want[-1])
+
+    def test_import_starts_no_process(self):
+        """find_library runs ldconfig/gcc/ld: the import path must not (issue 16)."""
+        code = ("import subprocess, os\n"
+                "def no(*a, **k): raise AssertionError('process started: %r' % (a,))\n"
+                "subprocess.Popen = no; os.posix_spawn = no; os.fork = no\n"
+                "import gpufit, sys\n"
+                "print('ctypes.util' in sys.modules)")
+        for library in (None, os.path.realpath(gpufit.library_path)):
+            p = _support.run_python(code, env=_support.python_env(GPUFIT_LIBRARY=library))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stdout.strip(), "False")
+
+    def test_system_loader_by_soname(self):
+        """With no bundled copy, no variable and no in-tree build the loader finds the
+        library by its SONAME through LD_LIBRARY_PATH (as after `make install`)."""
+        with tempfile.TemporaryDirectory() as d:
+            os.symlink(os.path.realpath(gpufit.library_path),
+                       os.path.join(d, "libgpufit.so.%d" % _lib.SOVERSION))
+            env = _support.python_env(GPUFIT_LIBRARY=None)
+            env["LD_LIBRARY_PATH"] = d
+            code = ("from gpufit import _lib\n"
+                    "_lib.candidates = lambda: [('libgpufit.so.0', 'system dynamic loader')]\n"
+                    "print(_lib._load().path)")
+            p = _support.run_python(code, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(os.path.realpath(p.stdout.strip()),
+                         os.path.realpath(gpufit.library_path))
 
 
 class TestImportErrors(unittest.TestCase):
