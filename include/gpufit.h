@@ -759,6 +759,28 @@ GPUFIT_API int32_t gpufit_result_summary(const gpufit_result *r, gpufit_summary 
 GPUFIT_API int32_t gpufit_evaluate_summary(const gpufit_model *m, const gpufit_job *j,
                                            gpufit_summary *out, gpufit_error *err);
 
+/** Most axes gpufit_sweep() takes. */
+#define GPUFIT_SWEEP_AXES_MAX 8
+/**
+ * Evaluates a grid of jobs in one call: every combination of the values of @p n_axes
+ * parameters (model or job, scalar: int, float, enum or bool), each set on copies of @p m and
+ * @p j as the typed setters would, summarised as gpufit_evaluate_summary() does. Axis @c a is
+ * parameter @p params[a] with @p counts[a] values, taken in order from @p values (axis 0's
+ * first, then axis 1's...; enum and bool values by number, gpufit_param_value_by_name). Cells
+ * are in row-major order (the last axis runs fastest, like Python's itertools.product):
+ * cell @c c writes @p out[c] and @p status[c], GPUFIT_OK or the status that cell's setter or
+ * evaluation returned (its summary then zero). @p out[0].struct_size is the caller's
+ * sizeof(gpufit_summary) and the array's stride; @p n_out (the length of both arrays) must
+ * cover the product of @p counts (else GPUFIT_E_BUFFER_TOO_SMALL). The call fails as a whole
+ * only on a bad axis (unknown id, a list parameter, no values, a non-integer value for an
+ * integer axis: the error's offset is its index in @p values) or a NULL argument; the
+ * handles are only read. Thread-safe. @since 0.1.0
+ */
+GPUFIT_API int32_t gpufit_sweep(const gpufit_model *m, const gpufit_job *j, const int32_t *params,
+                                const uint32_t *counts, const double *values, uint32_t n_axes,
+                                gpufit_summary *out, int32_t *status, uint64_t n_out,
+                                gpufit_error *err);
+
 /** One device role (size-prefixed output struct). */
 typedef struct gpufit_role_info {
     uint32_t struct_size;          /**< In: sizeof; out: bytes filled. */
