@@ -87,7 +87,7 @@ def main(argv):
     fast = rate(lambda: gpufit.evaluate_summary(m, j).fits, seconds)
     comp = rate(lambda: gpufit.evaluate(m, j).roles[0].components["kv_cache"], seconds)
     full = rate(lambda: gpufit.evaluate(m, j).to_dict(), seconds)
-    grid = dict(micro_batch=range(1, 65), context_len=[512 << k for k in range(8)])
+    grid = dict(micro_batch=range(1, 65), seq_len=[512 << k for k in range(8)])
     t = gpufit.Job(task="pretrain", gpu="h100", precision="bf16", seq_len=2048)
     sweep = rate(lambda: gpufit.sweep(m, t, **grid), seconds, per_call=64 * 8)
     base_ms, import_total = import_ms(int(os.environ.get("GPUFIT_BENCH_IMPORTS", "15")))

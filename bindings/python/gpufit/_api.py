@@ -17,6 +17,7 @@ import json
 import numbers
 import os
 import stat
+import struct
 import typing
 import warnings
 import weakref
@@ -978,24 +979,147 @@ class Verdict:
         return self.verdict == "fits"
 
 
+_SUMMARY_ZERO = bytes(Summary())  # a ready struct (struct_size set), copied per call
+_new_summary = Summary.from_buffer_copy
+_object_new = object.__new__
+_object_setattr = object.__setattr__
+
+
+def _handle_ptr(h, cls):
+    """The C pointer of handle ``h`` of exactly ``cls`` (the hot path), else checked."""
+    if type(h) is not cls and not isinstance(h, cls):
+        raise TypeError("%s: expected a gpufit.%s, not %s" % (
+            cls.__name__.lower(), cls.__name__, type(h).__name__))
+    ptr = h._ptr
+    if not ptr:
+        raise ValueError("%s is closed" % cls.__name__)
+    return ptr
+
+
 def evaluate_summary(model, job):
     """The fast path for sweeps: evaluates ``model`` (a :class:`Model`) under ``job`` (a
     :class:`Job`) through ``gpufit_evaluate_summary`` and returns a :class:`Verdict`, much
-    faster than :func:`evaluate` (nothing but the totals is read; tools/bench_python.py)."""
-    _check_handles(model, job)
-    s = Summary()
-    _lib.call(lib.gpufit_evaluate_summary, model, job, byref(s))
-    return Verdict(_VERDICTS.get(s.verdict), None if s.fits < 0 else bool(s.fits),
-                   s.peak_bytes, s.peak_low_bytes, s.peak_high_bytes, s.headroom_bytes,
-                   s.capacity_bytes)
+    faster than :func:`evaluate` (nothing but the totals is read; no error struct is filled
+    unless the call fails; tools/bench_python.py)."""
+    mp = _handle_ptr(model, Model)
+    jp = _handle_ptr(job, Job)
+    s = _new_summary(_SUMMARY_ZERO)
+    if _evaluate_summary_fn(mp, jp, byref(s), None) < 0:  # again, for the error's detail
+        _lib.call(lib.gpufit_evaluate_summary, mp, jp, byref(s))
+    v = _object_new(Verdict)
+    fits = s.fits
+    _object_setattr(v, "__dict__", {
+        "verdict": _VERDICTS.get(s.verdict), "fits": None if fits < 0 else fits == 1,
+        "peak_bytes": s.peak_bytes, "peak_low_bytes": s.peak_low_bytes,
+        "peak_high_bytes": s.peak_high_bytes, "headroom_bytes": s.headroom_bytes,
+        "capacity_bytes": s.capacity_bytes})
+    return v
+
+
+_evaluate_summary_fn = lib.gpufit_evaluate_summary
+
+#: the columns sweep() adds after the grid's own
+_SWEEP_COLUMNS = ("verdict", "fits", "peak_bytes", "peak_low_bytes", "peak_high_bytes",
+                  "headroom_bytes", "error")
+_CODES = {c_uint32: "I", c_int32: "i", c_uint64: "Q", c_int64: "q"}
+#: the layout of gpufit_summary for struct.iter_unpack (columns read at C speed)
+_summary_struct = struct.Struct("=" + "".join(_CODES[t] for _, t in Summary._fields_))
+_SUMMARY_FIELDS = [n for n, _ in Summary._fields_]
+_PANDAS = []  # [module or None] once looked up
+
+
+def _pandas():
+    if not _PANDAS:
+        try:
+            import pandas  # optional
+        except ImportError:
+            pandas = None
+        _PANDAS.append(pandas)
+    return _PANDAS[0]
+
+
+def _axis_number(name, pid, info, value):
+    """A grid value as gpufit_sweep takes it (a double), or None when only the Python path
+    can set it (a GPU name, a model file, text)."""
+    typ = _TYPES.get(info.type)
+    if isinstance(value, bool):
+        return float(value) if typ in ("bool", "int") else None
+    if typ == "enum" and isinstance(value, str):
+        v = c_int64(0)
+        if lib.gpufit_param_value_by_name(pid, value.encode("utf-8"), byref(v)) != 0:
+            return None
+        return float(v.value)
+    if typ == "float" and isinstance(value, numbers.Real):
+        return float(value)
+    if typ in ("int", "enum", "bool") and isinstance(value, numbers.Integral):
+        v = int(value)
+        return float(v) if -2**53 <= v <= 2**53 else None
+    return None
+
+
+def _grid_axes(keys, values):
+    """(param ids, doubles) for gpufit_sweep, or None when some axis needs the Python path."""
+    if len(keys) > 8:  # GPUFIT_SWEEP_AXES_MAX
+        return None
+    pids, flat = [], []
+    for k, vals in zip(keys, values):
+        pid = _param_id(k) if k not in ("model", "gpu") else 0
+        if not pid:
+            return None
+        info = _info(pid)
+        typ = _TYPES.get(info.type)
+        if typ == "list":
+            return None
+        if typ in ("int", "float") and all(type(v) is int for v in vals) and all(
+                -2**53 <= v <= 2**53 for v in vals):
+            flat.extend(map(float, vals))  # the common case: plain ints
+        else:
+            for v in vals:
+                x = _axis_number(k, pid, info, v)
+                if x is None:
+                    return None
+                flat.append(x)
+        pids.append(pid)
+    return pids, flat
+
+
+def _cell_handles(model, job, keys, combo):
+    """Copies of the handles with one grid cell's values set (model keys on the model)."""
+    m, j = model, job.copy()
+    on_model = {}
+    on_job = {}
+    for k, v in zip(keys, combo):
+        pid = _param_id(k) if k not in ("model", "gpu") else 0
+        if k == "model" or (pid and _DOMAINS.get(_info(pid).domain) == "model"):
+            on_model[k] = v
+        else:
+            on_job[k] = v
+    if on_model:
+        m = model.copy()
+        m.update(on_model)
+    if on_job:
+        j.update(on_job)
+    return m, j
+
+
+def _sweep_cell_error(model, job, keys, combo):
+    """The message of one refused cell, from the one-by-one path."""
+    try:
+        evaluate_summary(*_cell_handles(model, job, keys, combo))
+    except _errors.GpufitError as e:
+        return str(e)
+    return "refused by the library"
 
 
 def sweep(model, job=None, **grid):
     """Evaluates the job over a grid of values (``micro_batch=range(1, 65), seq_len=[...]``)
-    through :func:`evaluate_summary` and returns the columns: a ``pandas.DataFrame`` when
-    pandas is importable, else a dict of lists (one column per grid key, then ``verdict``,
-    ``fits``, ``peak_bytes``, ``peak_low_bytes``, ``peak_high_bytes``, ``headroom_bytes``).
-    A combination the library refuses gets verdict ``"error"`` and its message in ``error``.
+    in one call into the library (``gpufit_sweep``) and returns the columns: a
+    ``pandas.DataFrame`` when pandas is importable, else a dict of lists (one column per grid
+    key, then ``verdict``, ``fits``, ``peak_bytes``, ``peak_low_bytes``, ``peak_high_bytes``,
+    ``headroom_bytes``, ``error``), one row per combination with the last key varying fastest
+    (``itertools.product``). A combination the library refuses gets verdict ``"error"`` and
+    its message in ``error``. Grid keys are model or job parameters with numbers, booleans or
+    enum names; other values (``gpu`` names, model files) take the slower one-by-one path.
     """
     if isinstance(model, str):
         model = Model(model)
@@ -1004,27 +1128,71 @@ def sweep(model, job=None, **grid):
     keys = list(grid)
     values = [list(v) if not isinstance(v, (str, bytes)) and hasattr(v, "__iter__") else [v]
               for v in grid.values()]
-    cols = {k: [] for k in keys + ["verdict", "fits", "peak_bytes", "peak_low_bytes",
-                                    "peak_high_bytes", "headroom_bytes", "error"]}
+    for k, v in zip(keys, values):
+        if not v:
+            raise ValueError("sweep: %s has no values" % k)
+    axes = _grid_axes(keys, values)
+    if axes is None:
+        cols = _sweep_python(model, job, keys, values)
+    else:
+        cols = _sweep_c(model, job, keys, values, *axes)
+    pandas = _pandas()
+    return cols if pandas is None else pandas.DataFrame(cols)
+
+
+_FITS = {1: True, 0: False, -1: None}
+
+
+def _sweep_c(model, job, keys, values, pids, flat):
+    n = 1
+    for v in values:
+        n *= len(v)
+    out = (Summary * n)()
+    out[0].struct_size = ctypes.sizeof(Summary)
+    status = (c_int32 * n)()
+    na = len(pids)
+    _lib.call(lib.gpufit_sweep, model, job, (c_int32 * max(na, 1))(*pids),
+              (c_uint32 * max(na, 1))(*[len(v) for v in values]),
+              (c_double * max(len(flat), 1))(*flat), na, out, status, n)
+    # the columns at C speed: the summaries unpacked in one pass, then transposed
+    fields = dict(zip(_SUMMARY_FIELDS, zip(*_summary_struct.iter_unpack(memoryview(out).cast(
+        "B")))))
+    cols = {}
+    if keys:
+        for k, col in zip(keys, zip(*itertools.product(*values))):
+            cols[k] = list(col)
+    cols["verdict"] = list(map(_VERDICTS.get, fields["verdict"]))
+    cols["fits"] = list(map(_FITS.get, fields["fits"]))
+    for k in ("peak_bytes", "peak_low_bytes", "peak_high_bytes", "headroom_bytes"):
+        cols[k] = list(fields[k])
+    errors = [None] * n
+    if bytes(status).count(0) != 4 * n:  # some cell was refused
+        combos = list(itertools.product(*values))
+        for i, st in enumerate(status):
+            if st:
+                errors[i] = _sweep_cell_error(model, job, keys, combos[i])
+                cols["verdict"][i] = "error"
+                for k in ("fits", "peak_bytes", "peak_low_bytes", "peak_high_bytes",
+                          "headroom_bytes"):
+                    cols[k][i] = None
+    cols["error"] = errors
+    return cols
+
+
+def _sweep_python(model, job, keys, values):
+    cols = {k: [] for k in keys + list(_SWEEP_COLUMNS)}
     for combo in itertools.product(*values):
-        j = job.copy()
         try:
-            j.update(dict(zip(keys, combo)))
-            v = evaluate_summary(model, j)
+            v = evaluate_summary(*_cell_handles(model, job, keys, combo))
             row = [v.verdict, v.fits, v.peak_bytes, v.peak_low_bytes, v.peak_high_bytes,
                    v.headroom_bytes, None]
         except _errors.GpufitError as e:
             row = ["error", None, None, None, None, None, str(e)]
         for k, x in zip(keys, combo):
             cols[k].append(x)
-        for k, x in zip(("verdict", "fits", "peak_bytes", "peak_low_bytes", "peak_high_bytes",
-                         "headroom_bytes", "error"), row):
+        for k, x in zip(_SWEEP_COLUMNS, row):
             cols[k].append(x)
-    try:
-        import pandas  # optional
-    except ImportError:
-        return cols
-    return pandas.DataFrame(cols)
+    return cols
 
 
 def evaluate(model, job=None):

@@ -37,6 +37,43 @@ class TestFastPath(unittest.TestCase):
         self.assertEqual(bad["verdict"], ["error"])  # n_gpu_layers does not apply to vLLM
         self.assertIn("n_gpu_layers", bad["error"][0])
 
+    def test_sweep_in_one_call_equals_one_by_one(self):
+        """gpufit_sweep (one call into C) gives, cell for cell, what the one-by-one path
+        (a copy of the job, the values set, evaluate_summary) gives: model, job, enum (by
+        name), bool and float axes, a refused cell with its message."""
+        from gpufit import _api
+        m = gpufit.Model("llama-3-8b")
+        j = gpufit.Job(task="finetune", gpu="a100-40gb", precision="amp_bf16", seq_len=1024)
+        grid = dict(n_layers=[8, 32], tp=[1, 3, 2], checkpointing=["none", "full"],
+                    sp=[False, True], dropout=[0.0, 0.1])
+        keys, values = list(grid), list(grid.values())
+        self.assertIsNotNone(_api._grid_axes(keys, values))  # the C path is taken
+        fast = _api._sweep_c(m, j, keys, values, *_api._grid_axes(keys, values))
+        slow = _api._sweep_python(m, j, keys, values)
+        self.assertEqual(fast, slow)
+        self.assertEqual(len(fast["verdict"]), 48)
+        bad = [i for i, v in enumerate(fast["verdict"]) if v == "error"]
+        # tp=3 does not divide 32 heads; sp needs tp > 1
+        self.assertEqual(bad, [i for i in range(48) if fast["tp"][i] == 3 or (
+            fast["tp"][i] == 1 and fast["sp"][i])])
+        self.assertEqual(fast["error"][bad[0]],
+                         "sp (sequence parallelism) needs tensor parallelism (tp > 1)")
+        self.assertEqual(fast["error"][8], "tp (3) must divide n_heads (32)")
+        self.assertEqual(len(bad), 24)
+        self.assertEqual(len(set(fast["peak_bytes"][i] for i in range(48) if i not in bad)),
+                         24)  # every other combination has its own peak
+
+    def test_sweep_python_path_for_gpu_names(self):
+        from gpufit import _api
+        self.assertIsNone(_api._grid_axes(["gpu"], [["rtx-4090"]]))
+        cols = gpufit.sweep("llama-3-8b", {"task": "inference"}, gpu=["rtx-4090", "h100"])
+        if not isinstance(cols, dict):
+            cols = {k: list(cols[k]) for k in cols.columns}
+        self.assertEqual(cols["gpu"], ["rtx-4090", "h100"])
+        self.assertEqual(cols["verdict"], ["fits", "fits"])
+        with self.assertRaises(ValueError):
+            gpufit.sweep("llama-3-8b", None, micro_batch=[])
+
 
 if __name__ == "__main__":
     unittest.main()
