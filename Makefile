@@ -590,9 +590,11 @@ validate: $(CLI_BIN) lib
 	$(TEST_ENV) $(PYTHON) tools/validate.py $(VALIDATE_ARGS)
 	$(TEST_ENV) $(PYTHON) tools/validate.py --loo pytorch
 
-bench: $(BENCH_BINS)
+bench: $(BENCH_BINS) lib
 	@$(if $(BENCH_BINS),set -e; for b in $(BENCH_BINS); do echo "==> $$b"; $$b; done, \
 	    echo "no tests/bench/*.c yet: nothing to run")
+	@echo "==> $(PYTHON) tools/bench_python.py (the Python binding against a bare ctypes call)"
+	@$(TEST_ENV) $(PYTHON) tools/bench_python.py
 
 # README.md becomes the main page when it exists (`make docs DOCS_README=` to leave it out).
 DOCS_README ?= $(wildcard README.md)

@@ -11,13 +11,12 @@ struct reused, no error struct), which is the ceiling of any Python call into th
     gpufit.sweep over a 64 x 8 grid              >= 1,000,000 estimates/s (one call into C)
     import gpufit                                <= 30 ms more than `python3 -c pass`
 
-Usage: python3 tools/bench_python.py [SECONDS] [--check]
+Usage: python3 tools/bench_python.py [SECONDS per figure] [--check]
 (needs the built library: make; ``make bench`` runs it). ``--check`` exits 1 when a target
-is missed. The import figure runs fresh interpreters in a loop (the median of each, alternated).
+is missed. The import figure runs fresh interpreters in a loop (the fastest of each, alternated).
 """
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,24 +35,28 @@ from gpufit import _lib  # noqa: E402
 from gpufit._types import Summary  # noqa: E402
 
 
-def rate(fn, seconds, per_call=1):
-    """Calls per second of ``fn`` (best of three slices of ``seconds / 3``)."""
-    best = 0.0
-    for _ in range(3):
-        n, t0 = 0, time.perf_counter()
-        while True:
-            for _ in range(64):
-                fn()
-            n += 64
-            t = time.perf_counter() - t0
-            if t >= seconds / 3:
-                break
-        best = max(best, n * per_call / t)
+def rates(fns, seconds):
+    """Calls per second of each ``(fn, per_call)`` in ``fns``, in this process's CPU time
+    (time.process_time: time on a shared machine's other jobs is not counted), measured in
+    interleaved slices; the best slice of each."""
+    best = [0.0] * len(fns)
+    rounds = 5
+    for _ in range(rounds):
+        for i, (fn, per_call) in enumerate(fns):
+            n, t0 = 0, time.process_time()
+            while True:
+                for _ in range(16):
+                    fn()
+                n += 16
+                t = time.process_time() - t0
+                if t >= seconds / rounds:
+                    break
+            best[i] = max(best[i], n * per_call / t)
     return best
 
 
 def import_ms(runs):
-    """(median ms of `python3 -c pass`, median ms of `python3 -c 'import gpufit'`), fresh
+    """(fastest ms of `python3 -c pass`, fastest ms of `python3 -c "import gpufit"`), fresh
     interpreters alternated so that both see the same machine load."""
     # as an installed package: byte-compiled (pip compiles at install; this machine may set
     # PYTHONDONTWRITEBYTECODE), the library found without GPUFIT_LIBRARY (in-tree build)
@@ -69,13 +72,13 @@ def import_ms(runs):
             subprocess.run([sys.executable, "-c", code], env=env, check=True)
             out.append((time.perf_counter() - t0) * 1e3)
     shutil.rmtree(cache, ignore_errors=True)
-    return statistics.median(base), statistics.median(with_import)
+    return min(base), min(with_import)
 
 
 def main(argv):
     check = "--check" in argv
     args = [a for a in argv if a != "--check"]
-    seconds = float(args[0]) if args else 1.5
+    seconds = float(args[0]) if args else 2.0
     m = gpufit.Model("llama-3-8b")
     j = gpufit.Job(task="inference", gpu="rtx-4090", context_len=8192)
 
@@ -83,13 +86,14 @@ def main(argv):
     s = Summary()
     ref = ctypes.byref(s)
     mp, jp = m._ptr, j._ptr
-    bare = rate(lambda: fn(mp, jp, ref, None), seconds)
-    fast = rate(lambda: gpufit.evaluate_summary(m, j).fits, seconds)
-    comp = rate(lambda: gpufit.evaluate(m, j).roles[0].components["kv_cache"], seconds)
-    full = rate(lambda: gpufit.evaluate(m, j).to_dict(), seconds)
     grid = dict(micro_batch=range(1, 65), seq_len=[512 << k for k in range(8)])
     t = gpufit.Job(task="pretrain", gpu="h100", precision="bf16", seq_len=2048)
-    sweep = rate(lambda: gpufit.sweep(m, t, **grid), seconds, per_call=64 * 8)
+    bare, fast, comp, full, sweep = rates([
+        (lambda: fn(mp, jp, ref, None), 1),
+        (lambda: gpufit.evaluate_summary(m, j).fits, 1),
+        (lambda: gpufit.evaluate(m, j).roles[0].components["kv_cache"], 1),
+        (lambda: gpufit.evaluate(m, j).to_dict(), 1),
+        (lambda: gpufit.sweep(m, t, **grid), 64 * 8)], seconds)
     base_ms, import_total = import_ms(int(os.environ.get("GPUFIT_BENCH_IMPORTS", "15")))
     added = import_total - base_ms
 
@@ -98,7 +102,7 @@ def main(argv):
         tg = "" if target is None else "  target %s: %s" % (target, "met" if ok else "MISSED")
         print("  %-44s %12.0f %s%s%s" % (name, value, unit, r, tg))
 
-    print("Python binding, one process (library %s):" % gpufit.library_path)
+    print("Python binding, one process, CPU time (library %s):" % gpufit.library_path)
     line("bare ctypes gpufit_evaluate_summary", bare, "/s")
     results = []
     ok = fast / bare >= 0.25

@@ -34,7 +34,7 @@ from ._types import Layout as _Layout
 from ._types import MitigationInfo as _MitigationInfo
 from ._types import Recommendation as _Recommendation
 from ._types import SafetensorsInfo as _SafetensorsInfo
-from .report import Report, Role
+from .report import Components, Report, Role
 
 __all__ = ["Model", "Job", "evaluate", "evaluate_summary", "sweep", "Verdict", "estimate",
            "calibrate", "max_fitting", "recommend", "plan",
@@ -254,8 +254,42 @@ class _Handle:
 
     def close(self):
         """Frees the C handle now (it is also freed when the object is collected)."""
+        if self._ptr:
+            self._changing()
         self._finalizer()
         self._ptr = None
+
+    # -- reports that read this handle later (copy on write) ----------------------------------
+    _readers = None  # weak references to the reports evaluated from this handle
+    _prune_at = 64
+
+    def _pin(self, ref):
+        """Remembers a report that still reads this handle (its model name, task and
+        with_changes): before the handle changes, :meth:`_changing` gives it a copy."""
+        rs = self._readers
+        if rs is None:
+            self._readers = [ref]
+            return
+        rs.append(ref)
+        if len(rs) > self._prune_at:  # collected reports: keep the list short
+            rs[:] = [r for r in rs if r() is not None]
+            self._prune_at = max(64, 2 * len(rs))
+
+    def _changing(self):
+        """Called before any change: the reports still reading this handle get a copy of it
+        as it is now, so a report keeps the inputs it was evaluated from."""
+        rs = self._readers
+        if not rs:
+            return
+        self._readers = None
+        alive = [r for r in (ref() for ref in rs) if r is not None]
+        if not alive:
+            return
+        snap = self.copy()
+        for report in alive:
+            inputs = report.__dict__.get("_inputs")
+            if inputs is not None:
+                report.__dict__["_inputs"] = tuple(snap if h is self else h for h in inputs)
 
     def __enter__(self):
         return self
@@ -277,6 +311,7 @@ class _Handle:
         Numbers and booleans go through the typed setters; strings (enum names, numbers as
         text, ``gpu`` names) through the library's scenario parser, as in a JSON scenario.
         """
+        self._changing()
         if name == "lora_modules" and isinstance(value, (list, tuple)):
             value = ",".join(str(v) for v in value)  # module names, as in a spec string
         if name in ("model", "gpu") or isinstance(value, (str, dict, os.PathLike)):
@@ -384,6 +419,7 @@ class _Handle:
     def update(self, *args, **kwargs):
         """Sets several parameters from a dict and/or keywords, in one atomic step for the
         library's text forms; returns ``self``."""
+        self._changing()
         items = list(dict(*args, **kwargs).items())
         for name, value in items:
             if name in ("model", "gpu") or isinstance(value, (str, dict, os.PathLike)):
@@ -619,6 +655,7 @@ class Model(_Handle):
         return m
 
     def _apply_items(self, items):
+        self._changing()
         _check_domain(items, "model", "model", "gpu")
         model, rest = _resolve_model(items)
         if model is not None:
@@ -697,6 +734,7 @@ class Job(_Handle):
             self.update(params)
 
     def _apply_items(self, items):
+        self._changing()
         _check_domain(items, "job", "gpu", "model")
         _apply_json(Model(), self, scenario_json(items, _type_of).encode("ascii"))
         return self
@@ -704,6 +742,7 @@ class Job(_Handle):
     def apply_profile(self, profile):
         """Applies a calibration profile (what :func:`calibrate` returns: a dict, its JSON
         text, or the path of a profile file) to this job; returns the job."""
+        self._changing()
         data = _profile_bytes(profile)
         _lib.call(lib.gpufit_job_apply_profile, self, data, len(data),
                   source=data.decode("utf-8", "replace"))
@@ -872,90 +911,146 @@ def build(scenario=None, file=None, spec=None, params=None):
 # Evaluation
 # ---------------------------------------------------------------------------------------------
 def _result_json(res):
+    """The JSON report of a result: one call when it fits 16 KiB (most do), else two."""
     need = c_size_t(0)
-    st = lib.gpufit_result_to_json(res, None, 0, byref(need), None)
-    if st not in (0, -8):
-        _lib.raise_for(st)
+    size = 16384
     for _ in range(3):
-        buf = ctypes.create_string_buffer(need.value + 1)
-        err_need = c_size_t(0)
-        st = lib.gpufit_result_to_json(res, buf, len(buf), byref(err_need), None)
+        buf = ctypes.create_string_buffer(size)
+        st = lib.gpufit_result_to_json(res, buf, len(buf), byref(need), None)
         if st == 0:
             return buf.value.decode("utf-8")
-        if st != -8:
+        if st != _E_BUFFER_TOO_SMALL:
             _lib.raise_for(st)
-        need = err_need
-    _lib.raise_for(-8)
+        size = need.value + 1
+    _lib.raise_for(_E_BUFFER_TOO_SMALL)
 
 
 # gpufit_verdict values as the report names them (docs/band.md)
 _VERDICTS = {1: "fits", 2: "marginal", 3: "oom"}
 
 
-def _read_result(res, model, job):
-    s = Summary()
-    st = lib.gpufit_result_summary(res, byref(s))
-    if st != 0:
-        _lib.raise_for(st)
-    comps = _component_ids()
-    roles = []
-    for i in range(s.n_roles):
-        ri = RoleInfo()
-        st = lib.gpufit_result_role(res, i, byref(ri))
-        if st != 0:
-            _lib.raise_for(st)
-        parts, low, high = {}, {}, {}
-        for cid, cname in comps:
-            b, lo, hi = c_uint64(0), c_uint64(0), c_uint64(0)
-            st = lib.gpufit_result_bytes(res, i, cid, byref(b))
-            if st == 0:
-                st = lib.gpufit_result_bytes_band(res, i, cid, byref(lo), byref(hi))
+_COMPONENTS = _component_ids()  # [(id, name)] in report order, once at import
+_COMPONENT_NAMES = tuple(n for _, n in _COMPONENTS)
+_COMPONENT_IDS = {n: c for c, n in _COMPONENTS}
+_result_bytes = lib.gpufit_result_bytes
+_result_bytes_band = lib.gpufit_result_bytes_band
+_result_free = lib.gpufit_result_free
+
+
+class _Reader:
+    """Owns one ``gpufit_result`` and reads it on demand for a lazy :class:`Report`, its
+    roles and their components (which all keep it alive); freed with the last of them."""
+
+    __slots__ = ("ptr", "_s", "__weakref__")
+    component_names = _COMPONENT_NAMES
+    component_ids = _COMPONENT_IDS
+
+    def __init__(self, ptr):
+        self.ptr = ptr
+        self._s = None
+
+    def __del__(self, _free=_result_free):
+        if self.ptr:
+            _free(self.ptr)
+            self.ptr = None
+
+    def summary(self):
+        s = self._s
+        if s is None:
+            s = self._s = _new_summary(_SUMMARY_ZERO)
+            st = lib.gpufit_result_summary(self.ptr, byref(s))
             if st != 0:
                 _lib.raise_for(st)
-            parts[cname] = b.value
-            low[cname] = lo.value
-            high[cname] = hi.value
-        band = {k: getattr(ri, k) for k in Role._BAND}
-        roles.append(Role(
-            name=_text(ri.name), devices=ri.n_devices, layers=ri.layers, components=parts,
-            peak_allocated_bytes=ri.peak_allocated_bytes,
-            peak_reserved_bytes=ri.peak_reserved_bytes,
-            device_used_bytes=ri.device_used_bytes, headroom_bytes=ri.headroom_bytes,
-            fits=None if s.fits < 0 or ri.fits < 0 else bool(ri.fits),
-            kv_capacity_bytes=ri.kv_capacity_bytes, kv_capacity_tokens=ri.kv_capacity_tokens,
-            gpu=_text(ri.gpu) or "" if ri.has_field("gpu") else "",
-            capacity_bytes=ri.capacity_bytes if ri.has_field("capacity_bytes") else 0,
-            verdict=_VERDICTS.get(ri.verdict), components_low=low, components_high=high,
-            **band))
-    notes = []
-    for i in range(s.n_notes):
-        t = c_char_p()
-        if lib.gpufit_result_note(res, i, byref(t)) == 0:
-            notes.append(_text(t.value))
-    text = _result_json(res)
-    specs = []
-    n_mit = s.n_mitigations if s.has_field("n_mitigations") else 0
-    for i in range(n_mit):
-        mi = _MitigationInfo()
-        try:
-            st = lib.gpufit_result_mitigation(res, i, byref(mi))
-        except _errors.Unsupported:
-            break
+        return s
+
+    # -- components ----------------------------------------------------------------------------
+    def component(self, role, name, kind):
+        cid = _COMPONENT_IDS[name]  # KeyError for a name that is no component
+        if kind == 0:
+            b = c_uint64(0)
+            st = _result_bytes(self.ptr, role, cid, byref(b))
+            if st != 0:
+                _lib.raise_for(st)
+            return b.value
+        lo, hi = c_uint64(0), c_uint64(0)
+        st = _result_bytes_band(self.ptr, role, cid, byref(lo), byref(hi))
         if st != 0:
-            break
-        specs.append(_text(mi.changes) if mi.changes is not None else "")
-    task = job.get("task") if _param_id("task") else None
-    report = Report(
-        fits=None if s.fits < 0 else bool(s.fits),
-        peak_bytes=s.peak_bytes, capacity_bytes=s.capacity_bytes,
-        headroom_bytes=s.headroom_bytes, n_params=s.n_params,
-        n_active_params=s.n_active_params, host_bytes=s.host_bytes,
-        worst_role=s.worst_role, roles=roles, notes=notes, json_text=text,
-        model_name=model.name, task=task, library_version=_lib.version_string,
-        mitigation_specs=specs, verdict=_VERDICTS.get(s.verdict),
-        peak_low_bytes=s.peak_low_bytes, peak_high_bytes=s.peak_high_bytes)
-    report._inputs = (model.copy(), job.copy())
-    return report
+            _lib.raise_for(st)
+        return lo.value if kind == 1 else hi.value
+
+    def components(self, role, kind):
+        return {n: self.component(role, n, kind) for n in _COMPONENT_NAMES}
+
+    # -- roles ----------------------------------------------------------------------------------
+    def fill_role(self, role, i, name):
+        """Sets every field of lazy Role ``role`` (index ``i``) read from RoleInfo."""
+        ri = RoleInfo()
+        st = lib.gpufit_result_role(self.ptr, i, byref(ri))
+        if st != 0:
+            _lib.raise_for(st)
+        s = self.summary()
+        role.name = _text(ri.name)
+        role.devices = ri.n_devices
+        role.layers = ri.layers
+        # components, components_low, components_high: Role.__getattr__ makes the mappings
+        role.peak_allocated_bytes = ri.peak_allocated_bytes
+        role.peak_reserved_bytes = ri.peak_reserved_bytes
+        role.device_used_bytes = ri.device_used_bytes
+        role.headroom_bytes = ri.headroom_bytes
+        role.fits = None if s.fits < 0 or ri.fits < 0 else bool(ri.fits)
+        role.kv_capacity_bytes = ri.kv_capacity_bytes
+        role.kv_capacity_tokens = ri.kv_capacity_tokens
+        role.gpu = _text(ri.gpu) or "" if ri.has_field("gpu") else ""
+        role.capacity_bytes = ri.capacity_bytes if ri.has_field("capacity_bytes") else 0
+        role.verdict = _VERDICTS.get(ri.verdict)
+        for k in Role._BAND:
+            setattr(role, k, getattr(ri, k))
+
+    # -- the report ---------------------------------------------------------------------------
+    def fill_report(self, report, name):
+        d = report.__dict__
+        if name in ("roles",):
+            d["roles"] = [Role._lazy(self, i) for i in range(self.summary().n_roles)]
+        elif name == "notes":
+            notes = []
+            t = c_char_p()
+            for i in range(self.summary().n_notes):
+                if lib.gpufit_result_note(self.ptr, i, byref(t)) == 0:
+                    notes.append(_text(t.value))
+            d["notes"] = notes
+        elif name == "_json":
+            d["_json"] = _result_json(self.ptr)
+        elif name == "_mitigation_specs":
+            d["_mitigation_specs"] = self._mitigation_specs()
+        elif name in ("model_name", "task"):
+            model, job = report._inputs
+            d["model_name"] = model.name
+            d["task"] = job.get("task") if _param_id("task") else None
+        elif name == "library_version":
+            d["library_version"] = _lib.version_string
+        else:
+            s = self.summary()
+            d.update(
+                fits=None if s.fits < 0 else bool(s.fits), peak_bytes=s.peak_bytes,
+                capacity_bytes=s.capacity_bytes, headroom_bytes=s.headroom_bytes,
+                n_params=s.n_params, n_active_params=s.n_active_params,
+                host_bytes=s.host_bytes, _worst=s.worst_role, verdict=_VERDICTS.get(s.verdict),
+                peak_low_bytes=s.peak_low_bytes, peak_high_bytes=s.peak_high_bytes)
+
+    def _mitigation_specs(self):
+        s = self.summary()
+        specs = []
+        n_mit = s.n_mitigations if s.has_field("n_mitigations") else 0
+        for i in range(n_mit):
+            mi = _MitigationInfo()
+            try:
+                st = lib.gpufit_result_mitigation(self.ptr, i, byref(mi))
+            except _errors.Unsupported:
+                break
+            if st != 0:
+                break
+            specs.append(_text(mi.changes) if mi.changes is not None else "")
+        return specs
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1198,19 +1293,44 @@ def _sweep_python(model, job, keys, values):
 def evaluate(model, job=None):
     """Evaluates ``model`` (a :class:`Model` or a preset name) under ``job`` (a :class:`Job`,
     a dict of job keys, or None for the defaults) and returns a :class:`Report`."""
-    if isinstance(model, str):
-        model = Model(model)
-    if job is None:
-        job = Job()
-    elif isinstance(job, dict):
-        job = Job(**job)
-    _check_handles(model, job)
+    if type(model) is not Model:
+        if isinstance(model, str):
+            model = Model(model)
+        mp = _handle_ptr(model, Model)
+    else:
+        mp = model._ptr or _handle_ptr(model, Model)
+    if type(job) is not Job:
+        if job is None:
+            job = Job()
+        elif isinstance(job, dict):
+            job = Job(**job)
+        jp = _handle_ptr(job, Job)
+    else:
+        jp = job._ptr or _handle_ptr(job, Job)
     out = c_void_p()
-    _lib.call(lib.gpufit_evaluate, byref(out), model, job)
-    try:
-        return _read_result(out, model, job)
-    finally:
-        lib.gpufit_result_free(out)
+    if _evaluate_fn(byref(out), mp, jp, None) < 0:  # again, for the error's detail
+        _lib.call(lib.gpufit_evaluate, byref(out), mp, jp)
+    report = _new_report(Report)
+    d = report.__dict__
+    d["_src"] = _Reader(out.value)
+    d["_inputs"] = (model, job)
+    # the report reads its inputs later (with_changes, model_name): the handles copy
+    # themselves for it before their next change (_Handle._pin, _Handle._changing)
+    ref = _weakref(report)
+    for h in (model, job):
+        rs = h._readers
+        if rs is None or len(rs) >= h._prune_at:
+            h._pin(ref)
+        else:
+            rs.append(ref)
+    return report
+
+
+_new_report = object.__new__
+
+
+_evaluate_fn = lib.gpufit_evaluate
+_weakref = weakref.ref
 
 
 def reevaluate(report, changes):

@@ -1,17 +1,21 @@
 # SPDX-License-Identifier: MIT
 """The result of an estimate: :class:`Report` and its device roles, :class:`Role`.
 
-A Report holds plain Python values read from the library's immutable ``gpufit_result``
-(through ``gpufit_result_summary``, ``gpufit_result_role``, ``gpufit_result_bytes`` and
-``gpufit_result_note``) together with the library's own JSON report
-(``gpufit_result_to_json``), so it outlives the C result and can be pickled, compared and
-printed. ``str(report)`` is the text the ``gpufit estimate`` command prints; in a notebook
+A Report from :func:`gpufit.evaluate` keeps the library's immutable ``gpufit_result`` alive
+and reads it lazily: a value is fetched from C the first time it is asked for (the totals
+through ``gpufit_result_summary``, a role through ``gpufit_result_role``, one component
+through ``gpufit_result_bytes``, the notes, and the JSON report through
+``gpufit_result_to_json`` only for :meth:`Report.to_dict` / :meth:`Report.to_json`), so
+``evaluate(m, j).roles[0].components["kv_cache"]`` costs three calls into C. The C result is
+freed when the report, its roles and their components are all collected. Pickling reads
+everything first, so an unpickled report holds plain values. ``str(report)`` is the text the ``gpufit estimate`` command prints; in a notebook
 the report shows as a table and a stacked-bar chart (``_repr_html_``).
 """
 
 import json
+from collections.abc import Mapping
 
-__all__ = ["Report", "Role", "GIB"]
+__all__ = ["Report", "Role", "Components", "GIB"]
 
 #: Bytes in a GiB (2^30); every size printed is in GiB.
 GIB = 1 << 30
@@ -28,6 +32,63 @@ def _spec_value(v):
 
 def _gib(b):
     return b / GIB
+
+
+class Components(Mapping):
+    """A role's components, ``{name: bytes}`` in report order, read from the C result one
+    component at a time (``gpufit_result_bytes``) when asked for. A read-only mapping that
+    compares equal to the dict of the same items; ``dict(c)`` copies it."""
+
+    __slots__ = ("_reader", "_index", "_kind", "_got")
+
+    def __init__(self, reader, index, kind):
+        self._reader, self._index, self._kind = reader, index, kind
+        self._got = None  # the whole dict once every component was read
+
+    def __getitem__(self, name):
+        got = self._got
+        if got is not None:
+            return got[name]
+        return self._reader.component(self._index, name, self._kind)
+
+    def _all(self):
+        if self._got is None:
+            self._got = self._reader.components(self._index, self._kind)
+        return self._got
+
+    def __iter__(self):
+        return iter(self._reader.component_names)
+
+    def __len__(self):
+        return len(self._reader.component_names)
+
+    def __contains__(self, name):
+        return name in self._reader.component_ids
+
+    def keys(self):
+        return self._all().keys()
+
+    def items(self):
+        return self._all().items()
+
+    def values(self):
+        return self._all().values()
+
+    def get(self, name, default=None):
+        return self[name] if name in self._reader.component_ids else default
+
+    def __eq__(self, other):
+        if isinstance(other, Mapping):
+            return self._all() == dict(other.items())
+        return NotImplemented
+
+    __hash__ = None  # a mapping
+
+    def __repr__(self):
+        return repr(self._all())
+
+    def __reduce__(self):  # pickles and copies as the plain dict
+        return (dict, (self._all(),))
 
 
 class Role:
@@ -60,10 +121,34 @@ class Role:
     _BAND = ("peak_allocated_low_bytes", "peak_allocated_high_bytes", "peak_reserved_low_bytes",
              "peak_reserved_high_bytes", "device_used_low_bytes", "device_used_high_bytes",
              "kv_capacity_low_bytes", "kv_capacity_high_bytes")
-    __slots__ = ("name", "devices", "layers", "components", "peak_allocated_bytes",
-                 "peak_reserved_bytes", "device_used_bytes", "headroom_bytes", "fits",
-                 "kv_capacity_bytes", "kv_capacity_tokens", "gpu", "capacity_bytes",
-                 "verdict", "components_low", "components_high") + _BAND
+    _FIELDS = ("name", "devices", "layers", "components", "peak_allocated_bytes",
+               "peak_reserved_bytes", "device_used_bytes", "headroom_bytes", "fits",
+               "kv_capacity_bytes", "kv_capacity_tokens", "gpu", "capacity_bytes",
+               "verdict", "components_low", "components_high") + _BAND
+    _COMPONENT_KINDS = {"components": 0, "components_low": 1, "components_high": 2}
+    # _src: (reader, index) of a role read lazily from a C result (gpufit._api)
+    __slots__ = _FIELDS + ("_src", "__weakref__")
+
+    @classmethod
+    def _lazy(cls, reader, index):
+        """A role whose fields are read from the C result when first asked for."""
+        r = cls.__new__(cls)
+        r._src = (reader, index)
+        return r
+
+    def __getattr__(self, name):
+        try:
+            reader, index = object.__getattribute__(self, "_src")
+        except AttributeError:
+            raise AttributeError(name) from None
+        if name not in Role._FIELDS:
+            raise AttributeError(name)
+        kind = Role._COMPONENT_KINDS.get(name)
+        if kind is not None:  # no other field needed: a mapping over the C result
+            setattr(self, name, Components(reader, index, kind))
+        else:
+            reader.fill_role(self, index, name)
+        return object.__getattribute__(self, name)
 
     def __init__(self, name, devices, layers, components, peak_allocated_bytes,
                  peak_reserved_bytes, device_used_bytes, headroom_bytes, fits,
@@ -120,7 +205,7 @@ class Role:
         return self.to_dict()
 
     def __setstate__(self, state):
-        for k in self.__slots__:
+        for k in self._FIELDS:
             setattr(self, k, state[k])
 
     def __repr__(self):
@@ -174,6 +259,27 @@ class Report:
         self._mitigation_specs = list(mitigation_specs)
         self._inputs = None  # (Model, Job) copies when the report came from evaluate()
 
+    #: what a report read from C fills when first asked for (gpufit._api reads them)
+    _LAZY = ("fits", "peak_bytes", "capacity_bytes", "headroom_bytes", "n_params",
+             "n_active_params", "host_bytes", "_worst", "verdict", "peak_low_bytes",
+             "peak_high_bytes", "roles", "notes", "_json", "model_name", "task",
+             "library_version", "_mitigation_specs")
+
+    @classmethod
+    def _lazy(cls, reader, inputs):
+        """A report over a C result: ``reader`` fetches each value when first asked for."""
+        r = cls.__new__(cls)
+        r.__dict__["_src"] = reader
+        r.__dict__["_inputs"] = inputs
+        return r
+
+    def __getattr__(self, name):
+        reader = self.__dict__.get("_src")
+        if reader is None or name not in Report._LAZY:
+            raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
+        reader.fill_report(self, name)
+        return self.__dict__[name]
+
     # -- data ---------------------------------------------------------------------------------
     @property
     def worst_role(self):
@@ -225,7 +331,11 @@ class Report:
     __hash__ = None
 
     def __getstate__(self):
+        for name in self._LAZY:  # everything read from C now: the state is plain values
+            getattr(self, name)
         state = dict(self.__dict__)
+        state.pop("_src", None)
+        state["roles"] = [Role(**ro.to_dict()) for ro in self.roles]
         state["_inputs"] = None  # C handles do not pickle
         return state
 
