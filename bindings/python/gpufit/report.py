@@ -330,6 +330,12 @@ class Report:
 
     __hash__ = None
 
+    def __bool__(self):
+        """The verdict: true only when the job surely fits (``verdict == "fits"``: the high
+        end of every role's band fits), as :class:`gpufit.Verdict`; false when it does not
+        fit, is marginal, or no GPU was given."""
+        return self.verdict == "fits"
+
     def __getstate__(self):
         for name in self._LAZY:  # everything read from C now: the state is plain values
             getattr(self, name)

@@ -93,6 +93,21 @@ class TestLazy(unittest.TestCase):
         self.j.close()  # closing is a change too
         self.assertEqual(r.with_changes().to_json(), before)
 
+    def test_bool_is_the_verdict(self):
+        fits = gpufit.evaluate(self.m, self.j)
+        self.assertEqual(fits.verdict, "fits")
+        self.assertIs(bool(fits), True)
+        oom = gpufit.evaluate(self.m, gpufit.Job(task="inference", gpu="t4",
+                                                 context_len=131072))
+        self.assertEqual(oom.verdict, "oom")
+        self.assertIs(bool(oom), False)
+        self.assertIs(bool(gpufit.evaluate(self.m, gpufit.Job(task="inference"))), False)
+        marginal = [r for r in (gpufit.evaluate(self.m, gpufit.Job(
+            task="inference", gpu="rtx-4090", context_len=c)) for c in range(8192, 200000, 2048))
+            if r.verdict == "marginal"]
+        self.assertTrue(marginal)
+        self.assertIs(bool(marginal[0]), False)
+
     def test_pickle_reads_everything(self):
         r = gpufit.evaluate(self.m, self.j)
         back = pickle.loads(pickle.dumps(r))
