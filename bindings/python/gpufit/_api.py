@@ -577,11 +577,18 @@ def _model_from_path(path, base_dir=None):
             except _errors.Inconsistent as e:  # as the command: the config defines the model
                 warnings.warn("%s: %s" % (path, e), RuntimeWarning, stacklevel=3)
         return model
-    with _open_regular(path) as f:
-        magic = f.read(4)
+    magic = _read_magic(path)
     if magic == b"GGUF" or path.endswith(".gguf"):
         return Model.from_gguf(path)
     return Model.from_hf_config(path)
+
+
+def _read_magic(path):
+    """The first 4 bytes of a regular file (b"" for a directory)."""
+    if os.path.isdir(path):
+        return b""
+    with _open_regular(path) as f:
+        return f.read(4)
 
 
 class Model(_Handle):

@@ -3,13 +3,22 @@
 
 Same subcommands, options and exit codes as the C command (``cli/gpufit.c``)::
 
-    python3 -m gpufit estimate [FILE.json] [--spec "key=value ..."] [--json] [--max PARAM]
-    python3 -m gpufit recommend [FILE.json] [--spec ...] [--only gpu,gpu] [--max-gpus N] [--json]
-    python3 -m gpufit plan [FILE.json] [--spec ...] [--gpus-per-node N] [--nodes N] [--top N]
+    python3 -m gpufit estimate [FILE.json] [--model PATH] [--spec "key=value ..."]... [--json]
+                               [--max PARAM] [--strict] [--allow-hardware] [--profile FILE]
+    python3 -m gpufit recommend [FILE.json] [--model PATH] [--spec ...]... [--only gpu,gpu]
+                                [--max-gpus N] [--json] [--profile FILE]
+    python3 -m gpufit plan [FILE.json] [--model PATH] [--spec ...]... [--gpus-per-node N]
+                           [--nodes N] [--top N] [--json] [--profile FILE]
     python3 -m gpufit models | gpus | params | version
 
+The scenario is put together as the command does (cli/files.c): the file, then the model of
+``--model`` (a Hugging Face model directory, its config.json or a .gguf file; a GGUF model
+runs under llama.cpp unless the scenario names a framework), the profile, then each
+``--spec`` in order.
+
 Exit codes: 0 fits (or no GPU given), 1 does not fit, 2 bad input (usage, unknown key, bad
-value, malformed spec or JSON), 3 a file could not be read, 4 internal error.
+value, malformed spec or JSON), 3 a file could not be read, 4 internal error, 5 marginal
+(estimate: the capacity lies inside the band; ``--strict`` makes it 1).
 """
 
 import argparse
@@ -19,7 +28,7 @@ import sys
 from . import _api, _lib
 from . import errors as _errors
 
-EXIT_FITS, EXIT_OOM, EXIT_BAD_INPUT, EXIT_IO, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_FITS, EXIT_OOM, EXIT_BAD_INPUT, EXIT_IO, EXIT_INTERNAL, EXIT_MARGINAL = 0, 1, 2, 3, 4, 5
 
 _EPILOG = """\
 A scenario comes from a JSON file (shared scenario format), a spec string, or both (the
@@ -27,7 +36,7 @@ spec is applied after the file). Example:
   python3 -m gpufit estimate --spec "model=llama-3-8b task=inference gpu=rtx-4090 context_len=8192"
 
 exit codes: 0 fits (or no GPU given), 1 does not fit, 2 bad input, 3 unreadable file,
-            4 internal error
+            4 internal error, 5 marginal (estimate)
 """
 
 
@@ -42,27 +51,37 @@ def _parser():
                 "deep-learning job before it is launched.", epilog=_EPILOG,
                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def scenario(sp):  # what every scenario command takes, as cli/options.c
+        sp.add_argument("file", nargs="?", metavar="FILE.json", help="JSON scenario file")
+        sp.add_argument("--model", metavar="PATH", help="a Hugging Face model directory, its "
+                        "config.json, or a .gguf file (replaces the scenario's model)")
+        sp.add_argument("--spec", action="append", help='spec string, "key=value ..."; up to '
+                        "16, applied in order after the file (a later one overrides)")
+        sp.add_argument("--profile", metavar="FILE", help="a calibration profile (gpufit "
+                        "calibrate; docs/calibration.md)")
+        sp.add_argument("--json", action="store_true", help="print JSON")
+
     e = sub.add_parser("estimate", help="estimate a scenario (JSON file and/or spec string)",
                        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    e.add_argument("file", nargs="?", metavar="FILE.json", help="JSON scenario file")
-    e.add_argument("--spec", help='spec string, "key=value ..." (applied after the file)')
-    e.add_argument("--json", action="store_true", help="print the JSON report")
+    scenario(e)
     e.add_argument("--max", metavar="PARAM", dest="max_param",
                    help="print the largest value of PARAM (micro_batch, seq_len, batch, "
                         "context_len, prompt_len, n_gpu_layers) that fits")
+    e.add_argument("--strict", action="store_true",
+                   help="a gate: marginal exits 1, no GPU exits 2")
+    e.add_argument("--allow-hardware", action="store_true",
+                   help="list another GPU or more GPUs among the fixes (job key "
+                        "allow_hardware)")
     r = sub.add_parser("recommend", help="which catalogue GPUs, and how many, fit the job")
-    r.add_argument("file", nargs="?", metavar="FILE.json", help="JSON scenario file")
-    r.add_argument("--spec", help='spec string, "key=value ..." (applied after the file)')
+    scenario(r)
     r.add_argument("--only", help="comma-separated GPU names to consider")
-    r.add_argument("--max-gpus", type=int, default=64, help="most GPUs per recommendation")
-    r.add_argument("--json", action="store_true", help="print JSON")
+    r.add_argument("--max-gpus", type=int, default=8, help="most GPUs per recommendation")
     pl = sub.add_parser("plan", help="the cheapest parallel layouts that fit a cluster")
-    pl.add_argument("file", nargs="?", metavar="FILE.json", help="JSON scenario file")
-    pl.add_argument("--spec", help='spec string, "key=value ..." (applied after the file)')
+    scenario(pl)
     pl.add_argument("--gpus-per-node", type=int, default=8)
     pl.add_argument("--nodes", type=int, default=1)
     pl.add_argument("--top", type=int, default=10, help="layouts to list")
-    pl.add_argument("--json", action="store_true", help="print JSON")
     sub.add_parser("models", help="built-in model presets")
     sub.add_parser("gpus", help="GPU catalogue")
     sub.add_parser("params", help="every parameter with unit, default and range")
@@ -87,11 +106,15 @@ def _bad_input_code(e):
 
 
 def _load(args, what="estimate"):
-    """(model, job) from the file and spec of ``args``, or an exit code."""
-    if args.file is None and args.spec is None:
-        print("usage: python3 -m gpufit %s [FILE.json] [--spec \"key=value ...\"] ...\n"
-              "%s: give a scenario file, a spec string, or both" % (what, what),
+    """(model, job) from the file, model, profile and specs of ``args`` (in the command's
+    order, cli/files.c), or an exit code."""
+    specs = args.spec or []
+    if args.file is None and not specs and args.model is None:
+        print("gpufit %s: no scenario: give FILE.json, --spec or --model" % what,
               file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if len(specs) > 16:
+        print("gpufit %s: more than 16 --spec options" % what, file=sys.stderr)
         return EXIT_BAD_INPUT
     model, job = _api.Model(), _api.Job()
     if args.file is not None:
@@ -105,9 +128,37 @@ def _load(args, what="estimate"):
                 args.file, e.message, _lib.status_text(e.status),
                 e.offset if e.offset is not None else "?"), file=sys.stderr)
             return _bad_input_code(e)
-    if args.spec is not None:
+    if args.model is not None:  # replaces the scenario's model; the specs still override
+        if args.model.endswith(".safetensors"):
+            print("gpufit: %s: a safetensors file has no architecture; pass its model "
+                  "directory or config.json" % args.model, file=sys.stderr)
+            return EXIT_BAD_INPUT
         try:
-            _api._apply_spec(model, job, args.spec)
+            file_model = _api.Model.from_file(args.model)
+        except OSError as e:
+            print("gpufit: cannot read %s: %s" % (args.model, e.strerror or e),
+                  file=sys.stderr)
+            return EXIT_IO
+        except _errors.GpufitError as e:
+            _print_error(args.model, e)
+            return _bad_input_code(e)
+        model._replace(file_model)
+        if (_api._read_magic(args.model) == b"GGUF" and job.get("framework") == "pytorch"):
+            job.set("framework", "llamacpp")  # the default: a GGUF file runs under llama.cpp
+    if args.profile is not None:
+        try:
+            job.apply_profile(args.profile)
+        except OSError:
+            print("gpufit: cannot read %s" % args.profile, file=sys.stderr)
+            return EXIT_IO
+        except _errors.GpufitError as e:
+            _print_error(args.profile, e)
+            return _bad_input_code(e)
+    if getattr(args, "allow_hardware", False):
+        job.set("allow_hardware", True)
+    for spec in specs:
+        try:
+            _api._apply_spec(model, job, spec)
         except _errors.GpufitError as e:
             _print_error("spec", e)
             return _bad_input_code(e)
@@ -131,7 +182,16 @@ def cmd_estimate(args, out=sys.stdout):
         out.write(report.to_json())
     else:
         out.write(report.text())
-    return EXIT_OOM if report.fits is False else EXIT_FITS
+    # the three-way verdict (docs/band.md), as cli/estimate.c; --strict fails closed
+    if report.verdict is None and args.strict:
+        print("gpufit estimate: --strict needs a GPU (gpu=NAME or a capacity)",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if report.verdict == "oom":
+        return EXIT_OOM
+    if report.verdict == "marginal":
+        return EXIT_OOM if args.strict else EXIT_MARGINAL
+    return EXIT_FITS
 
 
 def _max(model, job, name, as_json, out):

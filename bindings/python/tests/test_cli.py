@@ -115,5 +115,75 @@ class TestSearchCommands(unittest.TestCase):
         self.assertEqual(py_gpufit("plan")[0], 2)
 
 
+class TestModelFiles(unittest.TestCase):
+    """--model DIR / config.json / .gguf, with --spec (several), for estimate, recommend and
+    plan: the same JSON and exit code as the gpufit command (issue 16)."""
+
+    def setUp(self):
+        if _support.cli_path() is None:
+            self.skipTest("the gpufit command is not built")
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.dir = os.path.join(self.tmp.name, "qwen")
+        os.mkdir(self.dir)
+        with open(_support.REPO / "tests" / "data" / "hf" / "qwen2.5-7b.json") as f:
+            text = f.read()
+        with open(os.path.join(self.dir, "config.json"), "w") as f:
+            f.write(text)
+        self.gguf = _support.REPO / "tests" / "fuzz" / "corpus" / "gguf" / "llama_small.gguf"
+
+    def same(self, *args):
+        c_code, c_out, c_err = _support.run_cli(*args)
+        p_code, p_out, p_err = py_gpufit(*args)
+        self.assertEqual(p_code, c_code, "%s\nC: %s\nPython: %s" % (args, c_err, p_err))
+        if c_out.startswith("{"):
+            self.assertEqual(json.loads(p_out), json.loads(c_out), args)
+        return c_code, json.loads(c_out) if c_out.startswith("{") else c_out
+
+    def test_estimate_model_dir(self):
+        code, d = self.same("estimate", "--model", self.dir, "--json", "--spec",
+                            "task=inference gpu=rtx-4090", "--spec", "context_len=32768")
+        self.assertIn(code, (0, 1, 5))
+        self.assertEqual(d["model"]["n_params"], 7615616512)  # Qwen2.5-7B, its config.json
+        self.same("estimate", "--model", os.path.join(self.dir, "config.json"), "--json",
+                  "--spec", "task=lora gpu=a100-40gb")
+        self.same("estimate", "--model", self.dir, "--json")  # no GPU: no verdict
+        self.same("estimate", "--model", self.dir, "--json", "--strict")  # exit 2
+
+    def test_gguf_runs_under_llamacpp(self):
+        if not self.gguf.exists():
+            self.skipTest("no GGUF fixture")
+        _, llama = self.same("estimate", "--model", str(self.gguf), "--json", "--spec",
+                             "gpu=rtx-4090 context_len=4096")
+        _, torch = self.same("estimate", "--model", str(self.gguf), "--json", "--spec",
+                             "gpu=rtx-4090 context_len=4096 framework=pytorch")
+        _, named = self.same("estimate", "--model", str(self.gguf), "--json", "--spec",
+                             "gpu=rtx-4090 context_len=4096 framework=llamacpp")
+        self.assertEqual(llama, named)  # the default framework of a GGUF file: llama.cpp
+        self.assertNotEqual(llama["peak_bytes"], torch["peak_bytes"])
+
+    def test_recommend_and_plan(self):
+        self.same("recommend", "--model", self.dir, "--spec", "task=inference", "--only",
+                  "rtx-4090,h100,t4", "--json")
+        self.same("plan", "--model", self.dir, "--spec", "task=pretrain gpu=h100 "
+                  "seq_len=4096", "--top", "3", "--json")
+
+    def test_missing_model_is_unreadable(self):
+        self.same("estimate", "--model", os.path.join(self.tmp.name, "nope"), "--json")
+        self.assertEqual(py_gpufit("estimate", "--model",
+                                   os.path.join(self.tmp.name, "nope"))[0], 3)
+
+    def test_marginal_and_strict(self):
+        for c in range(8192, 200000, 4096):
+            spec = "model=llama-3-8b task=inference gpu=rtx-4090 context_len=%d" % c
+            c_code, _, _ = _support.run_cli("estimate", "--json", "--spec", spec)
+            if c_code == 5:
+                break
+        else:
+            self.skipTest("no marginal case found")
+        self.assertEqual(self.same("estimate", "--json", "--spec", spec)[0], 5)
+        self.assertEqual(self.same("estimate", "--json", "--strict", "--spec", spec)[0], 1)
+
+
 if __name__ == "__main__":
     unittest.main()
