@@ -11,6 +11,7 @@
 #   make docs                 Doxygen HTML in build/docs (fails on any warning)
 #   make slurm | check-slurm  the Slurm SPANK plugin (integrations/slurm) and its test on a
 #                             real local Slurm (root; docs/slurm.md)
+#   make wheel                the Python bindings as a wheel with the library (build/wheel/)
 #   make validate | bench | format | format-check | clean | help
 #
 # Variables honoured: CC, CXX, AR, CFLAGS (default -O2 -g), CPPFLAGS, LDFLAGS, WERROR (default
@@ -584,6 +585,15 @@ check-slurm: $(SLURM_TEST) $(if $(HAVE_SPANK),$(SLURM_SO)) $(CLI_BIN)
 # ---------------------------------------------------------------------------------------------
 # Other targets
 # ---------------------------------------------------------------------------------------------
+# A wheel of the Python bindings with this build's library inside (manylinux tag), offline:
+#   make wheel  ->  $(BUILD)/wheel/gpufit-VERSION-py3-none-manylinux_2_X_ARCH.whl
+.PHONY: wheel
+wheel: lib
+	rm -rf '$(BUILD)/wheel'
+	GPUFIT_BUNDLE_LIBRARY='$(abspath $(BUILD)/$(SONAME))' $(PYTHON) -m pip wheel --no-index \
+	    --no-deps --no-build-isolation -w '$(BUILD)/wheel' bindings/python
+	@ls '$(BUILD)'/wheel/gpufit-*.whl
+
 .PHONY: validate bench docs format format-check
 validate: $(CLI_BIN) lib
 	$(if $(CLI_BIN),,$(error make validate needs the gpufit command, and cli/ has no .c files))
@@ -644,5 +654,5 @@ clean:
 	rm -rf '$(BUILD)' build build-asan build-tsan build-fuzz build-valgrind
 
 help:
-	@sed -n '2,21s/^# \{0,1\}//p' Makefile
+	@sed -n '2,22s/^# \{0,1\}//p' Makefile
 	@echo "version $(VERSION) (SONAME $(SONAME)), from $(HEADER)"

@@ -15,10 +15,12 @@ import argparse
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bindings", "python"))
-
-import gpufit  # noqa: E402  (after the path set-up, for running from a checkout)
+try:
+    import gpufit  # the installed package (pip install ./bindings/python), or PYTHONPATH
+except ImportError:  # run from a checkout without installing: its bindings/python
+    HERE = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bindings", "python"))
+    import gpufit
 
 
 def main(argv=None):

@@ -9,13 +9,20 @@ nothing beyond the standard library and implements the PEP 517/660 hooks pip use
 * Metadata comes from the ``[project]`` table of ``pyproject.toml``; the version from
   ``include/gpufit.h`` of the repository (the single source of the version), or from
   ``PKG-INFO`` in an unpacked source distribution.
-* A wheel bundles ``libgpufit.so.0`` as ``gpufit/_libs/libgpufit.so.0`` when one is found,
-  first of: the config setting ``bundle-library=PATH`` (``pip wheel -C bundle-library=...``)
-  or ``$GPUFIT_BUNDLE_LIBRARY``; an existing ``gpufit/_libs/libgpufit.so.0``; the in-tree
-  ``<repository>/build/libgpufit.so.0`` (``make``). Such a wheel is tagged for this
-  platform (``py3-none-linux_x86_64``); without a library the wheel is pure
-  (``py3-none-any``) and loads the system's libgpufit. ``GPUFIT_BUNDLE=0`` (or
-  ``-C bundle=0``) turns bundling off.
+* A wheel bundles ``libgpufit.so.0`` as ``gpufit/_libs/libgpufit.so.0``, first of: the
+  config setting ``bundle-library=PATH`` (``pip wheel -C bundle-library=...``) or
+  ``$GPUFIT_BUNDLE_LIBRARY``; an existing ``gpufit/_libs/libgpufit.so.0``; the in-tree
+  ``<repository>/build/libgpufit.so.0`` (``make``); else, in a repository checkout, one
+  compiled here from ``lib/`` with the C compiler (``$CC``, default ``cc``; ``$CFLAGS``,
+  default ``-O2``) and the flags of the Makefile's shared library, so that
+  ``pip install ./bindings/python`` needs no prior ``make`` (set ``GPUFIT_BUILD_LIBRARY=0``
+  or ``-C build-library=0`` to refuse). No compiler and no library is an error at install
+  time, not at import. ``GPUFIT_BUNDLE=0`` (or ``-C bundle=0``) builds a pure
+  ``py3-none-any`` wheel that loads the system's libgpufit.
+* A wheel with the library is tagged ``manylinux_2_X_ARCH`` on glibc Linux (PEP 600), where
+  2.X is the newest ``GLIBC_2.X`` symbol version the library needs (read from the library;
+  at least 2.17, the manylinux2014 baseline). The library links only libc (and libm), so
+  that is its whole requirement on the system; elsewhere the tag is the platform's own.
 * Archives are reproducible: fixed timestamps (``$SOURCE_DATE_EPOCH`` when set), sorted
   entries.
 """
@@ -25,10 +32,16 @@ import hashlib
 import io
 import os
 import re
+import shlex
+import shutil
+import subprocess
+import sys
 import sysconfig
 import tarfile
+import tempfile
 import time
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # bindings/python
 REPO = os.path.dirname(os.path.dirname(ROOT))
@@ -161,10 +174,14 @@ def _setting(config_settings, key):
     return v
 
 
-def _library(config_settings):
-    """The shared library to bundle, or None."""
-    off = _setting(config_settings, "bundle") or os.environ.get("GPUFIT_BUNDLE", "1")
-    if str(off).lower() in ("0", "no", "false", "off"):
+def _off(value):
+    return str(value).lower() in ("0", "no", "false", "off")
+
+
+def _library(config_settings, workdir):
+    """The shared library to bundle, or None (a pure wheel). ``workdir``: where a library
+    compiled here is written."""
+    if _off(_setting(config_settings, "bundle") or os.environ.get("GPUFIT_BUNDLE", "1")):
         return None
     explicit = _setting(config_settings, "bundle-library") or os.environ.get(
         "GPUFIT_BUNDLE_LIBRARY")
@@ -176,11 +193,82 @@ def _library(config_settings):
                  os.path.join(REPO, "build", LIBRARY)):
         if os.path.exists(cand):
             return cand
-    return None
+    if not os.path.exists(os.path.join(REPO, "lib", "gpufit.map")):
+        return None  # a source distribution of the bindings alone: the system's library
+    if _off(_setting(config_settings, "build-library") or
+            os.environ.get("GPUFIT_BUILD_LIBRARY", "1")):
+        raise RuntimeError(
+            "gpufit_build: no libgpufit.so.0 to bundle (build/ has none) and building it is "
+            "turned off: run `make` at the repository root, or set GPUFIT_BUNDLE=0 for a "
+            "wheel that uses the system's library")
+    return compile_library(workdir)
 
 
-def _platform_tag():
-    return re.sub(r"[^\w]", "_", sysconfig.get_platform())
+def _c_sources():
+    """lib/LAYER/*.c, every layer (the Makefile's LIB_SRCS)."""
+    base = os.path.join(REPO, "lib")
+    out = []
+    for layer in sorted(os.listdir(base)):
+        d = os.path.join(base, layer)
+        if os.path.isdir(d):
+            out += [os.path.join(d, n) for n in sorted(os.listdir(d)) if n.endswith(".c")]
+    return out
+
+
+def compile_library(workdir, log=None):
+    """Compiles ``libgpufit.so.0`` from the repository's ``lib/`` into ``workdir`` with the
+    flags of the Makefile's shared library (hidden visibility, lib/gpufit.map, the SONAME,
+    libm only if needed), one compiler process per core; returns its path."""
+    cc = shlex.split(os.environ.get("CC") or "cc")
+    if not shutil.which(cc[0]):
+        raise RuntimeError(
+            "gpufit_build: libgpufit.so.0 is not built and there is no C compiler (%s) to "
+            "build it: install one (Debian: apt install gcc), run `make` at the repository "
+            "root, or set GPUFIT_BUNDLE=0 for a wheel that uses the system's library"
+            % cc[0])
+    cflags = shlex.split(os.environ.get("CFLAGS", "-O2"))
+    flags = ["-std=c11", "-fPIC", "-fvisibility=hidden", "-DGPUFIT_BUILDING",
+             "-I" + os.path.join(REPO, "include"), "-I" + os.path.join(REPO, "lib")] + cflags
+    log = log or sys.stderr
+    sources = _c_sources()
+    objs = [os.path.join(workdir, "%03d.o" % i) for i in range(len(sources))]
+    print("gpufit_build: compiling libgpufit.so.0 from %d files in %s/lib with %s"
+          % (len(sources), REPO, " ".join(cc)), file=log)
+
+    def one(pair):
+        src, obj = pair
+        p = subprocess.run(cc + flags + ["-c", src, "-o", obj], capture_output=True,
+                           text=True)
+        return src, p
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        for src, p in pool.map(one, zip(sources, objs)):
+            if p.returncode != 0:
+                raise RuntimeError("gpufit_build: %s failed on %s:\n%s" % (
+                    cc[0], src, p.stderr[-4000:]))
+    out = os.path.join(workdir, LIBRARY)
+    link = cc + ["-shared"] + cflags + [
+        "-Wl,-z,defs", "-Wl,--version-script=" + os.path.join(REPO, "lib", "gpufit.map"),
+        "-Wl,-soname," + LIBRARY, "-o", out] + objs + ["-Wl,--as-needed", "-lm"]
+    p = subprocess.run(link, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError("gpufit_build: linking libgpufit.so.0 failed:\n%s"
+                           % p.stderr[-4000:])
+    return out
+
+
+def _platform_tag(lib=None):
+    """The wheel's platform tag: manylinux_2_X_ARCH for a library on glibc Linux (X: the
+    newest GLIBC_2.X symbol version it needs, at least 17), else the platform's own."""
+    plat = sysconfig.get_platform()
+    arch = plat.split("-", 1)[-1].replace("-", "_").replace(".", "_")
+    glibc = os.confstr("CS_GNU_LIBC_VERSION") if hasattr(os, "confstr") else None
+    if lib is not None and plat.startswith("linux-") and glibc:
+        with open(lib, "rb") as f:
+            needed = [int(m) for m in re.findall(rb"GLIBC_2\.(\d+)", f.read())]
+        minor = max([17] + needed)
+        return "manylinux_2_%d_%s" % (minor, arch)
+    return re.sub(r"[^\w]", "_", plat)
 
 
 def _date_time():
@@ -259,18 +347,19 @@ prepare_metadata_for_build_editable = prepare_metadata_for_build_wheel
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     """A wheel of the package, with libgpufit.so.0 bundled when one is found."""
     version = _version()
-    lib = _library(config_settings)
-    tag = "py3-none-" + (_platform_tag() if lib else "any")
-    name = "%s-%s-%s.whl" % (PACKAGE, version, tag)
-    os.makedirs(wheel_directory, exist_ok=True)
-    wheel = _Wheel(os.path.join(wheel_directory, name))
-    for arcname, full in _package_files():
-        with open(full, "rb") as f:
-            wheel.add(arcname, f.read())
-    if lib:
-        with open(lib, "rb") as f:  # follows the libgpufit.so.0 -> .so.0.1.0 symlink
-            wheel.add("%s/_libs/%s" % (PACKAGE, LIBRARY), f.read(), 0o755)
-    wheel.close(_write_dist_info(wheel, version, tag, purelib=lib is None))
+    with tempfile.TemporaryDirectory(prefix="gpufit-build-") as workdir:
+        lib = _library(config_settings, workdir)
+        tag = "py3-none-" + (_platform_tag(lib) if lib else "any")
+        name = "%s-%s-%s.whl" % (PACKAGE, version, tag)
+        os.makedirs(wheel_directory, exist_ok=True)
+        wheel = _Wheel(os.path.join(wheel_directory, name))
+        for arcname, full in _package_files():
+            with open(full, "rb") as f:
+                wheel.add(arcname, f.read())
+        if lib:
+            with open(lib, "rb") as f:  # follows the libgpufit.so.0 -> .so.0.1.0 symlink
+                wheel.add("%s/_libs/%s" % (PACKAGE, LIBRARY), f.read(), 0o755)
+        wheel.close(_write_dist_info(wheel, version, tag, purelib=lib is None))
     return name
 
 
