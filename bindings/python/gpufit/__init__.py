@@ -34,7 +34,8 @@ from ._api import (Job, Model, ResultList, Verdict, calibrate, components, estim
 from .errors import (BufferTooSmall, GpufitError, Inconsistent, InternalError, InvalidArgument,
                      NotFound, OutOfMemory, Overflow, ParseError, StructSizeError,
                      UnknownParameter, Unsupported)
-from .report import Report, Role
+from .advice import Layout, Mitigation, Recommendation
+from .report import Components, Report, Role
 
 #: Version of the loaded C library ("0.1.0"); the binding has no version of its own.
 __version__ = _lib.version_string
@@ -46,7 +47,7 @@ library_path = _lib.path
 __all__ = [
     "__version__", "version_number", "library_path",
     "estimate", "evaluate", "evaluate_summary", "sweep", "Verdict", "calibrate", "max_fitting", "recommend", "plan", "ResultList",
-    "Model", "Job", "Report", "Role",
+    "Model", "Job", "Report", "Role", "Components", "Mitigation", "Recommendation", "Layout",
     "models", "gpus", "params", "param_info", "components", "safetensors_info",
     "GpufitError", "InvalidArgument", "Inconsistent", "Overflow", "UnknownParameter",
     "Unsupported", "ParseError", "NotFound", "BufferTooSmall", "StructSizeError",

@@ -34,6 +34,7 @@ from ._types import Layout as _Layout
 from ._types import MitigationInfo as _MitigationInfo
 from ._types import Recommendation as _Recommendation
 from ._types import SafetensorsInfo as _SafetensorsInfo
+from .advice import Layout, Recommendation
 from .report import Components, Report, Role
 
 __all__ = ["Model", "Job", "evaluate", "evaluate_summary", "sweep", "Verdict", "estimate",
@@ -1458,19 +1459,30 @@ def max_fitting_handles(model, job, param):
 # GPU recommendation and layout planning
 # ---------------------------------------------------------------------------------------------
 class ResultList(list):
-    """A list of dicts from :func:`recommend` or :func:`plan`, best first; ``evaluated`` is
-    how many candidates the library evaluated to build it. Shows as a table in notebooks."""
+    """A list of :class:`gpufit.Recommendation` (:func:`recommend`) or
+    :class:`gpufit.Layout` (:func:`plan`), best first; ``evaluated`` is how many candidates
+    the library evaluated to build it. ``to_dict()`` is the command's ``--json`` output
+    (``{"recommendations": [...]}``, ``{"evaluated": N, "layouts": [...]}``). Shows as a table
+    in notebooks."""
 
     evaluated = 0
     columns = ()
+    kind = "recommendations"
 
     def __getitem__(self, index):
         item = super().__getitem__(index)
         if isinstance(index, slice):
             out = ResultList(item)
-            out.evaluated, out.columns = self.evaluated, self.columns
+            out.evaluated, out.columns, out.kind = self.evaluated, self.columns, self.kind
             return out
         return item
+
+    def to_dict(self):
+        """What ``gpufit recommend --json`` / ``gpufit plan --json`` prints, parsed."""
+        rows = [x.to_dict() for x in self]
+        if self.kind == "layouts":
+            return {"evaluated": self.evaluated, "layouts": rows}
+        return {"recommendations": rows}
 
     def _repr_html_(self):
         from html import escape
@@ -1505,9 +1517,26 @@ def _changes(d):
     d["changes"] = json.loads(text) if text else {}
 
 
-def _read_list(ptr, getter, struct, convert, columns):
+def _entry(cls, d):
+    """A dataclass entry from a struct's dict: fields the loaded library did not fill get
+    their type's zero."""
+    zero = {"int": 0, "float": 0.0, "bool": False, "str": ""}
+    kw = {}
+    for f in dataclasses.fields(cls):
+        if f.name in d:
+            kw[f.name] = d[f.name]
+        elif f.default is not dataclasses.MISSING:
+            kw[f.name] = f.default
+        else:
+            t = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
+            kw[f.name] = {} if "Dict" in t else zero.get(t)
+    return cls(**kw)
+
+
+def _read_list(ptr, getter, struct, convert, columns, kind="recommendations"):
     out = ResultList()
     out.columns = columns
+    out.kind = kind
     try:
         for i in range(lib.gpufit_list_count(ptr)):
             item = struct()
@@ -1538,10 +1567,12 @@ def recommend(scenario=None, *, candidates=None, max_count=8, file=None, spec=No
     ranked by memory fit, the interconnect a multi-GPU layout needs, price, then TFLOPS per
     dollar. The scenario is given as to :func:`estimate` (its ``gpu`` is ignored).
 
-    Returns a list of dicts: ``gpu`` (catalogue key), ``gpu_name``, ``gpu_id``, ``count``,
-    ``fits``, ``needs_nvlink``, ``has_nvlink``, ``peak_bytes``, ``headroom_bytes``,
-    ``price_usd``, ``tflops``, ``tflops_per_kusd``, ``reason``, ``spec`` and ``changes``
-    (the job changes that reproduce it, as a spec string and a dict; docs/advice.md).
+    Returns a :class:`ResultList` of :class:`gpufit.Recommendation` dataclasses: ``gpu``
+    (catalogue key), ``gpu_name``, ``gpu_id``, ``count``, ``fits``, ``needs_nvlink``,
+    ``has_nvlink``, ``peak_bytes``, ``headroom_bytes``, ``price_usd``, ``tflops``,
+    ``tflops_per_kusd``, ``reason``, ``spec`` and ``changes`` (the job changes that reproduce
+    it, as a spec string and a dict; docs/advice.md); ``entry["gpu"]`` reads a field too.
+    ``to_dict()`` of an entry (and of the list) is ``gpufit recommend --json``.
     """
     model, job = build(scenario, file, spec, params)
     return recommend_handles(model, job, candidates, max_count)
@@ -1569,7 +1600,7 @@ def recommend_handles(model, job, candidates=None, max_count=8):
                 d[k] = bool(d[k])
         d["gpu"] = _gpu_key(rec.gpu_id)
         _changes(d)
-        return d
+        return _entry(Recommendation, d)
 
     return _read_list(out, lib.gpufit_list_recommendation, _Recommendation, convert,
                       ("gpu", "count", "fits", "peak_bytes", "headroom_bytes", "needs_nvlink",
@@ -1582,7 +1613,9 @@ def plan(scenario=None, *, gpus_per_node=8, nodes=1, max_results=10, file=None, 
     cheapest first by the library's documented cost (at most ``max_results``). The scenario
     is given as to :func:`estimate`.
 
-    Returns a list of dicts: ``tp``, ``pp``, ``vpp``, ``dp``, ``cp``, ``ep``, ``zero``,
+    Returns a :class:`ResultList` of :class:`gpufit.Layout` dataclasses (``to_dict()``: the
+    entries of ``gpufit plan --json``; ``entry["spec"]`` reads a field too): ``tp``, ``pp``,
+    ``vpp``, ``dp``, ``cp``, ``ep``, ``zero``,
     ``micro_batch``, ``checkpointing`` (a name), ``peak_bytes``, ``headroom_bytes``, ``cost``,
     ``spec`` (the layout's canonical job changes as a spec string: applied to the scenario
     with ``estimate(spec=...)`` they reproduce ``peak_bytes``; docs/advice.md), ``changes``
@@ -1610,9 +1643,9 @@ def plan_handles(model, job, gpus_per_node=8, nodes=1, max_results=10):
             if name is not None:
                 d["checkpointing"] = _text(name)
         _changes(d)
-        return d
+        return _entry(Layout, d)
 
     return _read_list(out, lib.gpufit_list_layout, _Layout, convert,
                       ("tp", "pp", "vpp", "dp", "cp", "ep", "zero", "micro_batch",
                        "checkpointing", "peak_bytes", "headroom_bytes", "cost", "spec",
-                       "kv_capacity_tokens"))
+                       "kv_capacity_tokens"), kind="layouts")

@@ -240,13 +240,8 @@ def cmd_recommend(args, out=sys.stdout):
     except _errors.GpufitError as e:
         _print_error("recommend", e)
         return _bad_input_code(e)
-    if args.json:
-        rows = [{"gpu": r["gpu_name"], "count": r["count"], "peak_bytes": r["peak_bytes"],
-                 "headroom_bytes": r["headroom_bytes"], "price_usd": round(r["price_usd"]),
-                 "tflops": round(r["tflops"], 1), "nvlink": r["has_nvlink"],
-                 "reason": r["reason"], "spec": r["spec"], "changes": r["changes"]}
-                for r in recs]
-        out.write(json.dumps({"recommendations": rows}) + "\n")
+    if args.json:  # the dataclasses' own to_dict(): the command's JSON
+        out.write(json.dumps(recs.to_dict()) + "\n")
     else:
         for i, r in enumerate(recs):
             line = "%2d. %s" % (i + 1, r["reason"])
@@ -272,11 +267,7 @@ def cmd_plan(args, out=sys.stdout):
         _print_error("plan", e)
         return _bad_input_code(e)
     if args.json:
-        rows = [{"spec": y["spec"], "changes": y["changes"], "cost": round(y["cost"], 3),
-                 "peak_bytes": y["peak_bytes"],
-                 "headroom_bytes": y["headroom_bytes"],
-                 "kv_capacity_tokens": y.get("kv_capacity_tokens", 0)} for y in lays]
-        out.write(json.dumps({"evaluated": lays.evaluated, "layouts": rows}) + "\n")
+        out.write(json.dumps(lays.to_dict()) + "\n")
     else:
         out.write("%d layouts evaluated on %d x %d GPUs; %d cheapest that fit (cost: "
                   "docs/planner.md):\n" % (lays.evaluated, args.nodes, args.gpus_per_node,

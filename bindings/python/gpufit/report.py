@@ -298,9 +298,11 @@ class Report:
     @property
     def mitigations(self):
         """Changes that would make the job fit (or fit with more headroom), best first, as
-        the JSON report lists them: dicts with ``text``, ``changes`` (scenario keys, ready
-        for :meth:`with_changes`), ``peak_bytes_after``, ``fits_after`` and ``cost``, plus
-        ``spec``: the same changes as a spec string. Empty when the library suggests none."""
+        :class:`gpufit.Mitigation` dataclasses (``to_dict()``: the JSON report's entry):
+        ``text``, ``changes`` (scenario keys, ready for :meth:`with_changes`), ``spec`` (the
+        same changes as a spec string), ``flags``, ``peak_bytes_after``, ``fits_after`` and
+        ``cost``; ``m["changes"]`` reads a field too. Empty when the library suggests none."""
+        from .advice import Mitigation
         out = []
         for i, m in enumerate(self.to_dict().get("mitigations") or []):
             if isinstance(m, dict):
@@ -311,6 +313,7 @@ class Report:
                     else:
                         m["spec"] = " ".join("%s=%s" % (k, _spec_value(v)) for k, v in (
                             m.get("changes") or {}).items())
+                m = Mitigation.from_json(m)
             out.append(m)
         return out
 

@@ -63,5 +63,46 @@ class TestAdviceReproduces(unittest.TestCase):
         self.assertIn("987654", str(cm.exception))
 
 
+class TestDataclasses(unittest.TestCase):
+    """Mitigations, recommendations and layouts are dataclasses whose to_dict() is the
+    command's JSON entry; they still read like the dicts they replace."""
+
+    def test_mitigations(self):
+        import dataclasses
+        r = gpufit.estimate(model="llama-3-70b", task="pretrain", gpu="h100", tp=8)
+        mit = r.mitigations
+        self.assertTrue(mit)
+        self.assertTrue(all(isinstance(m, gpufit.Mitigation) for m in mit))
+        self.assertTrue(dataclasses.is_dataclass(mit[0]))
+        self.assertEqual([m.to_dict() for m in mit], r.to_dict()["mitigations"])
+        m = mit[0]
+        self.assertEqual(m["changes"], m.changes)
+        self.assertEqual(dict(m), m.as_dict())
+        self.assertIsNone(m.get("nope"))
+        with self.assertRaises(KeyError):
+            m["nope"]
+        with self.assertRaises(dataclasses.FrozenInstanceError):
+            m.cost = 0
+
+    def test_recommend_and_plan_to_dict_is_the_command_json(self):
+        import json
+        if _support.cli_path() is None:
+            self.skipTest("the gpufit command is not built")
+        spec = "model=llama-3-8b task=inference"
+        recs = gpufit.recommend(spec=spec, candidates=["rtx-4090", "h100", "t4"], max_count=2)
+        self.assertTrue(all(isinstance(x, gpufit.Recommendation) for x in recs))
+        code, out, _ = _support.run_cli("recommend", "--json", "--spec", spec, "--only",
+                                        "rtx-4090,h100,t4", "--max-gpus", "2")
+        self.assertEqual(recs.to_dict(), json.loads(out))
+        self.assertEqual(recs[0]["gpu"], recs[0].gpu)  # the catalogue key, as before
+        spec = "model=llama-3-70b task=pretrain gpu=h100 seq_len=4096"
+        lays = gpufit.plan(spec=spec, nodes=4, max_results=3)
+        self.assertTrue(all(isinstance(x, gpufit.Layout) for x in lays))
+        code, out, _ = _support.run_cli("plan", "--json", "--spec", spec, "--nodes", "4",
+                                        "--top", "3")
+        self.assertEqual(lays.to_dict(), json.loads(out))
+        self.assertEqual(lays[:1].to_dict()["layouts"], json.loads(out)["layouts"][:1])
+
+
 if __name__ == "__main__":
     unittest.main()
