@@ -1134,7 +1134,7 @@ _PANDAS = []  # [module or None] once looked up
 def _pandas():
     if not _PANDAS:
         try:
-            import pandas  # optional
+            import pandas  # type: ignore[import]  # optional
         except ImportError:
             pandas = None
         _PANDAS.append(pandas)

@@ -233,6 +233,10 @@ class Report:
         verdict: the three-way verdict, ``"fits"``, ``"marginal"`` or ``"oom"`` (None without
             a GPU): docs/band.md. ``fits`` keeps its meaning (the point estimate fits).
         peak_low_bytes, peak_high_bytes: the band of ``peak_bytes``.
+
+    ``bool(report)`` is the verdict: true only when the job surely fits (``verdict ==
+    "fits"``). A report from :func:`gpufit.evaluate` reads the C result lazily (see the
+    module's documentation).
     """
 
     def __init__(self, fits, peak_bytes, capacity_bytes, headroom_bytes, n_params,

@@ -127,7 +127,7 @@ class measure:
         self.run = None
         if self._stats is None:
             try:
-                import torch  # noqa: F401 (optional)
+                import torch  # type: ignore[import]  # noqa: F401 (optional)
             except ImportError as e:
                 raise ImportError("gpufit.runs.measure needs PyTorch, or stats=") from e
             self._stats = torch.cuda.memory_stats
