@@ -276,6 +276,17 @@ define run-validate
 	else echo "    $(VALIDATION_CASES) not found: the accuracy gate cannot be skipped"; exit 1; fi
 endef
 
+# The Python binding's type hints (issue 16): mypy --strict, where mypy is installed (Debian:
+# apt install mypy; .ci/run installs it).
+MYPY ?= mypy
+define run-mypy
+	@echo "==> type hints: $(MYPY) --strict bindings/python/gpufit"
+	@if command -v $(MYPY) >/dev/null 2>&1; then \
+	    cd bindings/python && $(MYPY) --strict --no-error-summary gpufit && \
+	    echo "    no issues"; \
+	else echo "    $(MYPY) is not installed (Debian: apt install mypy): not checked"; fi
+endef
+
 # docs/params.md is generated from the parameter table: it must be current.
 define run-params-doc
 	@echo "==> docs/params.md matches the parameter table (tools/gen_params_doc.py --check)"
@@ -289,6 +300,7 @@ check: all $(UNIT_DEP) $(HEADER_OBJS)
 	$(run-abi)
 	$(run-install)
 	$(run-python)
+	$(run-mypy)
 	$(run-cli)
 	$(run-validate)
 	$(run-params-doc)

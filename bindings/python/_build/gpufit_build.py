@@ -159,7 +159,7 @@ def _package_files():
     for d, dirs, files in os.walk(base):
         dirs[:] = sorted(x for x in dirs if x not in ("__pycache__", "_libs"))
         for name in sorted(files):
-            if name.endswith(".py"):
+            if name.endswith(".py") or name == "py.typed":  # PEP 561: the hints are checked
                 full = os.path.join(d, name)
                 out.append((os.path.relpath(full, ROOT).replace(os.sep, "/"), full))
     return out

@@ -21,6 +21,8 @@ import struct
 import typing
 import warnings
 import weakref
+from typing import (Any, BinaryIO, Callable, Dict, Iterable, List, Mapping, Optional, Sequence,
+                    Tuple, Type, TypeVar, Union)
 from ctypes import (byref, c_char_p, c_double, c_int32, c_int64, c_size_t, c_uint32, c_uint64,
                     c_void_p)
 
@@ -42,6 +44,11 @@ __all__ = ["Model", "Job", "evaluate", "evaluate_summary", "sweep", "Verdict", "
            "models", "gpus", "params", "components", "param_info", "safetensors_info",
            "ResultList"]
 
+#: a path argument: text or an os.PathLike
+PathArg = Union[str, "os.PathLike[str]"]
+_H = TypeVar("_H", bound="_Handle")
+_E = TypeVar("_E")
+
 _DOMAINS = {1: "model", 2: "job"}
 _TYPES = {1: "int", 2: "float", 3: "enum", 4: "bool", 5: "list"}
 #: gpufit_status GPUFIT_E_BUFFER_TOO_SMALL (include/gpufit.h)
@@ -54,14 +61,14 @@ PARAM_FLAG_UNSET_DEFAULT = 0x1
 _RESERVED = ("file", "spec")
 
 
-def _text(b):
+def _text(b: Optional[bytes]) -> Optional[str]:
     return b.decode("utf-8", "replace") if b is not None else None
 
 
 # ---------------------------------------------------------------------------------------------
 # The parameter table
 # ---------------------------------------------------------------------------------------------
-def _param_id(name):
+def _param_id(name: Any) -> int:
     pid = c_int32(0)
     if not isinstance(name, str) or lib.gpufit_param_by_name(name.encode("utf-8"),
                                                              byref(pid)) != 0:
@@ -69,7 +76,7 @@ def _param_id(name):
     return pid.value
 
 
-def _info(pid):
+def _info(pid: int) -> ParamInfo:
     info = ParamInfo()
     st = lib.gpufit_param_get_info(pid, byref(info))
     if st != 0:
@@ -77,7 +84,7 @@ def _info(pid):
     return info
 
 
-def _values(pid):
+def _values(pid: int) -> List[Tuple[Optional[str], int]]:
     out = []
     v = c_int64(0)
     name = c_char_p()
@@ -88,12 +95,12 @@ def _values(pid):
     return out
 
 
-def _type_of(name):
+def _type_of(name: str) -> Optional[str]:
     pid = _param_id(name)
     return _TYPES.get(_info(pid).type) if pid else None
 
 
-def _describe(pid):
+def _describe(pid: int) -> Dict[str, Any]:
     info = _info(pid)
     typ = _TYPES.get(info.type, str(info.type))
     d = {
@@ -126,7 +133,7 @@ def _describe(pid):
     return d
 
 
-def param_info(name):
+def param_info(name: str) -> Dict[str, Any]:
     """The parameter table's row for ``name`` (or an alias) as a dict, like :func:`params`.
 
     Raises :class:`gpufit.UnknownParameter` for a name the library does not know.
@@ -138,7 +145,7 @@ def param_info(name):
     return _describe(pid)
 
 
-def params(domain=None):
+def params(domain: Optional[str] = None) -> List[Dict[str, Any]]:
     """Every parameter of the library, in table order, as dicts.
 
     Each dict has ``name``, ``id``, ``domain`` ("model" or "job"), ``type`` ("int",
@@ -159,33 +166,33 @@ def params(domain=None):
     return out
 
 
-def components():
+def components() -> List[str]:
     """Names of the memory components, in report order ("weights", ..., "fragmentation")."""
-    out = []
+    out: List[str] = []
     c = lib.gpufit_component_next(0)
     while c != 0:
-        out.append(_text(lib.gpufit_component_name(c)))
+        out.append(_text(lib.gpufit_component_name(c)) or "")
         c = lib.gpufit_component_next(c)
     return out
 
 
-def _component_ids():
-    out = []
+def _component_ids() -> List[Tuple[int, str]]:
+    out: List[Tuple[int, str]] = []
     c = lib.gpufit_component_next(0)
     while c != 0:
-        out.append((c, _text(lib.gpufit_component_name(c))))
+        out.append((c, _text(lib.gpufit_component_name(c)) or ""))
         c = lib.gpufit_component_next(c)
     return out
 
 
-def _split(text):
+def _split(text: Optional[str]) -> List[str]:
     return text.split() if text else []
 
 
-def models():
+def models() -> List[Dict[str, Any]]:
     """The built-in model presets as dicts: ``name``, ``aliases`` (list), ``hf_repo``,
     ``n_params``, ``n_active_params`` and ``index``."""
-    out = []
+    out: List[Dict[str, Any]] = []
     i = 0
     while True:
         p = PresetInfo()
@@ -197,7 +204,7 @@ def models():
         i += 1
 
 
-def _gpu_dict(g):
+def _gpu_dict(g: GpuInfo) -> Dict[str, Any]:
     d = g._asdict()
     d["aliases"] = _split(d.get("aliases"))
     for k in ("supports_bf16", "supports_fp8", "usable_known"):
@@ -208,11 +215,11 @@ def _gpu_dict(g):
     return d
 
 
-def gpus():
+def gpus() -> List[Dict[str, Any]]:
     """The GPU catalogue as dicts: ``key``, ``name``, ``aliases`` (list), ``vendor``,
     ``architecture``, ``id``, ``memory_bytes`` (the capacity used for the verdict),
     ``memory_gib``, ``marketed_bytes``, bandwidth, TFLOPS, price and support flags."""
-    out = []
+    out: List[Dict[str, Any]] = []
     i = 0
     while True:
         g = GpuInfo()
@@ -222,7 +229,7 @@ def gpus():
         i += 1
 
 
-def _gpu_key(gpu_id):
+def _gpu_key(gpu_id: int) -> Optional[str]:
     i = 0
     while True:
         g = GpuInfo()
@@ -239,21 +246,24 @@ def _gpu_key(gpu_id):
 class _Handle:
     """An owned gpufit handle, freed when the object is collected or closed."""
 
-    _domain = None
-    _free = None
-    _set_int = _set_float = _get_int = _get_float = None
+    _domain: Optional[str] = None
+    _free: Any = None
+    _set_int: Any = None
+    _set_float: Any = None
+    _get_int: Any = None
+    _get_float: Any = None
 
-    def __init__(self, ptr):
+    def __init__(self, ptr: Optional[int]) -> None:
         self._ptr = ptr
         self._finalizer = weakref.finalize(self, type(self)._free, ptr)
 
     @property
-    def _as_parameter_(self):
+    def _as_parameter_(self) -> int:
         if not self._ptr:
             raise ValueError("%s is closed" % type(self).__name__)
         return self._ptr
 
-    def close(self):
+    def close(self) -> None:
         """Frees the C handle now (it is also freed when the object is collected)."""
         if self._ptr:
             self._changing()
@@ -264,7 +274,7 @@ class _Handle:
     _readers = None  # weak references to the reports evaluated from this handle
     _prune_at = 64
 
-    def _pin(self, ref):
+    def _pin(self, ref: "weakref.ref[Report]") -> None:
         """Remembers a report that still reads this handle (its model name, task and
         with_changes): before the handle changes, :meth:`_changing` gives it a copy."""
         rs = self._readers
@@ -276,7 +286,7 @@ class _Handle:
             rs[:] = [r for r in rs if r() is not None]
             self._prune_at = max(64, 2 * len(rs))
 
-    def _changing(self):
+    def _changing(self) -> None:
         """Called before any change: the reports still reading this handle get a copy of it
         as it is now, so a report keeps the inputs it was evaluated from."""
         rs = self._readers
@@ -286,27 +296,30 @@ class _Handle:
         alive = [r for r in (ref() for ref in rs) if r is not None]
         if not alive:
             return
-        snap = self.copy()
+        snap = self.copy()  # type: ignore[attr-defined]  # Model.copy, Job.copy
         for report in alive:
             inputs = report.__dict__.get("_inputs")
             if inputs is not None:
                 report.__dict__["_inputs"] = tuple(snap if h is self else h for h in inputs)
 
-    def __enter__(self):
+    def __enter__(self: _H) -> _H:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close()
 
     # -- parameters ---------------------------------------------------------------------------
-    def _lookup(self, name):
+    def _apply_items(self: _H, items: List[Tuple[str, Any]]) -> _H:
+        raise NotImplementedError  # Model and Job
+
+    def _lookup(self, name: str) -> Tuple[int, ParamInfo]:
         pid = _param_id(name)
         if not pid:
             raise _errors.UnknownParameter(
                 message="unknown parameter %r (see gpufit.params())" % (name,), key=name)
         return pid, _info(pid)
 
-    def set(self, name, value):
+    def set(self: _H, name: str, value: Any) -> _H:
         """Sets parameter ``name`` (see :func:`gpufit.params`) and returns ``self``.
 
         Numbers and booleans go through the typed setters; strings (enum names, numbers as
@@ -323,7 +336,8 @@ class _Handle:
         typ = _TYPES.get(info.type)
         if typ == "list":
             return self._set_list(name, pid, info, value)
-        st_fn = arg = None
+        st_fn: Any = None
+        arg: Any = None
         if typ == "float":
             if isinstance(value, numbers.Real):
                 scalar_json(name, value)  # rejects NaN and infinities, naming the key
@@ -345,7 +359,7 @@ class _Handle:
         _lib.call(st_fn, self, pid, arg, key=name)
         return self
 
-    def _set_list(self, name, pid, info, value):
+    def _set_list(self: _H, name: str, pid: int, info: ParamInfo, value: Any) -> _H:
         """A list parameter from a list or tuple of numbers (``device_gpus``: catalogue names
         or ids), or a single number; ``[]`` clears it. The library checks the entries."""
         if self._domain != "job":  # lists are job parameters: let the library say so
@@ -373,7 +387,7 @@ class _Handle:
         _lib.call(lib.gpufit_job_set_list, self, pid, arr, c_uint32(len(entries)), key=name)
         return self
 
-    def _get_list(self, name, pid, info):
+    def _get_list(self, name: str, pid: int, info: ParamInfo) -> List[Any]:
         if self._domain != "job":
             _lib.call(self._get_int, self, pid, byref(c_int64(0)), key=name)
         n = c_uint32(0)
@@ -387,7 +401,7 @@ class _Handle:
             return [_gpu_key(int(v)) or int(v) for v in values]
         return values
 
-    def get(self, name):
+    def get(self, name: str) -> Any:
         """The value of parameter ``name``: int, float, bool, or the name of an enum value
         (``gpu``: the catalogue key, or None when the job has no catalogue GPU); a list
         parameter gives a list of floats (``device_gpus``: catalogue keys)."""
@@ -399,9 +413,9 @@ class _Handle:
             out = c_double(0.0)
             _lib.call(self._get_float, self, pid, byref(out), key=name)
             return out.value
-        out = c_int64(0)
-        _lib.call(self._get_int, self, pid, byref(out), key=name)
-        v = out.value
+        iv = c_int64(0)
+        _lib.call(self._get_int, self, pid, byref(iv), key=name)
+        v = int(iv.value)
         if typ == "bool":
             return bool(v)
         if typ == "enum":
@@ -411,13 +425,13 @@ class _Handle:
             return _gpu_key(v) if v >= 0 else None
         return v
 
-    def __getitem__(self, name):
+    def __getitem__(self, name: str) -> Any:
         return self.get(name)
 
-    def __setitem__(self, name, value):
+    def __setitem__(self, name: str, value: Any) -> None:
         self.set(name, value)
 
-    def update(self, *args, **kwargs):
+    def update(self: _H, *args: Any, **kwargs: Any) -> _H:
         """Sets several parameters from a dict and/or keywords, in one atomic step for the
         library's text forms; returns ``self``."""
         self._changing()
@@ -429,7 +443,7 @@ class _Handle:
             self.set(name, value)
         return self
 
-    def to_dict(self, all=False):
+    def to_dict(self, all: bool = False) -> Dict[str, Any]:
         """The parameters of this handle's domain as a dict; only those that differ from the
         table's default unless ``all``."""
         out = {}
@@ -439,16 +453,18 @@ class _Handle:
                 out[d["name"]] = v
         return out
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if not self._ptr:
             return "<gpufit.%s (closed)>" % type(self).__name__
         return "gpufit.%s(%s)" % (type(self).__name__, ", ".join(
             "%s=%r" % kv for kv in self.to_dict().items()))
 
 
-def _check_domain(items, domain, own, other):
+def _check_domain(items: Sequence[Tuple[str, Any]], domain: str, own: str,
+                  other: str) -> None:
     """Refuses keys of the other handle's domain (they would otherwise go nowhere)."""
     for name, _ in items:
+        d: Optional[str]
         if name == own:
             continue
         if name == other:
@@ -464,7 +480,7 @@ def _check_domain(items, domain, own, other):
                     name, d, "Job" if d == "job" else "Model"), key=name)
 
 
-def _new(fn, *args, **kw):
+def _new(fn: Callable[..., int], *args: Any, **kw: Any) -> Optional[int]:
     out = c_void_p()
     _lib.call(fn, byref(out), *args, **kw)
     return out.value
@@ -476,7 +492,8 @@ def _new(fn, *args, **kw):
 _FIRST_READ = 1 << 20  # GGUF and safetensors headers: read this much first, then what is asked
 
 
-def _read_prefix(fn, path, *args, key=None):
+def _read_prefix(fn: Callable[..., int], path: str, *args: Any,
+                 key: Optional[str] = None) -> int:
     """Calls ``fn(*args, buf, len, &needed, &err)`` on a growing prefix of the file at
     ``path`` until the library has read enough (GPUFIT_E_BUFFER_TOO_SMALL asks for more)."""
     with _open_regular(path) as f:
@@ -496,7 +513,7 @@ def _read_prefix(fn, path, *args, key=None):
             return st
 
 
-def _hf_config_text(config):
+def _hf_config_text(config: Any) -> bytes:
     if isinstance(config, dict):
         return json.dumps(config).encode("utf-8")
     if isinstance(config, (bytes, bytearray)):
@@ -506,7 +523,7 @@ def _hf_config_text(config):
     return _read_file(config)
 
 
-def safetensors_info(path):
+def safetensors_info(path: PathArg) -> Dict[str, Any]:
     """What the safetensors files of a model hold, as a dict (``n_tensors``, ``n_params``,
     ``total_bytes``, ``header_bytes``, ``bytes_fp32``, ``bytes_16bit``, ``bytes_8bit``,
     ``bytes_other``).
@@ -518,7 +535,7 @@ def safetensors_info(path):
     return _safetensors(path)._asdict()
 
 
-def _safetensors(path):
+def _safetensors(path: PathArg) -> _SafetensorsInfo:
     path = os.fspath(path)
     if os.path.isdir(path):
         # the shards' own headers, as the command reads them (the index holds no parameter
@@ -554,7 +571,7 @@ def _safetensors(path):
     return info
 
 
-def _model_from_path(path, base_dir=None):
+def _model_from_path(path: PathArg, base_dir: Optional[str] = None) -> "Model":
     """A Model from a config.json, a GGUF file or a model directory (config.json, checked
     against its safetensors headers when there are any)."""
     path = os.fspath(path)
@@ -584,7 +601,7 @@ def _model_from_path(path, base_dir=None):
     return Model.from_hf_config(path)
 
 
-def _read_magic(path):
+def _read_magic(path: str) -> bytes:
     """The first 4 bytes of a regular file (b"" for a directory)."""
     if os.path.isdir(path):
         return b""
@@ -611,7 +628,7 @@ class Model(_Handle):
     _get_int = staticmethod(lambda *a: lib.gpufit_model_get_int(*a))
     _get_float = staticmethod(lambda *a: lib.gpufit_model_get_float(*a))
 
-    def __init__(self, preset=None, **params):
+    def __init__(self, preset: Optional[str] = None, **params: Any) -> None:
         if preset is None:
             ptr = _new(lib.gpufit_model_new)
         else:
@@ -624,13 +641,13 @@ class Model(_Handle):
             self.update(params)
 
     @classmethod
-    def _wrap(cls, ptr):
+    def _wrap(cls, ptr: Optional[int]) -> "Model":
         m = cls.__new__(cls)
         _Handle.__init__(m, ptr)
         return m
 
     @classmethod
-    def from_hf_config(cls, config, **params):
+    def from_hf_config(cls, config: Any, **params: Any) -> "Model":
         """A model from a Hugging Face ``config.json``: a path, its text, or a dict.
 
         Errors name the offending key of the config (``key``, ``offset`` into ``source``).
@@ -644,7 +661,7 @@ class Model(_Handle):
         return m
 
     @classmethod
-    def from_gguf(cls, path, **params):
+    def from_gguf(cls, path: PathArg, **params: Any) -> "Model":
         """A model from a GGUF file (only its header and tensor table are read)."""
         out = c_void_p()
         _read_prefix(lib.gpufit_model_from_gguf, os.fspath(path), byref(out), key="model.path")
@@ -654,7 +671,7 @@ class Model(_Handle):
         return m
 
     @classmethod
-    def from_file(cls, path, **params):
+    def from_file(cls, path: PathArg, **params: Any) -> "Model":
         """A model from a ``config.json``, a ``.gguf`` file, or a model directory
         (``config.json``, cross-checked against the safetensors headers)."""
         m = _model_from_path(path)
@@ -662,7 +679,7 @@ class Model(_Handle):
             m.update(params)
         return m
 
-    def _apply_items(self, items):
+    def _apply_items(self, items: List[Tuple[str, Any]]) -> "Model":
         self._changing()
         _check_domain(items, "model", "model", "gpu")
         model, rest = _resolve_model(items)
@@ -672,39 +689,39 @@ class Model(_Handle):
             _apply_json(self, Job(), scenario_json(rest, _type_of).encode("ascii"))
         return self
 
-    def _replace(self, other):
+    def _replace(self, other: "Model") -> None:
         """Takes over ``other``'s C handle (``other`` is left closed)."""
         self.close()
         self._ptr, other._ptr = other._ptr, None
         other._finalizer.detach()
         self._finalizer = weakref.finalize(self, type(self)._free, self._ptr)
 
-    def copy(self):
+    def copy(self) -> "Model":
         """A deep copy."""
         return Model._wrap(_new(lib.gpufit_model_copy, self))
 
     @property
-    def name(self):
+    def name(self) -> str:
         """Preset name, or "custom"."""
-        return _text(lib.gpufit_model_name(self))
+        return _text(lib.gpufit_model_name(self)) or ""
 
-    def param_count(self):
+    def param_count(self) -> Tuple[int, int]:
         """``(total, active)``: every parameter once, and those used per token."""
         total, active = c_uint64(0), c_uint64(0)
         _lib.call(lib.gpufit_model_param_count, self, byref(total), byref(active))
         return total.value, active.value
 
     @property
-    def n_params(self):
+    def n_params(self) -> int:
         """Total parameters (tied embeddings counted once)."""
         return self.param_count()[0]
 
     @property
-    def n_active_params(self):
+    def n_active_params(self) -> int:
         """Parameters used per token (MoE: shared + top-k experts)."""
         return self.param_count()[1]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if not self._ptr:
             return "<gpufit.Model (closed)>"
         name = self.name
@@ -734,20 +751,20 @@ class Job(_Handle):
     _get_int = staticmethod(lambda *a: lib.gpufit_job_get_int(*a))
     _get_float = staticmethod(lambda *a: lib.gpufit_job_get_float(*a))
 
-    def __init__(self, spec=None, **params):
+    def __init__(self, spec: Optional[str] = None, **params: Any) -> None:
         super().__init__(_new(lib.gpufit_job_new))
         if spec is not None:
             _apply_spec(None, self, spec)
         if params:
             self.update(params)
 
-    def _apply_items(self, items):
+    def _apply_items(self, items: List[Tuple[str, Any]]) -> "Job":
         self._changing()
         _check_domain(items, "job", "gpu", "model")
         _apply_json(Model(), self, scenario_json(items, _type_of).encode("ascii"))
         return self
 
-    def apply_profile(self, profile):
+    def apply_profile(self, profile: Any) -> "Job":
         """Applies a calibration profile (what :func:`calibrate` returns: a dict, its JSON
         text, or the path of a profile file) to this job; returns the job."""
         self._changing()
@@ -756,7 +773,7 @@ class Job(_Handle):
                   source=data.decode("utf-8", "replace"))
         return self
 
-    def copy(self):
+    def copy(self) -> "Job":
         """A deep copy."""
         j = Job.__new__(Job)
         _Handle.__init__(j, _new(lib.gpufit_job_copy, self))
@@ -766,7 +783,7 @@ class Job(_Handle):
 # ---------------------------------------------------------------------------------------------
 # Text forms
 # ---------------------------------------------------------------------------------------------
-def _apply_spec(model, job, spec):
+def _apply_spec(model: Optional["Model"], job: "Job", spec: Any) -> None:
     if not isinstance(spec, str):
         raise _errors.InvalidArgument(message="spec: give a string such as 'tp=8 pp=2'",
                                       key="spec")
@@ -775,13 +792,13 @@ def _apply_spec(model, job, spec):
               key_at=lambda o: spec_key_at(data, o))
 
 
-def _apply_json(model, job, data, source=None):
+def _apply_json(model: "Model", job: "Job", data: bytes, source: Optional[str] = None) -> None:
     _lib.call(lib.gpufit_apply_json, model, job, data, len(data),
               source=source if source is not None else data.decode("utf-8", "replace"),
               key_at=lambda o: json_key_at(data, o))
 
 
-def _open_regular(path):
+def _open_regular(path: PathArg) -> BinaryIO:
     """Opens ``path`` for reading if it is a regular file: a FIFO, a device or a socket named
     like a model file would block or never end (opened with O_NONBLOCK, then checked).
     Raises FileNotFoundError, IsADirectoryError or OSError(EINVAL) as the command exits 3."""
@@ -801,12 +818,12 @@ def _open_regular(path):
     return f
 
 
-def _read_file(path):
+def _read_file(path: PathArg) -> bytes:
     with _open_regular(path) as f:
         return f.read()
 
 
-def _check_handles(model, job):
+def _check_handles(model: Any, job: Any) -> None:
     """Both handles are of their own type: ctypes would pass anything (an int, a Model as a
     job) to the library, which reads it as the struct it expects."""
     if not isinstance(model, Model):
@@ -815,7 +832,7 @@ def _check_handles(model, job):
         raise TypeError("job: expected a gpufit.Job, not %s" % type(job).__name__)
 
 
-def _count(name, value, hi=0xFFFFFFFF):
+def _count(name: str, value: Any, hi: int = 0xFFFFFFFF) -> int:
     """A count the C API takes as uint32_t: an int in [1, hi], never wrapped."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError("%s: expected an integer, not %s" % (name, type(value).__name__))
@@ -824,7 +841,7 @@ def _count(name, value, hi=0xFFFFFFFF):
     return int(value)
 
 
-def _is_model_path(value):
+def _is_model_path(value: PathArg) -> bool:
     """A ``model`` string that names a file or directory rather than a preset."""
     text = os.fspath(value)
     pathlike = (os.sep in text or (os.altsep is not None and os.altsep in text)
@@ -836,7 +853,8 @@ def _is_model_path(value):
     return pathlike and os.path.exists(text)
 
 
-def _resolve_model(items, base_dir=None):
+def _resolve_model(items: Iterable[Tuple[str, Any]], base_dir: Optional[str] = None
+                   ) -> Tuple[Optional["Model"], List[Tuple[str, Any]]]:
     """Splits a ``model`` that the library cannot take as JSON (a Model, a file, a
     ``{"path"}`` or ``{"hf_config"}`` object) out of ``items``: returns (Model or None,
     remaining items, with the overrides of such a model object as top-level keys)."""
@@ -874,7 +892,7 @@ def _resolve_model(items, base_dir=None):
     return model, out
 
 
-def apply_file(model, job, path):
+def apply_file(model: "Model", job: "Job", path: PathArg) -> None:
     """Applies a JSON scenario file to ``model`` and ``job`` (OSError if unreadable).
 
     A ``model`` object with ``path`` (relative to the scenario file) or ``hf_config`` is read
@@ -891,13 +909,16 @@ def apply_file(model, job, path):
         base = os.path.dirname(os.path.abspath(os.fspath(path)))
         file_model, overrides = _resolve_model([("model", m)], base)
         data = remove_member(data, "model")
-        model._replace(file_model)
+        if file_model is not None:
+            model._replace(file_model)
         if overrides:
             _apply_json(model, job, scenario_json(overrides, _type_of).encode("ascii"))
     _apply_json(model, job, data)
 
 
-def build(scenario=None, file=None, spec=None, params=None):
+def build(scenario: Optional[Mapping[str, Any]] = None, file: Optional[PathArg] = None,
+          spec: Optional[str] = None, params: Optional[Mapping[str, Any]] = None
+          ) -> Tuple["Model", "Job"]:
     """(Model, Job) for a scenario given as :func:`estimate` takes it."""
     model = Model()
     job = Job()
@@ -918,7 +939,7 @@ def build(scenario=None, file=None, spec=None, params=None):
 # ---------------------------------------------------------------------------------------------
 # Evaluation
 # ---------------------------------------------------------------------------------------------
-def _result_json(res):
+def _result_json(res: Any) -> str:
     """The JSON report of a result: one call when it fits 16 KiB (most do), else two."""
     need = c_size_t(0)
     size = 16384
@@ -953,16 +974,16 @@ class _Reader:
     component_names = _COMPONENT_NAMES
     component_ids = _COMPONENT_IDS
 
-    def __init__(self, ptr):
+    def __init__(self, ptr: Optional[int]) -> None:
         self.ptr = ptr
-        self._s = None
+        self._s: Optional[Summary] = None
 
-    def __del__(self, _free=_result_free):
+    def __del__(self, _free: Callable[[Any], None] = _result_free) -> None:
         if self.ptr:
             _free(self.ptr)
             self.ptr = None
 
-    def summary(self):
+    def summary(self) -> Summary:
         s = self._s
         if s is None:
             s = self._s = _new_summary(_SUMMARY_ZERO)
@@ -972,7 +993,7 @@ class _Reader:
         return s
 
     # -- components ----------------------------------------------------------------------------
-    def component(self, role, name, kind):
+    def component(self, role: int, name: str, kind: int) -> int:
         cid = _COMPONENT_IDS[name]  # KeyError for a name that is no component
         if kind == 0:
             b = c_uint64(0)
@@ -986,18 +1007,18 @@ class _Reader:
             _lib.raise_for(st)
         return lo.value if kind == 1 else hi.value
 
-    def components(self, role, kind):
+    def components(self, role: int, kind: int) -> Dict[str, int]:
         return {n: self.component(role, n, kind) for n in _COMPONENT_NAMES}
 
     # -- roles ----------------------------------------------------------------------------------
-    def fill_role(self, role, i, name):
+    def fill_role(self, role: Role, i: int, name: str) -> None:
         """Sets every field of lazy Role ``role`` (index ``i``) read from RoleInfo."""
         ri = RoleInfo()
         st = lib.gpufit_result_role(self.ptr, i, byref(ri))
         if st != 0:
             _lib.raise_for(st)
         s = self.summary()
-        role.name = _text(ri.name)
+        role.name = _text(ri.name) or ""
         role.devices = ri.n_devices
         role.layers = ri.layers
         # components, components_low, components_high: Role.__getattr__ makes the mappings
@@ -1015,7 +1036,7 @@ class _Reader:
             setattr(role, k, getattr(ri, k))
 
     # -- the report ---------------------------------------------------------------------------
-    def fill_report(self, report, name):
+    def fill_report(self, report: Report, name: str) -> None:
         d = report.__dict__
         if name in ("roles",):
             d["roles"] = [Role._lazy(self, i) for i in range(self.summary().n_roles)]
@@ -1031,7 +1052,9 @@ class _Reader:
         elif name == "_mitigation_specs":
             d["_mitigation_specs"] = self._mitigation_specs()
         elif name in ("model_name", "task"):
-            model, job = report._inputs
+            inputs = report._inputs
+            assert inputs is not None  # a report read from C has its inputs
+            model, job = inputs
             d["model_name"] = model.name
             d["task"] = job.get("task") if _param_id("task") else None
         elif name == "library_version":
@@ -1045,7 +1068,7 @@ class _Reader:
                 host_bytes=s.host_bytes, _worst=s.worst_role, verdict=_VERDICTS.get(s.verdict),
                 peak_low_bytes=s.peak_low_bytes, peak_high_bytes=s.peak_high_bytes)
 
-    def _mitigation_specs(self):
+    def _mitigation_specs(self) -> List[str]:
         s = self.summary()
         specs = []
         n_mit = s.n_mitigations if s.has_field("n_mitigations") else 0
@@ -1057,7 +1080,7 @@ class _Reader:
                 break
             if st != 0:
                 break
-            specs.append(_text(mi.changes) if mi.changes is not None else "")
+            specs.append(_text(mi.changes) or "")
         return specs
 
 
@@ -1078,7 +1101,7 @@ class Verdict:
     headroom_bytes: int
     capacity_bytes: int
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return self.verdict == "fits"
 
 
@@ -1088,18 +1111,18 @@ _object_new = object.__new__
 _object_setattr = object.__setattr__
 
 
-def _handle_ptr(h, cls):
+def _handle_ptr(h: Any, cls: Any) -> int:
     """The C pointer of handle ``h`` of exactly ``cls`` (the hot path), else checked."""
     if type(h) is not cls and not isinstance(h, cls):
         raise TypeError("%s: expected a gpufit.%s, not %s" % (
             cls.__name__.lower(), cls.__name__, type(h).__name__))
-    ptr = h._ptr
+    ptr: Optional[int] = h._ptr
     if not ptr:
         raise ValueError("%s is closed" % cls.__name__)
     return ptr
 
 
-def evaluate_summary(model, job):
+def evaluate_summary(model: "Model", job: "Job") -> Verdict:
     """The fast path for sweeps: evaluates ``model`` (a :class:`Model`) under ``job`` (a
     :class:`Job`) through ``gpufit_evaluate_summary`` and returns a :class:`Verdict`, much
     faster than :func:`evaluate` (nothing but the totals is read; no error struct is filled
@@ -1128,10 +1151,10 @@ _CODES = {c_uint32: "I", c_int32: "i", c_uint64: "Q", c_int64: "q"}
 #: the layout of gpufit_summary for struct.iter_unpack (columns read at C speed)
 _summary_struct = struct.Struct("=" + "".join(_CODES[t] for _, t in Summary._fields_))
 _SUMMARY_FIELDS = [n for n, _ in Summary._fields_]
-_PANDAS = []  # [module or None] once looked up
+_PANDAS: List[Any] = []  # [module or None] once looked up
 
 
-def _pandas():
+def _pandas() -> Any:
     if not _PANDAS:
         try:
             import pandas  # type: ignore[import]  # optional
@@ -1141,7 +1164,7 @@ def _pandas():
     return _PANDAS[0]
 
 
-def _axis_number(name, pid, info, value):
+def _axis_number(name: str, pid: int, info: ParamInfo, value: Any) -> Optional[float]:
     """A grid value as gpufit_sweep takes it (a double), or None when only the Python path
     can set it (a GPU name, a model file, text)."""
     typ = _TYPES.get(info.type)
@@ -1155,16 +1178,18 @@ def _axis_number(name, pid, info, value):
     if typ == "float" and isinstance(value, numbers.Real):
         return float(value)
     if typ in ("int", "enum", "bool") and isinstance(value, numbers.Integral):
-        v = int(value)
-        return float(v) if -2**53 <= v <= 2**53 else None
+        n = int(value)
+        return float(n) if -2**53 <= n <= 2**53 else None
     return None
 
 
-def _grid_axes(keys, values):
+def _grid_axes(keys: List[str], values: List[List[Any]]
+               ) -> Optional[Tuple[List[int], List[float]]]:
     """(param ids, doubles) for gpufit_sweep, or None when some axis needs the Python path."""
     if len(keys) > 8:  # GPUFIT_SWEEP_AXES_MAX
         return None
-    pids, flat = [], []
+    pids: List[int] = []
+    flat: List[float] = []
     for k, vals in zip(keys, values):
         pid = _param_id(k) if k not in ("model", "gpu") else 0
         if not pid:
@@ -1186,7 +1211,8 @@ def _grid_axes(keys, values):
     return pids, flat
 
 
-def _cell_handles(model, job, keys, combo):
+def _cell_handles(model: "Model", job: "Job", keys: List[str],
+                  combo: Sequence[Any]) -> Tuple["Model", "Job"]:
     """Copies of the handles with one grid cell's values set (model keys on the model)."""
     m, j = model, job.copy()
     on_model = {}
@@ -1205,7 +1231,8 @@ def _cell_handles(model, job, keys, combo):
     return m, j
 
 
-def _sweep_cell_error(model, job, keys, combo):
+def _sweep_cell_error(model: "Model", job: "Job", keys: List[str],
+                      combo: Sequence[Any]) -> str:
     """The message of one refused cell, from the one-by-one path."""
     try:
         evaluate_summary(*_cell_handles(model, job, keys, combo))
@@ -1214,7 +1241,8 @@ def _sweep_cell_error(model, job, keys, combo):
     return "refused by the library"
 
 
-def sweep(model, job=None, **grid):
+def sweep(model: Union["Model", str], job: Union["Job", Mapping[str, Any], None] = None,
+          **grid: Any) -> Any:
     """Evaluates the job over a grid of values (``micro_batch=range(1, 65), seq_len=[...]``)
     in one call into the library (``gpufit_sweep``) and returns the columns: a
     ``pandas.DataFrame`` when pandas is importable, else a dict of lists (one column per grid
@@ -1224,10 +1252,8 @@ def sweep(model, job=None, **grid):
     its message in ``error``. Grid keys are model or job parameters with numbers, booleans or
     enum names; other values (``gpu`` names, model files) take the slower one-by-one path.
     """
-    if isinstance(model, str):
-        model = Model(model)
-    job = Job() if job is None else (Job(**job) if isinstance(job, dict) else job)
-    _check_handles(model, job)
+    m = _as_model(model)
+    j = _as_job(job)
     keys = list(grid)
     values = [list(v) if not isinstance(v, (str, bytes)) and hasattr(v, "__iter__") else [v]
               for v in grid.values()]
@@ -1236,9 +1262,9 @@ def sweep(model, job=None, **grid):
             raise ValueError("sweep: %s has no values" % k)
     axes = _grid_axes(keys, values)
     if axes is None:
-        cols = _sweep_python(model, job, keys, values)
+        cols = _sweep_python(m, j, keys, values)
     else:
-        cols = _sweep_c(model, job, keys, values, *axes)
+        cols = _sweep_c(m, j, keys, values, *axes)
     pandas = _pandas()
     return cols if pandas is None else pandas.DataFrame(cols)
 
@@ -1246,7 +1272,8 @@ def sweep(model, job=None, **grid):
 _FITS = {1: True, 0: False, -1: None}
 
 
-def _sweep_c(model, job, keys, values, pids, flat):
+def _sweep_c(model: "Model", job: "Job", keys: List[str], values: List[List[Any]],
+             pids: List[int], flat: List[float]) -> Dict[str, List[Any]]:
     n = 1
     for v in values:
         n *= len(v)
@@ -1268,7 +1295,7 @@ def _sweep_c(model, job, keys, values, pids, flat):
     cols["fits"] = list(map(_FITS.get, fields["fits"]))
     for k in ("peak_bytes", "peak_low_bytes", "peak_high_bytes", "headroom_bytes"):
         cols[k] = list(fields[k])
-    errors = [None] * n
+    errors: List[Optional[str]] = [None] * n
     if bytes(status).count(0) != 4 * n:  # some cell was refused
         combos = list(itertools.product(*values))
         for i, st in enumerate(status):
@@ -1282,8 +1309,9 @@ def _sweep_c(model, job, keys, values, pids, flat):
     return cols
 
 
-def _sweep_python(model, job, keys, values):
-    cols = {k: [] for k in keys + list(_SWEEP_COLUMNS)}
+def _sweep_python(model: "Model", job: "Job", keys: List[str],
+                  values: List[List[Any]]) -> Dict[str, List[Any]]:
+    cols: Dict[str, List[Any]] = {k: [] for k in keys + list(_SWEEP_COLUMNS)}
     for combo in itertools.product(*values):
         try:
             v = evaluate_summary(*_cell_handles(model, job, keys, combo))
@@ -1298,34 +1326,46 @@ def _sweep_python(model, job, keys, values):
     return cols
 
 
-def evaluate(model, job=None):
+def _as_model(model: Any) -> "Model":
+    """A Model from a Model or a preset name (TypeError otherwise)."""
+    if isinstance(model, str):
+        model = Model(model)
+    _handle_ptr(model, Model)
+    assert isinstance(model, Model)
+    return model
+
+
+def _as_job(job: Any) -> "Job":
+    """A Job from a Job, a dict of job keys or None (the defaults); TypeError otherwise."""
+    if job is None:
+        job = Job()
+    elif isinstance(job, Mapping):
+        job = Job(**job)
+    _handle_ptr(job, Job)
+    assert isinstance(job, Job)
+    return job
+
+
+def evaluate(model: Union["Model", str],
+             job: Union["Job", Mapping[str, Any], None] = None) -> Report:
     """Evaluates ``model`` (a :class:`Model` or a preset name) under ``job`` (a :class:`Job`,
     a dict of job keys, or None for the defaults) and returns a :class:`Report`."""
-    if type(model) is not Model:
-        if isinstance(model, str):
-            model = Model(model)
-        mp = _handle_ptr(model, Model)
-    else:
-        mp = model._ptr or _handle_ptr(model, Model)
-    if type(job) is not Job:
-        if job is None:
-            job = Job()
-        elif isinstance(job, dict):
-            job = Job(**job)
-        jp = _handle_ptr(job, Job)
-    else:
-        jp = job._ptr or _handle_ptr(job, Job)
+    m = model if type(model) is Model else _as_model(model)
+    j = job if type(job) is Job else _as_job(job)
+    mp = m._ptr or _handle_ptr(m, Model)
+    jp = j._ptr or _handle_ptr(j, Job)
     out = c_void_p()
     if _evaluate_fn(byref(out), mp, jp, None) < 0:  # again, for the error's detail
         _lib.call(lib.gpufit_evaluate, byref(out), mp, jp)
     report = _new_report(Report)
     d = report.__dict__
     d["_src"] = _Reader(out.value)
-    d["_inputs"] = (model, job)
+    d["_inputs"] = (m, j)
     # the report reads its inputs later (with_changes, model_name): the handles copy
     # themselves for it before their next change (_Handle._pin, _Handle._changing)
     ref = _weakref(report)
-    for h in (model, job):
+    h: _Handle
+    for h in (m, j):
         rs = h._readers
         if rs is None or len(rs) >= h._prune_at:
             h._pin(ref)
@@ -1341,12 +1381,14 @@ _evaluate_fn = lib.gpufit_evaluate
 _weakref = weakref.ref
 
 
-def reevaluate(report, changes):
+def reevaluate(report: Report, changes: Mapping[str, Any]) -> Report:
     """A new Report for ``report``'s model and job with ``changes`` (scenario keys) applied."""
     if getattr(report, "_inputs", None) is None:
         raise ValueError("this report does not carry its model and job (it was unpickled or "
                          "built by hand): call gpufit.estimate() with the changes instead")
-    model, job = report._inputs[0].copy(), report._inputs[1].copy()
+    inputs = report._inputs
+    assert inputs is not None
+    model, job = inputs[0].copy(), inputs[1].copy()
     file_model, rest = _resolve_model([(k, v) for k, v in dict(changes).items()
                                        if v is not None])
     if file_model is not None:
@@ -1356,7 +1398,7 @@ def reevaluate(report, changes):
     return evaluate(model, job)
 
 
-def _profile_bytes(profile):
+def _profile_bytes(profile: Any) -> bytes:
     if isinstance(profile, dict):
         return json.dumps(profile).encode("utf-8")
     if isinstance(profile, (str, os.PathLike)):
@@ -1369,7 +1411,7 @@ def _profile_bytes(profile):
                     % type(profile).__name__)
 
 
-def calibrate(runs):
+def calibrate(runs: Any) -> Dict[str, Any]:
     """Fits the stack constants that measured runs constrain (docs/calibration.md) and
     returns the profile as a dict, ready for ``estimate(..., profile=...)`` or
     :meth:`Job.apply_profile`. ``runs`` is the path of a RUNS.jsonl file, its text, or a list
@@ -1387,17 +1429,19 @@ def calibrate(runs):
         raise TypeError("runs: give a path, JSONL text or a list of dicts, not %s"
                         % type(runs).__name__)
     need = c_size_t(0)
-    err = _lib.Error()
+    err = _Error()
     st = lib.gpufit_calibrate(data, len(data), None, 0, byref(need), byref(err))
     if st not in (0, -8):
         _lib.raise_for(st, err, data.decode("utf-8", "replace"))
     buf = ctypes.create_string_buffer(need.value + 1)
     _lib.call(lib.gpufit_calibrate, data, len(data), buf, len(buf), None,
               source=data.decode("utf-8", "replace"))
-    return json.loads(buf.value.decode("utf-8"))
+    profile: Dict[str, Any] = json.loads(buf.value.decode("utf-8"))
+    return profile
 
 
-def estimate(scenario=None, *, file=None, spec=None, profile=None, **params):
+def estimate(scenario: Optional[Mapping[str, Any]] = None, *, file: Optional[PathArg] = None,
+             spec: Optional[str] = None, profile: Any = None, **params: Any) -> Report:
     """Predicts the memory of a job and returns a :class:`Report`.
 
     The scenario is put together from, in this order (a later source wins over an earlier
@@ -1428,7 +1472,9 @@ def estimate(scenario=None, *, file=None, spec=None, profile=None, **params):
     return evaluate(model, job)
 
 
-def max_fitting(param, scenario=None, *, file=None, spec=None, **params):
+def max_fitting(param: str, scenario: Optional[Mapping[str, Any]] = None, *,
+                file: Optional[PathArg] = None, spec: Optional[str] = None,
+                **params: Any) -> int:
     """The largest value of ``param`` (``"micro_batch"``, ``"seq_len"``, ``"batch"``,
     ``"context_len"``, ``"prompt_len"`` or ``"n_gpu_layers"``) with which the scenario still
     fits its GPU, found exactly by the library (0 when even the smallest value does not fit).
@@ -1441,7 +1487,7 @@ def max_fitting(param, scenario=None, *, file=None, spec=None, **params):
     return max_fitting_handles(model, job, param)
 
 
-def max_fitting_handles(model, job, param):
+def max_fitting_handles(model: "Model", job: "Job", param: str) -> int:
     """:func:`max_fitting` for a :class:`Model` and a :class:`Job`."""
     if not isinstance(param, str):
         raise TypeError("param must be a str (a parameter name), not %s" % type(param).__name__)
@@ -1458,18 +1504,18 @@ def max_fitting_handles(model, job, param):
 # ---------------------------------------------------------------------------------------------
 # GPU recommendation and layout planning
 # ---------------------------------------------------------------------------------------------
-class ResultList(list):
+class ResultList(List[Any]):
     """A list of :class:`gpufit.Recommendation` (:func:`recommend`) or
     :class:`gpufit.Layout` (:func:`plan`), best first; ``evaluated`` is how many candidates
     the library evaluated to build it. ``to_dict()`` is the command's ``--json`` output
     (``{"recommendations": [...]}``, ``{"evaluated": N, "layouts": [...]}``). Shows as a table
     in notebooks."""
 
-    evaluated = 0
-    columns = ()
-    kind = "recommendations"
+    evaluated: int = 0
+    columns: Tuple[str, ...] = ()
+    kind: str = "recommendations"
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: Any) -> Any:
         item = super().__getitem__(index)
         if isinstance(index, slice):
             out = ResultList(item)
@@ -1477,14 +1523,14 @@ class ResultList(list):
             return out
         return item
 
-    def to_dict(self):
+    def to_dict(self) -> Dict[str, Any]:
         """What ``gpufit recommend --json`` / ``gpufit plan --json`` prints, parsed."""
         rows = [x.to_dict() for x in self]
         if self.kind == "layouts":
             return {"evaluated": self.evaluated, "layouts": rows}
         return {"recommendations": rows}
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         from html import escape
         cols = [c for c in self.columns if any(c in row for row in self)] or (
             list(self[0]) if self else [])
@@ -1509,7 +1555,7 @@ class ResultList(list):
         return "".join(h)
 
 
-def _changes(d):
+def _changes(d: Dict[str, Any]) -> None:
     """The entry's canonical changes (docs/advice.md) as a dict under ``changes``: applied to
     the scenario the list was made for (``Report.with_changes`` or the ``spec`` text with
     :func:`estimate`), they reproduce its peak and verdict."""
@@ -1517,7 +1563,7 @@ def _changes(d):
     d["changes"] = json.loads(text) if text else {}
 
 
-def _entry(cls, d):
+def _entry(cls: Type[_E], d: Dict[str, Any]) -> _E:
     """A dataclass entry from a struct's dict: fields the loaded library did not fill get
     their type's zero."""
     zero = {"int": 0, "float": 0.0, "bool": False, "str": ""}
@@ -1533,7 +1579,9 @@ def _entry(cls, d):
     return cls(**kw)
 
 
-def _read_list(ptr, getter, struct, convert, columns, kind="recommendations"):
+def _read_list(ptr: Any, getter: Callable[..., int], struct: Any,
+               convert: Callable[[Any], Any], columns: Tuple[str, ...],
+               kind: str = "recommendations") -> ResultList:
     out = ResultList()
     out.columns = columns
     out.kind = kind
@@ -1550,7 +1598,8 @@ def _read_list(ptr, getter, struct, convert, columns, kind="recommendations"):
     return out
 
 
-def _gpu_id(name, key="candidates", param=None, param_id=0):
+def _gpu_id(name: Any, key: str = "candidates", param: Optional[str] = None,
+            param_id: int = 0) -> int:
     if isinstance(name, numbers.Integral) and not isinstance(name, bool):
         return int(name)
     g = GpuInfo()
@@ -1558,10 +1607,12 @@ def _gpu_id(name, key="candidates", param=None, param_id=0):
         raise _errors.NotFound(message="%s: GPU %r is not in the catalogue (see "
                                        "gpufit.gpus())" % (key, name), key=key, param=param,
                                param_id=param_id)
-    return g.id
+    return int(g.id)
 
 
-def recommend(scenario=None, *, candidates=None, max_count=8, file=None, spec=None, **params):
+def recommend(scenario: Optional[Mapping[str, Any]] = None, *, candidates: Any = None,
+              max_count: int = 8, file: Optional[PathArg] = None, spec: Optional[str] = None,
+              **params: Any) -> ResultList:
     """GPUs on which the scenario fits, best first: for every catalogue GPU (or only the
     ``candidates``, names or ids), the smallest count up to ``max_count`` that fits,
     ranked by memory fit, the interconnect a multi-GPU layout needs, price, then TFLOPS per
@@ -1578,7 +1629,8 @@ def recommend(scenario=None, *, candidates=None, max_count=8, file=None, spec=No
     return recommend_handles(model, job, candidates, max_count)
 
 
-def recommend_handles(model, job, candidates=None, max_count=8):
+def recommend_handles(model: "Model", job: "Job", candidates: Any = None,
+                      max_count: int = 8) -> ResultList:
     """:func:`recommend` for a :class:`Model` and a :class:`Job`."""
     _check_handles(model, job)
     max_count = _count("max_count", max_count)
@@ -1593,7 +1645,7 @@ def recommend_handles(model, job, candidates=None, max_count=8):
     out = c_void_p()
     _lib.call(lib.gpufit_recommend, byref(out), model, job, ids, n, int(max_count))
 
-    def convert(rec):
+    def convert(rec: _Recommendation) -> Recommendation:
         d = rec._asdict()
         for k in ("fits", "needs_nvlink", "has_nvlink"):
             if k in d:
@@ -1607,8 +1659,9 @@ def recommend_handles(model, job, candidates=None, max_count=8):
                        "has_nvlink", "price_usd", "tflops_per_kusd", "reason"))
 
 
-def plan(scenario=None, *, gpus_per_node=8, nodes=1, max_results=10, file=None, spec=None,
-         **params):
+def plan(scenario: Optional[Mapping[str, Any]] = None, *, gpus_per_node: int = 8,
+         nodes: int = 1, max_results: int = 10, file: Optional[PathArg] = None,
+         spec: Optional[str] = None, **params: Any) -> ResultList:
     """Parallel layouts that fit ``gpus_per_node`` x ``nodes`` GPUs of the scenario's GPU,
     cheapest first by the library's documented cost (at most ``max_results``). The scenario
     is given as to :func:`estimate`.
@@ -1626,7 +1679,8 @@ def plan(scenario=None, *, gpus_per_node=8, nodes=1, max_results=10, file=None, 
     return plan_handles(model, job, gpus_per_node, nodes, max_results)
 
 
-def plan_handles(model, job, gpus_per_node=8, nodes=1, max_results=10):
+def plan_handles(model: "Model", job: "Job", gpus_per_node: int = 8, nodes: int = 1,
+                 max_results: int = 10) -> ResultList:
     """:func:`plan` for a :class:`Model` and a :class:`Job`."""
     _check_handles(model, job)
     gpus_per_node = _count("gpus_per_node", gpus_per_node)
@@ -1636,7 +1690,7 @@ def plan_handles(model, job, gpus_per_node=8, nodes=1, max_results=10):
     _lib.call(lib.gpufit_plan, byref(out), model, job, gpus_per_node, nodes, max_results)
     ckpt = _param_id("checkpointing")
 
-    def convert(lay):
+    def convert(lay: _Layout) -> Layout:
         d = lay._asdict()
         if "checkpointing" in d and ckpt:
             name = lib.gpufit_param_value_name(ckpt, d["checkpointing"])

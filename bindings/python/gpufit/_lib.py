@@ -34,6 +34,8 @@ import sys
 from ctypes import (POINTER, c_char, c_char_p, c_double, c_int32, c_int64, c_size_t, c_uint32,
                     c_uint64, c_void_p)
 
+from typing import Any, Callable, List, NoReturn, Optional, Tuple
+
 from . import errors as _errors
 from ._types import (UINT64_MAX, Error, GpuInfo, Layout, MitigationInfo, ParamInfo,
                      PresetInfo, Recommendation, RoleInfo, SafetensorsInfo, Summary)
@@ -52,7 +54,7 @@ _HANDLE_OUT = POINTER(c_void_p)
 #: Every function of gpufit.h: (name, argtypes, restype, since). Handles are ``c_void_p``;
 #: writable char buffers are ``POINTER(c_char)``; the trailing ``gpufit_error *`` is
 #: ``POINTER(Error)``. tests/test_functions.py checks this table against the header.
-FUNCTIONS = (
+FUNCTIONS: Tuple[Tuple[str, List[Any], Any, int], ...] = (
     # version and status
     ("gpufit_version_number", [], c_uint32, 100),
     ("gpufit_version_string", [], c_char_p, 100),
@@ -145,11 +147,11 @@ FUNCTIONS = (
 )
 
 
-def _version_text(v):
+def _version_text(v: int) -> str:
     return "%d.%d.%d" % (v // 10000, v // 100 % 100, v % 100)
 
 
-def _file_name():
+def _file_name() -> str:
     if sys.platform == "darwin":
         return "libgpufit.%d.dylib" % SOVERSION
     if sys.platform.startswith("win") or sys.platform == "cygwin":
@@ -157,12 +159,12 @@ def _file_name():
     return "libgpufit.so.%d" % SOVERSION
 
 
-def candidates():
+def candidates() -> List[Tuple[str, str]]:
     """The places the library is looked for, in order, as ``(path_or_name, origin)`` pairs
     (the bundled copy only when the package has one)."""
     here = os.path.dirname(os.path.realpath(__file__))
     name = _file_name()
-    out = []
+    out: List[Tuple[str, str]] = []
     bundled = os.path.join(here, "_libs", name)
     if os.path.exists(bundled):
         out.append((bundled, "bundled copy"))
@@ -176,7 +178,7 @@ def candidates():
     return out
 
 
-def elf_soname(path):
+def elf_soname(path: str) -> Optional[str]:
     """The DT_SONAME of an ELF shared object, or None (not ELF, unreadable, or no SONAME)."""
     try:
         with open(path, "rb") as f:
@@ -216,7 +218,7 @@ def elf_soname(path):
     return None
 
 
-def _abi_major_problem(path_or_name, handle_version):
+def _abi_major_problem(path_or_name: str, handle_version: int) -> Optional[str]:
     """Why the candidate's ABI major is wrong, or None when it is right."""
     want = "libgpufit.so.%d" % SOVERSION
     soname = elf_soname(path_or_name) if os.path.sep in path_or_name else None
@@ -237,7 +239,7 @@ def _abi_major_problem(path_or_name, handle_version):
     return None
 
 
-def _make_stub(name, since, loaded, where):
+def _make_stub(name: str, since: int, loaded: int, where: str) -> Callable[..., Any]:
     """A stand-in for a function the loaded library does not export: calling it raises
     Unsupported, naming the version that added the function (py-sdl2 style)."""
     if since > loaded:
@@ -248,17 +250,17 @@ def _make_stub(name, since, loaded, where):
                "was built from an older source tree" % (name, where, _version_text(loaded),
                                                         _version_text(since)))
 
-    def stub(*args, **kwargs):
+    def stub(*args: Any, **kwargs: Any) -> Any:
         raise _errors.Unsupported(message=why)
     stub.__name__ = name
-    stub.missing = True
+    setattr(stub, "missing", True)
     return stub
 
 
 class _Library:
     """The loaded library: one attribute per function of gpufit.h, declared from FUNCTIONS."""
 
-    def __init__(self, cdll, where, version):
+    def __init__(self, cdll: ctypes.CDLL, where: str, version: int) -> None:
         self._cdll = cdll
         self.path = where
         self.version_number = version
@@ -272,8 +274,11 @@ class _Library:
             fn.restype = restype
             setattr(self, name, fn)
 
+    def __getattr__(self, name: str) -> Any:  # the functions set above (for type checkers)
+        raise AttributeError(name)
 
-def _load():
+
+def _load() -> _Library:
     tried = []
     for cand, origin in candidates():
         if os.path.sep in cand and not os.path.exists(cand):
@@ -313,7 +318,7 @@ class _DlInfo(ctypes.Structure):
                 ("dli_saddr", c_void_p)]
 
 
-def _loaded_path(cdll, fallback):
+def _loaded_path(cdll: ctypes.CDLL, fallback: str) -> str:
     """The file the dynamic loader mapped for ``cdll`` (dladdr), or ``fallback``."""
     try:
         try:
@@ -334,25 +339,27 @@ def _loaded_path(cdll, fallback):
 lib = _load()
 path = lib.path
 version_number = lib.version_number
-version_string = lib.gpufit_version_string().decode("ascii")
+version_string: str = lib.gpufit_version_string().decode("ascii")
 
 
-def status_text(status):
+def status_text(status: int) -> str:
     """The library's English text for a status code."""
-    return lib.gpufit_status_str(status).decode("utf-8", "replace")
+    return str(lib.gpufit_status_str(status).decode("utf-8", "replace"))
 
 
-def param_name(param_id):
+def param_name(param_id: int) -> Optional[str]:
     """The table name of a parameter id, or None."""
     if not param_id:
         return None
     info = ParamInfo()
     if lib.gpufit_param_get_info(param_id, ctypes.byref(info)) != 0 or not info.name:
         return None
-    return info.name.decode("utf-8", "replace")
+    return str(info.name.decode("utf-8", "replace"))
 
 
-def raise_for(status, err=None, source=None, key_at=None, key=None):
+def raise_for(status: int, err: Optional[Error] = None, source: Any = None,
+              key_at: Optional[Callable[[int], Optional[str]]] = None,
+              key: Optional[str] = None) -> NoReturn:
     """Raises the exception for a negative ``status`` and its ``gpufit_error`` detail.
 
     ``source`` is the text that was parsed, if any; ``key_at(offset)`` returns the key the
@@ -374,7 +381,9 @@ def raise_for(status, err=None, source=None, key_at=None, key=None):
     raise cls(status, message, pname, offset, key, source, pid)
 
 
-def call(fn, *args, source=None, key_at=None, key=None):
+def call(fn: Callable[..., int], *args: Any, source: Any = None,
+         key_at: Optional[Callable[[int], Optional[str]]] = None,
+         key: Optional[str] = None) -> int:
     """Calls a fallible function whose last argument is a ``gpufit_error *``; raises on
     failure and returns the status otherwise."""
     err = Error()

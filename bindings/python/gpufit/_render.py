@@ -10,6 +10,7 @@ style sheet and no third-party package, and looks the same in Jupyter, VS Code a
 
 import math
 from html import escape
+from typing import Any, Dict, Iterable, List, Tuple
 
 GIB = 1 << 30
 
@@ -34,15 +35,15 @@ _FONT = "system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-s
 _GREEN, _RED, _GREY, _AMBER = "#2e7d32", "#c62828", "#616161", "#ef6c00"
 
 
-def _gib(b):
+def _gib(b: float) -> float:
     return b / GIB
 
 
-def _fmt(b):
+def _fmt(b: float) -> str:
     return "%.2f GiB" % _gib(b)
 
 
-def _x(v):
+def _x(v: float) -> str:
     """A coordinate for SVG: at most two decimals, no trailing zeros."""
     s = "%.2f" % v
     return s.rstrip("0").rstrip(".") if "." in s else s
@@ -51,7 +52,7 @@ def _x(v):
 # ---------------------------------------------------------------------------------------------
 # Text (mirrors cli/gpufit.c)
 # ---------------------------------------------------------------------------------------------
-def _bar(frac, width):
+def _bar(frac: float, width: int) -> str:
     n = int(frac * width + 0.5)
     if n > width:
         n = width
@@ -60,7 +61,7 @@ def _bar(frac, width):
     return "#" * n + "." * (width - n)
 
 
-def _roles_side_by_side(r, out):
+def _roles_side_by_side(r: Any, out: List[str]) -> None:
     """Several roles: one column per role, then a bar of each role's device use."""
     roles = r.roles[:8]
     out.append("")
@@ -91,7 +92,7 @@ def _roles_side_by_side(r, out):
         out.append(line)
 
 
-def render_text(r, bars=True):
+def render_text(r: Any, bars: bool = True) -> str:
     """The report as ``gpufit estimate`` prints it (same lines, same numbers)."""
     out = []
     if r.model_name is not None:
@@ -150,12 +151,12 @@ def render_text(r, bars=True):
 # ---------------------------------------------------------------------------------------------
 # Chart
 # ---------------------------------------------------------------------------------------------
-def _off_gpu(r, ro):
+def _off_gpu(r: Any, ro: Any) -> bool:
     """A role that is not checked against the GPU (host memory placed there by offload)."""
     return ro.name == "host" or (ro.fits is None and r.fits is not None)
 
 
-def _colors(names):
+def _colors(names: Iterable[str]) -> Dict[str, str]:
     out, spare = {}, 0
     for n in names:
         if n in COLORS:
@@ -166,7 +167,7 @@ def _colors(names):
     return out
 
 
-def _present(r):
+def _present(r: Any) -> List[str]:
     """Component names that are non-zero in some role, in report order."""
     names = []
     for ro in r.roles:
@@ -177,19 +178,19 @@ def _present(r):
     return sorted(names, key=lambda n: order.index(n) if n in order else len(order))
 
 
-def _nice_step(span, target=6):
+def _nice_step(span: float, target: int = 6) -> float:
     """A round tick step (1, 2, 2.5 or 5 x 10^k) giving about ``target`` ticks."""
     if span <= 0:
         return 1.0
     raw = span / target
-    mag = 10 ** math.floor(math.log10(raw))
+    mag = 10.0 ** math.floor(math.log10(raw))
     for m in (1, 2, 2.5, 5, 10):
         if raw <= m * mag:
             return m * mag
     return 10 * mag
 
 
-def render_svg(r, width=720):
+def render_svg(r: Any, width: int = 720) -> str:
     """A stacked horizontal bar per device role, one segment per component, with the GPU's
     capacity as a dashed line and a legend of the components shown."""
     label_w, right, top = 150, 128, 26
@@ -205,7 +206,7 @@ def render_svg(r, width=720):
     if axis_max < top_gib * 1.02:
         axis_max += step
 
-    def sx(b):
+    def sx(b: float) -> float:
         return label_w + plot_w * _gib(b) / axis_max
 
     bars_bottom = top + len(roles) * (bar_h + gap) - gap
@@ -304,7 +305,7 @@ _TH = 'style="padding:3px 10px;text-align:right;border-bottom:1px solid #bbb;whi
 _TL = 'style="padding:2px 10px;text-align:left"'
 
 
-def verdict_line(r):
+def verdict_line(r: Any) -> str:
     """The command's verdict line: the three-way verdict with the fullest device's band."""
     lo, hi, cap = _gib(r.peak_low_bytes), _gib(r.peak_high_bytes), _gib(r.capacity_bytes)
     if r.verdict is None:
@@ -322,7 +323,7 @@ def verdict_line(r):
             "estimate)" % (lo, hi, cap, _gib(-r.headroom_bytes)))
 
 
-def _verdict(r):
+def _verdict(r: Any) -> Tuple[str, str, str]:
     band = "%s-%s" % (_fmt(r.peak_low_bytes), _fmt(r.peak_high_bytes))
     if r.verdict is None:
         return _GREY, "NO GPU GIVEN", "peak %s (%s) per device (no capacity to compare)" % (
@@ -339,7 +340,7 @@ def _verdict(r):
         _fmt(r.peak_bytes), band, _fmt(r.capacity_bytes), _fmt(-r.headroom_bytes))
 
 
-def _table(r, colors):
+def _table(r: Any, colors: Dict[str, str]) -> str:
     names = list(r.roles[0].components) if r.roles else []
     h = ['<table style="border-collapse:collapse;margin-top:6px;font-size:12.5px">']
     h.append("<thead><tr><th %s>GiB per device</th>" % _TH.replace("right", "left"))
@@ -359,7 +360,7 @@ def _table(r, colors):
             h.append("<td %s>%.2f</td>" % (_TD, _gib(ro.components.get(n, 0))))
         h.append("</tr>")
 
-    def row(label, values, bold=False, top=False):
+    def row(label: str, values: Iterable[Any], bold: bool = False, top: bool = False) -> None:
         style = "border-top:1px solid #bbb;" if top else ""
         weight = "font-weight:600;" if bold else ""
         h.append('<tr style="%s%s"><td %s>%s</td>' % (style, weight, _TL, escape(label)))
@@ -383,7 +384,7 @@ def _table(r, colors):
     return "".join(h)
 
 
-def render_html(r):
+def render_html(r: Any) -> str:
     """Verdict line, SVG chart, table and notes as one well-formed HTML fragment."""
     colors = _colors(list(r.roles[0].components) if r.roles else [])
     color, word, detail = _verdict(r)

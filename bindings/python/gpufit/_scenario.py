@@ -24,14 +24,18 @@ import math
 import numbers
 import os
 import re
+from typing import Any, Callable, Iterable, List, Optional, Tuple, Union
 
 from . import errors as _errors
 
-def _invalid(key, message):
+#: ``type_of(name)``: the parameter table's type name of ``name``, or None
+TypeOf = Callable[[str], Optional[str]]
+
+def _invalid(key: str, message: str) -> _errors.InvalidArgument:
     return _errors.InvalidArgument(message=message, key=key)
 
 
-def scalar_json(key, value, param_type=None):
+def scalar_json(key: str, value: Any, param_type: Optional[str] = None) -> str:
     """JSON text of a scalar ``value`` for ``key``; ``param_type`` is the table's type name
     ("int", "float", "enum", "bool") when known. Raises InvalidArgument naming the key."""
     if isinstance(value, bool):
@@ -53,7 +57,7 @@ def scalar_json(key, value, param_type=None):
                    "boolean)" % (key, type(value).__name__))
 
 
-def list_json(key, value):
+def list_json(key: str, value: Iterable[Any]) -> str:
     """JSON array text of a list parameter's ``value`` (a list or tuple of numbers, or of GPU
     names for ``device_gpus``); ``[]`` clears the list."""
     parts = []
@@ -64,7 +68,7 @@ def list_json(key, value):
     return "[" + ", ".join(parts) + "]"
 
 
-def model_json(value, type_of):
+def model_json(value: Any, type_of: TypeOf) -> str:
     """JSON text of a ``model`` value (preset name or dict of architecture keys)."""
     if isinstance(value, str):
         return json.dumps(value)
@@ -86,7 +90,7 @@ def model_json(value, type_of):
                    "gpufit.Model or a path, not a %s" % type(value).__name__)
 
 
-def gpu_json(value):
+def gpu_json(value: Any) -> str:
     """JSON text of a ``gpu`` value (name, GiB, or dict)."""
     if isinstance(value, str):
         return json.dumps(value)
@@ -103,7 +107,7 @@ def gpu_json(value):
                    "{'memory_gib': 24}, not a %s" % type(value).__name__)
 
 
-def scenario_json(items, type_of):
+def scenario_json(items: Iterable[Tuple[str, Any]], type_of: TypeOf) -> str:
     """JSON scenario text for ``items`` (key, value pairs, in order; None values dropped; a
     list or tuple becomes a JSON array, for list parameters such as ``tensor_split``).
 
@@ -131,7 +135,7 @@ def scenario_json(items, type_of):
 _SPEC_SEP = " \t\r\n,"
 
 
-def spec_key_at(spec, offset):
+def spec_key_at(spec: Union[str, bytes], offset: Optional[int]) -> Optional[str]:
     """The key of the ``key=value`` token of ``spec`` that covers byte ``offset``."""
     data = spec.encode("utf-8") if isinstance(spec, str) else spec
     if not data or offset is None or offset < 0 or offset > len(data):
@@ -159,18 +163,18 @@ _LITERAL = re.compile(rb"[^\s,\]}:]+")
 _WS = b" \t\r\n"
 
 
-def _member_spans(data):
+def _member_spans(data: bytes) -> List[List[Any]]:
     """(start, end, path) of every object member of JSON ``data`` (bytes); members that are
     still open when the text breaks off end at len(data)."""
-    spans = []
+    spans: List[List[Any]] = []
     n = len(data)
 
-    def ws(i):
+    def ws(i: int) -> int:
         while i < n and data[i] in _WS:
             i += 1
         return i
 
-    def string_end(i):  # data[i] is the opening quote
+    def string_end(i: int) -> int:  # data[i] is the opening quote
         i += 1
         while i < n:
             c = data[i]
@@ -182,7 +186,7 @@ def _member_spans(data):
             i += 1
         raise _Partial()
 
-    def value(i, path, depth):
+    def value(i: int, path: Tuple[Any, ...], depth: int) -> int:
         if depth > 200:
             raise _Partial()
         i = ws(i)
@@ -203,12 +207,13 @@ def _member_spans(data):
                     key = json.loads(data[kstart:kend].decode("utf-8", "replace"))
                 except ValueError:
                     key = data[kstart + 1:kend - 1].decode("utf-8", "replace")
-                member = [kstart, n, path + (key,)]
+                inner = path + (key,)
+                member: List[Any] = [kstart, n, inner]
                 spans.append(member)
                 i = ws(kend)
                 if i >= n or data[i] != 0x3A:  # :
                     raise _Partial()
-                i = value(i + 1, member[2], depth + 1)
+                i = value(i + 1, inner, depth + 1)
                 member[1] = i
                 i = ws(i)
                 if i < n and data[i] == 0x2C:  # ,
@@ -243,13 +248,13 @@ def _member_spans(data):
     return spans
 
 
-def json_key_at(text, offset):
+def json_key_at(text: Union[str, bytes], offset: Optional[int]) -> Optional[str]:
     """Dotted path (``"model.n_layers"``) of the innermost object member of JSON ``text``
     whose key or value covers byte ``offset``, or None."""
     if offset is None:
         return None
     data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
-    best = None
+    best: Optional[Tuple[Any, ...]] = None
     for start, end, path in _member_spans(data):
         if start <= offset < end or (offset == end == len(data)):
             if best is None or len(path) > len(best):
@@ -259,22 +264,22 @@ def json_key_at(text, offset):
     return ".".join(str(p) for p in best)
 
 
-def remove_member(data, key):
+def remove_member(data: bytes, key: str) -> bytes:
     """``data`` (JSON bytes) with the top-level member ``key`` blanked out by spaces, so that
     every other byte keeps its offset; unchanged when there is no such member."""
-    data = bytearray(data)
-    spans = [(s, e) for s, e, path in _member_spans(bytes(data)) if path == (key,)]
+    buf = bytearray(data)
+    spans = [(s, e) for s, e, path in _member_spans(bytes(buf)) if path == (key,)]
     for start, end in spans:
-        data[start:end] = b" " * (end - start)
+        buf[start:end] = b" " * (end - start)
         i = end
-        while i < len(data) and data[i] in _WS:
+        while i < len(buf) and buf[i] in _WS:
             i += 1
-        if i < len(data) and data[i] == 0x2C:  # the comma after it
-            data[i] = 0x20
+        if i < len(buf) and buf[i] == 0x2C:  # the comma after it
+            buf[i] = 0x20
             continue
         i = start - 1
-        while i >= 0 and data[i] in _WS:
+        while i >= 0 and buf[i] in _WS:
             i -= 1
-        if i >= 0 and data[i] == 0x2C:  # or the comma before it (last member)
-            data[i] = 0x20
-    return bytes(data)
+        if i >= 0 and buf[i] == 0x2C:  # or the comma before it (last member)
+            buf[i] = 0x20
+    return bytes(buf)

@@ -14,6 +14,7 @@ New fields are only ever appended (docs/abi.md), so they are added at the end he
 """
 
 import ctypes
+from typing import Any, Dict, Sequence, Tuple
 from ctypes import c_char, c_char_p, c_double, c_int32, c_int64, c_uint32, c_uint64
 
 __all__ = [
@@ -38,23 +39,24 @@ UINT64_MAX = 2**64 - 1
 class SizedStruct(ctypes.Structure):
     """Base of the size-prefixed structs: ``struct_size`` is set to ``sizeof`` on creation."""
 
-    _fields_ = []  # replaced by every subclass
+    _fields_: Sequence[Tuple[str, Any]] = []  # replaced by every subclass
+    _c_name_ = ""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.struct_size = ctypes.sizeof(self)
 
     @classmethod
-    def c_name(cls):
+    def c_name(cls) -> str:
         """The C type name (``gpufit_summary`` for :class:`Summary`)."""
         return cls._c_name_
 
-    def has_field(self, name):
+    def has_field(self, name: str) -> bool:
         """True when the library filled ``name`` (``struct_size`` covers the whole field)."""
         field = getattr(type(self), name)
-        return self.struct_size >= field.offset + field.size
+        return bool(self.struct_size >= field.offset + field.size)
 
-    def _asdict(self):
+    def _asdict(self) -> Dict[str, Any]:
         """The fields as a dict (strings decoded; ``struct_size`` and reserved fields left out)."""
         out = {}
         for name, _ in self._fields_:
@@ -80,7 +82,7 @@ class Error(SizedStruct):
         ("message", c_char * 256),
     ]
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.offset = UINT64_MAX  # as GPUFIT_ERROR_INIT
 

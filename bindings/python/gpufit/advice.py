@@ -22,7 +22,7 @@ class _Entry:
 
     def keys(self) -> List[str]:
         """The field names, in order."""
-        return [f.name for f in dataclasses.fields(self)]  # type: ignore[arg-type]
+        return [f.name for f in dataclasses.fields(self)]
 
     def __getitem__(self, key: str) -> Any:
         if key not in self.keys():

@@ -24,6 +24,7 @@ value, malformed spec or JSON), 3 a file could not be read, 4 internal error, 5 
 import argparse
 import json
 import sys
+from typing import NoReturn, Optional, Sequence, TextIO, Tuple, Union
 
 from . import _api, _lib
 from . import errors as _errors
@@ -41,18 +42,18 @@ exit codes: 0 fits (or no GPU given), 1 does not fit, 2 bad input, 3 unreadable 
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # usage errors are bad input: exit 2, as the C command
+    def error(self, message: str) -> NoReturn:  # usage errors are bad input: exit 2, as the C command
         self.print_usage(sys.stderr)
         self.exit(EXIT_BAD_INPUT, "%s: error: %s\n" % (self.prog, message))
 
 
-def _parser():
+def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python3 -m gpufit", description="Predict the GPU memory of a "
                 "deep-learning job before it is launched.", epilog=_EPILOG,
                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    def scenario(sp):  # what every scenario command takes, as cli/options.c
+    def scenario(sp: argparse.ArgumentParser) -> None:  # what every scenario command takes, as cli/options.c
         sp.add_argument("file", nargs="?", metavar="FILE.json", help="JSON scenario file")
         sp.add_argument("--model", metavar="PATH", help="a Hugging Face model directory, its "
                         "config.json, or a .gguf file (replaces the scenario's model)")
@@ -90,7 +91,7 @@ def _parser():
     return p
 
 
-def _print_error(what, e):
+def _print_error(what: str, e: _errors.GpufitError) -> None:
     print("gpufit: %s: %s (%s)" % (what, e.message, _lib.status_text(e.status)),
           file=sys.stderr)
     caret = e.caret()
@@ -100,12 +101,13 @@ def _print_error(what, e):
         print("  at byte offset %d" % e.offset, file=sys.stderr)
 
 
-def _bad_input_code(e):
+def _bad_input_code(e: _errors.GpufitError) -> int:
     return EXIT_INTERNAL if isinstance(e, (_errors.InternalError, _errors.OutOfMemory)) \
         else EXIT_BAD_INPUT
 
 
-def _load(args, what="estimate"):
+def _load(args: argparse.Namespace,
+          what: str = "estimate") -> Union[int, Tuple[_api.Model, _api.Job]]:
     """(model, job) from the file, model, profile and specs of ``args`` (in the command's
     order, cli/files.c), or an exit code."""
     specs = args.spec or []
@@ -165,7 +167,7 @@ def _load(args, what="estimate"):
     return model, job
 
 
-def cmd_estimate(args, out=sys.stdout):
+def cmd_estimate(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """``estimate``: file, then spec, then evaluate; prints text or JSON."""
     loaded = _load(args)
     if isinstance(loaded, int):
@@ -194,7 +196,7 @@ def cmd_estimate(args, out=sys.stdout):
     return EXIT_FITS
 
 
-def _max(model, job, name, as_json, out):
+def _max(model: _api.Model, job: _api.Job, name: str, as_json: bool, out: TextIO) -> int:
     pid = _api._param_id(name)
     if not pid:
         print("gpufit: --max: unknown parameter '%s'" % name, file=sys.stderr)
@@ -222,7 +224,7 @@ def _max(model, job, name, as_json, out):
     return EXIT_FITS if v > 0 else EXIT_OOM
 
 
-def cmd_recommend(args, out=sys.stdout):
+def cmd_recommend(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """``recommend``: catalogue GPUs (and how many) that fit, best first."""
     loaded = _load(args, "recommend")
     if isinstance(loaded, int):
@@ -255,7 +257,7 @@ def cmd_recommend(args, out=sys.stdout):
     return EXIT_FITS if recs else EXIT_OOM
 
 
-def cmd_plan(args, out=sys.stdout):
+def cmd_plan(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """``plan``: the cheapest layouts that fit gpus_per_node x nodes GPUs."""
     loaded = _load(args, "plan")
     if isinstance(loaded, int):
@@ -285,7 +287,7 @@ def cmd_plan(args, out=sys.stdout):
     return EXIT_FITS if lays else EXIT_OOM
 
 
-def cmd_models(out=sys.stdout):
+def cmd_models(out: TextIO = sys.stdout) -> int:
     out.write("%-34s %16s %16s  %s\n" % ("name", "params", "active", "aliases"))
     for m in _api.models():
         out.write("%-34s %16d %16d  %s\n" % (m["name"], m["n_params"], m["n_active_params"],
@@ -293,7 +295,7 @@ def cmd_models(out=sys.stdout):
     return EXIT_FITS
 
 
-def cmd_gpus(out=sys.stdout):
+def cmd_gpus(out: TextIO = sys.stdout) -> int:
     out.write("%-18s %-28s %10s %6s %5s %5s  %s\n" % ("key", "name", "GiB", "TB/s", "bf16",
                                                      "fp8", "aliases"))
     for g in _api.gpus():
@@ -304,7 +306,7 @@ def cmd_gpus(out=sys.stdout):
     return EXIT_FITS
 
 
-def cmd_params(out=sys.stdout):
+def cmd_params(out: TextIO = sys.stdout) -> int:
     for p in _api.params():
         line = "%-26s %-5s " % (p["name"], p["domain"])
         if p["type"] == "float":
@@ -331,7 +333,7 @@ def cmd_params(out=sys.stdout):
     return EXIT_FITS
 
 
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
     """Runs the command with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
     parser = _parser()
     args = parser.parse_args(argv)
@@ -363,6 +365,6 @@ def main(argv=None):
     return EXIT_BAD_INPUT
 
 
-def main_exit():
+def main_exit() -> NoReturn:
     """Entry point of the ``gpufit-py`` script: exits with :func:`main`'s code."""
     sys.exit(main())

@@ -37,6 +37,8 @@ __all__ = [
 ]
 
 #: Status codes of ``gpufit.h`` (``gpufit_status``) by name. The values never change.
+from typing import Any, Dict, Optional, Tuple, Type, Union
+
 STATUS = {
     "OK": 0,
     "E_INVALID_ARG": -1,
@@ -69,10 +71,12 @@ class GpufitError(Exception):
             None.
     """
 
-    default_status = None
+    default_status: Optional[int] = None
 
-    def __init__(self, status=None, message="", param=None, offset=None, key=None, source=None,
-                 param_id=0):
+    def __init__(self, status: Optional[int] = None, message: str = "",
+                 param: Optional[str] = None, offset: Optional[int] = None,
+                 key: Optional[str] = None, source: Union[str, bytes, None] = None,
+                 param_id: int = 0) -> None:
         if status is None:
             status = self.default_status if self.default_status is not None else -99
         self.status = status
@@ -84,14 +88,14 @@ class GpufitError(Exception):
         self.source = source
         super().__init__(message)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.message
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[Any, ...]:
         return (_rebuild, (type(self), self.status, self.message, self.param, self.offset,
                            self.key, self.source, self.param_id))
 
-    def caret(self):
+    def caret(self) -> str:
         """The source line with a ``^`` under the offset (as the ``gpufit`` command prints
         it), or an empty string when there is no single-line source and offset."""
         if self.source is None or self.offset is None:
@@ -103,7 +107,9 @@ class GpufitError(Exception):
         return "  %s\n  %s^" % (text, " " * self.offset)
 
 
-def _rebuild(cls, status, message, param, offset, key, source, param_id):
+def _rebuild(cls: Type["GpufitError"], status: int, message: str, param: Optional[str],
+             offset: Optional[int], key: Optional[str], source: Union[str, bytes, None],
+             param_id: int) -> "GpufitError":
     return cls(status, message, param, offset, key, source, param_id)
 
 
@@ -173,7 +179,7 @@ class InternalError(GpufitError, RuntimeError):
     default_status = -99
 
 
-_BY_STATUS = {
+_BY_STATUS: Dict[Optional[int], Type[GpufitError]] = {
     cls.default_status: cls
     for cls in (InvalidArgument, Inconsistent, Overflow, UnknownParameter, Unsupported,
                 ParseError, NotFound, BufferTooSmall, StructSizeError, OutOfMemory,
@@ -181,6 +187,6 @@ _BY_STATUS = {
 }
 
 
-def error_class(status):
+def error_class(status: int) -> Type[GpufitError]:
     """The exception class for a ``gpufit_status`` code (:class:`GpufitError` if unknown)."""
     return _BY_STATUS.get(status, GpufitError)

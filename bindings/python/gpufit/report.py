@@ -13,7 +13,11 @@ the report shows as a table and a stacked-bar chart (``_repr_html_``).
 """
 
 import json
-from collections.abc import Mapping
+from typing import (TYPE_CHECKING, Any, Dict, ItemsView, Iterator, KeysView, List, Mapping,
+                    Optional, Sequence, Tuple, ValuesView)
+
+if TYPE_CHECKING:
+    from .advice import Mitigation
 
 __all__ = ["Report", "Role", "Components", "GIB"]
 
@@ -21,7 +25,7 @@ __all__ = ["Report", "Role", "Components", "GIB"]
 GIB = 1 << 30
 
 
-def _spec_value(v):
+def _spec_value(v: Any) -> Any:
     """A change's value in spec form: true/false, a list as "a,b", anything else as is."""
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -30,64 +34,65 @@ def _spec_value(v):
     return v
 
 
-def _gib(b):
+def _gib(b: int) -> float:
     return b / GIB
 
 
-class Components(Mapping):
+class Components(Mapping[str, int]):
     """A role's components, ``{name: bytes}`` in report order, read from the C result one
     component at a time (``gpufit_result_bytes``) when asked for. A read-only mapping that
     compares equal to the dict of the same items; ``dict(c)`` copies it."""
 
     __slots__ = ("_reader", "_index", "_kind", "_got")
 
-    def __init__(self, reader, index, kind):
+    def __init__(self, reader: Any, index: int, kind: int) -> None:
         self._reader, self._index, self._kind = reader, index, kind
-        self._got = None  # the whole dict once every component was read
+        self._got: Optional[Dict[str, int]] = None  # every component, once all were read
 
-    def __getitem__(self, name):
+    def __getitem__(self, name: str) -> int:
         got = self._got
         if got is not None:
             return got[name]
-        return self._reader.component(self._index, name, self._kind)
+        return int(self._reader.component(self._index, name, self._kind))
 
-    def _all(self):
-        if self._got is None:
-            self._got = self._reader.components(self._index, self._kind)
-        return self._got
+    def _all(self) -> Dict[str, int]:
+        got = self._got
+        if got is None:
+            got = self._got = dict(self._reader.components(self._index, self._kind))
+        return got
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._reader.component_names)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._reader.component_names)
 
-    def __contains__(self, name):
+    def __contains__(self, name: object) -> bool:
         return name in self._reader.component_ids
 
-    def keys(self):
+    def keys(self) -> KeysView[str]:
         return self._all().keys()
 
-    def items(self):
+    def items(self) -> ItemsView[str, int]:
         return self._all().items()
 
-    def values(self):
+    def values(self) -> ValuesView[int]:
         return self._all().values()
 
-    def get(self, name, default=None):
+    def get(self, name: str, default: Any = None) -> Any:
         return self[name] if name in self._reader.component_ids else default
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if isinstance(other, Mapping):
             return self._all() == dict(other.items())
         return NotImplemented
 
-    __hash__ = None  # a mapping
+    __hash__ = None  # type: ignore[assignment]  # a mapping
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return repr(self._all())
 
-    def __reduce__(self):  # pickles and copies as the plain dict
+    def __reduce__(self) -> Tuple[Any, ...]:  # pickles and copies as the plain dict
         return (dict, (self._all(),))
 
 
@@ -128,15 +133,16 @@ class Role:
     _COMPONENT_KINDS = {"components": 0, "components_low": 1, "components_high": 2}
     # _src: (reader, index) of a role read lazily from a C result (gpufit._api)
     __slots__ = _FIELDS + ("_src", "__weakref__")
+    _src: Tuple[Any, int]
 
     @classmethod
-    def _lazy(cls, reader, index):
+    def _lazy(cls, reader: Any, index: int) -> "Role":
         """A role whose fields are read from the C result when first asked for."""
         r = cls.__new__(cls)
         r._src = (reader, index)
         return r
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         try:
             reader, index = object.__getattribute__(self, "_src")
         except AttributeError:
@@ -150,10 +156,13 @@ class Role:
             reader.fill_role(self, index, name)
         return object.__getattribute__(self, name)
 
-    def __init__(self, name, devices, layers, components, peak_allocated_bytes,
-                 peak_reserved_bytes, device_used_bytes, headroom_bytes, fits,
-                 kv_capacity_bytes, kv_capacity_tokens, gpu="", capacity_bytes=0,
-                 verdict=None, components_low=None, components_high=None, **band):
+    def __init__(self, name: str, devices: int, layers: int, components: Mapping[str, int],
+                 peak_allocated_bytes: int, peak_reserved_bytes: int, device_used_bytes: int,
+                 headroom_bytes: int, fits: Optional[bool], kv_capacity_bytes: int,
+                 kv_capacity_tokens: int, gpu: str = "", capacity_bytes: int = 0,
+                 verdict: Optional[str] = None,
+                 components_low: Optional[Mapping[str, int]] = None,
+                 components_high: Optional[Mapping[str, int]] = None, **band: int) -> None:
         unknown = set(band) - set(self._BAND)
         if unknown:
             raise TypeError("Role() got unexpected keyword arguments %s" % sorted(unknown))
@@ -180,7 +189,7 @@ class Role:
         self.gpu = gpu
         self.capacity_bytes = capacity_bytes
 
-    def to_dict(self):
+    def to_dict(self) -> Dict[str, Any]:
         """The role as a dict with the keys of the JSON report."""
         return {
             "name": self.name, "devices": self.devices, "layers": self.layers,
@@ -198,17 +207,17 @@ class Role:
             **{k: getattr(self, k) for k in self._BAND},
         }
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Role) and self.to_dict() == other.to_dict()
 
-    def __getstate__(self):
+    def __getstate__(self) -> Dict[str, Any]:
         return self.to_dict()
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: Dict[str, Any]) -> None:
         for k in self._FIELDS:
             setattr(self, k, state[k])
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<gpufit.Role %s: %d device%s, %d layers, %.2f GiB used>" % (
             self.name, self.devices, "" if self.devices == 1 else "s", self.layers,
             _gib(self.device_used_bytes))
@@ -239,10 +248,14 @@ class Report:
     module's documentation).
     """
 
-    def __init__(self, fits, peak_bytes, capacity_bytes, headroom_bytes, n_params,
-                 n_active_params, host_bytes, worst_role, roles, notes, json_text,
-                 model_name=None, task=None, library_version=None, mitigation_specs=(),
-                 verdict=None, peak_low_bytes=None, peak_high_bytes=None):
+    def __init__(self, fits: Optional[bool], peak_bytes: int, capacity_bytes: int,
+                 headroom_bytes: int, n_params: int, n_active_params: int, host_bytes: int,
+                 worst_role: int, roles: List[Role], notes: List[str], json_text: str,
+                 model_name: Optional[str] = None, task: Optional[str] = None,
+                 library_version: Optional[str] = None,
+                 mitigation_specs: Sequence[str] = (), verdict: Optional[str] = None,
+                 peak_low_bytes: Optional[int] = None,
+                 peak_high_bytes: Optional[int] = None) -> None:
         self.verdict = verdict
         self.peak_low_bytes = peak_bytes if peak_low_bytes is None else peak_low_bytes
         self.peak_high_bytes = peak_bytes if peak_high_bytes is None else peak_high_bytes
@@ -270,14 +283,14 @@ class Report:
              "library_version", "_mitigation_specs")
 
     @classmethod
-    def _lazy(cls, reader, inputs):
+    def _lazy(cls, reader: Any, inputs: Tuple[Any, Any]) -> "Report":
         """A report over a C result: ``reader`` fetches each value when first asked for."""
         r = cls.__new__(cls)
         r.__dict__["_src"] = reader
         r.__dict__["_inputs"] = inputs
         return r
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         reader = self.__dict__.get("_src")
         if reader is None or name not in Report._LAZY:
             raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
@@ -286,7 +299,7 @@ class Report:
 
     # -- data ---------------------------------------------------------------------------------
     @property
-    def worst_role(self):
+    def worst_role(self) -> Optional[Role]:
         """The role with the largest ``device_used_bytes`` (None if there are no roles)."""
         if not self.roles:
             return None
@@ -295,12 +308,12 @@ class Report:
         return max(self.roles, key=lambda r: r.device_used_bytes)
 
     @property
-    def gpu_name(self):
+    def gpu_name(self) -> Optional[str]:
         """The GPU's catalogue or display name, or None."""
         return self.to_dict().get("gpu") or None
 
     @property
-    def mitigations(self):
+    def mitigations(self) -> List["Mitigation"]:
         """Changes that would make the job fit (or fit with more headroom), best first, as
         :class:`gpufit.Mitigation` dataclasses (``to_dict()``: the JSON report's entry):
         ``text``, ``changes`` (scenario keys, ready for :meth:`with_changes`), ``spec`` (the
@@ -321,29 +334,30 @@ class Report:
             out.append(m)
         return out
 
-    def to_dict(self):
+    def to_dict(self) -> Dict[str, Any]:
         """The library's JSON report (``gpufit_result_to_json``) parsed into a new dict;
         identical to ``gpufit estimate --json``."""
-        return json.loads(self._json)
+        d: Dict[str, Any] = json.loads(self._json)
+        return d
 
-    def to_json(self, indent=None):
+    def to_json(self, indent: Optional[int] = None) -> str:
         """The library's JSON report text, unchanged; re-indented when ``indent`` is given."""
         if indent is None:
             return self._json
         return json.dumps(self.to_dict(), indent=indent)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Report) and self._json == other._json
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         """The verdict: true only when the job surely fits (``verdict == "fits"``: the high
         end of every role's band fits), as :class:`gpufit.Verdict`; false when it does not
         fit, is marginal, or no GPU was given."""
         return self.verdict == "fits"
 
-    def __getstate__(self):
+    def __getstate__(self) -> Dict[str, Any]:
         for name in self._LAZY:  # everything read from C now: the state is plain values
             getattr(self, name)
         state = dict(self.__dict__)
@@ -353,7 +367,8 @@ class Report:
         return state
 
     # -- what if ------------------------------------------------------------------------------
-    def with_changes(self, changes=None, **kwargs):
+    def with_changes(self, changes: Optional[Mapping[str, Any]] = None,
+                     **kwargs: Any) -> "Report":
         """Re-evaluates this report's model and job with scenario keys changed, e.g.
         ``r.with_changes(micro_batch=1, checkpointing="full")`` or
         ``r.with_changes(r.mitigations[0]["changes"])``; returns a new Report."""
@@ -362,7 +377,7 @@ class Report:
         merged.update(kwargs)
         return reevaluate(self, merged)
 
-    def with_mitigation(self, index=0):
+    def with_mitigation(self, index: int = 0) -> "Report":
         """The report after applying suggested mitigation ``index`` (0: the best one)."""
         mit = self.mitigations
         if not 0 <= index < len(mit):
@@ -370,33 +385,33 @@ class Report:
         return self.with_changes(mit[index].get("changes") or {})
 
     # -- display ------------------------------------------------------------------------------
-    def __repr__(self):
+    def __repr__(self) -> str:
         verdict = {True: "FITS", False: "DOES NOT FIT", None: "no GPU"}[self.fits]
         cap = " of %.2f GiB" % _gib(self.capacity_bytes) if self.capacity_bytes else ""
         return "<gpufit.Report %s, %s: %s, peak %.2f GiB%s, %d role%s>" % (
             self.model_name, self.task, verdict, _gib(self.peak_bytes), cap, len(self.roles),
             "" if len(self.roles) == 1 else "s")
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.text()
 
-    def text(self, bars=True):
+    def text(self, bars: bool = True) -> str:
         """The report as the ``gpufit estimate`` command prints it."""
         from ._render import render_text
         return render_text(self, bars=bars)
 
-    def html(self):
+    def html(self) -> str:
         """A self-contained HTML fragment: verdict, stacked-bar chart (SVG) and table."""
         from ._render import render_html
         return render_html(self)
 
-    def svg(self):
+    def svg(self) -> str:
         """The stacked-bar chart alone, as an SVG document."""
         from ._render import render_svg
         return render_svg(self)
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         return self.html()
 
-    def _repr_pretty_(self, p, cycle):  # IPython terminal
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:  # IPython terminal
         p.text(repr(self) if cycle else self.text())

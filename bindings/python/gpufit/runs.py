@@ -17,15 +17,18 @@ import re
 __all__ = ["from_vllm_log", "from_llamacpp_log", "from_memory_stats", "measure", "write"]
 
 GIB = 1 << 30
+from typing import Any, Callable, Dict, Iterable, List, Literal, Mapping, Optional, Union
+
 MIB = 1 << 20
 _NUM = r"([0-9][0-9,]*(?:\.[0-9]+)?)"
 
 
-def _num(text):
+def _num(text: str) -> float:
     return float(text.replace(",", ""))
 
 
-def _run(scenario, measurements, source, run_id, kind=None):
+def _run(scenario: Any, measurements: List[Dict[str, Any]], source: str,
+         run_id: Optional[str], kind: Optional[str] = None) -> Dict[str, Any]:
     if not isinstance(scenario, dict):
         raise TypeError("scenario: give the scenario that ran, as a dict (docs/scenario.md)")
     if not measurements:
@@ -36,12 +39,13 @@ def _run(scenario, measurements, source, run_id, kind=None):
             "scenario": dict(scenario), "measurements": measurements}
 
 
-def _m(level, role, nbytes, note, includes):
+def _m(level: str, role: str, nbytes: float, note: str, includes: str) -> Dict[str, Any]:
     return {"level": level, "role": role, "bytes": int(round(nbytes)), "unit_note": note,
             "what_it_includes": includes}
 
 
-def from_vllm_log(text, scenario, run_id=None):
+def from_vllm_log(text: str, scenario: Dict[str, Any],
+                  run_id: Optional[str] = None) -> Dict[str, Any]:
     """One run from a vLLM startup log. vLLM prints GiB (2^30 bytes; older releases write
     "GB" for the same unit). Reads "Model loading took X GiB" (weights), "PyTorch activation
     peak memory takes X GiB" (activations) and the KV budget ("Available KV cache memory: X
@@ -65,7 +69,8 @@ def from_vllm_log(text, scenario, run_id=None):
     return _run(scenario, ms, "vLLM startup log", run_id, "inference")
 
 
-def from_llamacpp_log(text, scenario, run_id=None):
+def from_llamacpp_log(text: str, scenario: Dict[str, Any],
+                      run_id: Optional[str] = None) -> Dict[str, Any]:
     """One run from a llama.cpp log: "CUDA<n> model buffer size = X MiB" (weights on device
     n), "CUDA<n> KV buffer size" (KV cache) and "CUDA<n> compute buffer size" (activations),
     in MiB (2^20 bytes). One device is role ``all``; several are ``gpu0``, ``gpu1``, ..."""
@@ -84,7 +89,9 @@ def from_llamacpp_log(text, scenario, run_id=None):
     return _run(scenario, ms, "llama.cpp log", run_id, "inference")
 
 
-def from_memory_stats(stats, scenario, run_id=None, source="torch.cuda.memory_stats()"):
+def from_memory_stats(stats: Mapping[str, Any], scenario: Dict[str, Any],
+                      run_id: Optional[str] = None,
+                      source: str = "torch.cuda.memory_stats()") -> Dict[str, Any]:
     """One run from ``torch.cuda.memory_stats()`` (a dict, or its JSON text): the peaks
     "allocated_bytes.all.peak" (peak_allocated_bytes) and "reserved_bytes.all.peak"
     (peak_reserved_bytes), exact bytes."""
@@ -101,7 +108,8 @@ def from_memory_stats(stats, scenario, run_id=None, source="torch.cuda.memory_st
     return _run(scenario, ms, source, run_id)
 
 
-def write(runs, path):
+def write(runs: Union[Dict[str, Any], Iterable[Dict[str, Any]]],
+          path: Union[str, "os.PathLike[str]"]) -> None:
     """Appends runs (a run dict or a list of them) to the JSONL file ``path``."""
     if isinstance(runs, dict):
         runs = [runs]
@@ -121,10 +129,14 @@ class measure:
     ``stats`` replaces ``torch.cuda.memory_stats`` (and ``reset`` the reset) where PyTorch
     is not the source, e.g. in tests."""
 
-    def __init__(self, scenario, path=None, run_id=None, stats=None, reset=None):
+    def __init__(self, scenario: Dict[str, Any],
+                 path: Union[str, "os.PathLike[str]", None] = None,
+                 run_id: Optional[str] = None,
+                 stats: Optional[Callable[[], Mapping[str, Any]]] = None,
+                 reset: Optional[Callable[[], Any]] = None) -> None:
         self.scenario, self.path, self.run_id = scenario, path, run_id
         self._stats, self._reset = stats, reset
-        self.run = None
+        self.run: Optional[Dict[str, Any]] = None
         if self._stats is None:
             try:
                 import torch  # type: ignore[import]  # noqa: F401 (optional)
@@ -133,13 +145,14 @@ class measure:
             self._stats = torch.cuda.memory_stats
             self._reset = torch.cuda.reset_peak_memory_stats
 
-    def __enter__(self):
+    def __enter__(self) -> "measure":
         if self._reset is not None:
             self._reset()
         return self
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> Literal[False]:
         if exc_type is None:
+            assert self._stats is not None
             self.run = from_memory_stats(self._stats(), self.scenario, self.run_id,
                                          source="gpufit.runs.measure")
             if self.path is not None:

@@ -86,6 +86,7 @@ class TestBackend(unittest.TestCase):
             names = zf.namelist()
             self.assertIn("gpufit/_libs/libgpufit.so.0", names)
             self.assertIn("gpufit/__init__.py", names)
+            self.assertIn("gpufit/py.typed", names)  # PEP 561
             self.assertFalse([n for n in names if "__pycache__" in n or n.startswith("tests")])
             di = [n for n in names if n.endswith(".dist-info/WHEEL")][0]
             wheel = zf.read(di).decode()
