@@ -94,7 +94,7 @@ def main(argv):
         (lambda: gpufit.evaluate(m, j).roles[0].components["kv_cache"], 1),
         (lambda: gpufit.evaluate(m, j).to_dict(), 1),
         (lambda: gpufit.sweep(m, t, **grid), 64 * 8)], seconds)
-    base_ms, import_total = import_ms(int(os.environ.get("GPUFIT_BENCH_IMPORTS", "15")))
+    base_ms, import_total = import_ms(int(os.environ.get("GPUFIT_BENCH_IMPORTS", "20")))
     added = import_total - base_ms
 
     def line(name, value, unit, ratio=None, target=None, ok=None):

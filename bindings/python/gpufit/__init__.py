@@ -27,6 +27,8 @@ GPUs, how many) and :func:`plan` (parallel layouts), :meth:`Report.with_changes`
 :mod:`gpufit.errors`, and ``python3 -m gpufit`` (the ``gpufit`` command in Python).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from . import _lib
 from ._api import (Job, Model, ResultList, Verdict, calibrate, components, estimate, evaluate,
                    evaluate_summary, gpus, max_fitting, models, param_info, params, plan,
@@ -34,8 +36,20 @@ from ._api import (Job, Model, ResultList, Verdict, calibrate, components, estim
 from .errors import (BufferTooSmall, GpufitError, Inconsistent, InternalError, InvalidArgument,
                      NotFound, OutOfMemory, Overflow, ParseError, StructSizeError,
                      UnknownParameter, Unsupported)
-from .advice import Layout, Mitigation, Recommendation
 from .report import Components, Report, Role
+
+if TYPE_CHECKING:
+    from .advice import Layout, Mitigation, Recommendation
+
+
+def __getattr__(name: str) -> Any:
+    """Mitigation, Recommendation and Layout (gpufit.advice), imported when first asked for:
+    creating the dataclasses costs import time that ``import gpufit`` need not pay."""
+    if name in ("Mitigation", "Recommendation", "Layout"):
+        from . import advice
+        return getattr(advice, name)
+    raise AttributeError("module 'gpufit' has no attribute %r" % name)
+
 
 #: Version of the loaded C library ("0.1.0"); the binding has no version of its own.
 __version__ = _lib.version_string

@@ -21,8 +21,8 @@ import struct
 import typing
 import warnings
 import weakref
-from typing import (Any, BinaryIO, Callable, Dict, Iterable, List, Mapping, Optional, Sequence,
-                    Tuple, Type, TypeVar, Union)
+from typing import (TYPE_CHECKING, Any, BinaryIO, Callable, Dict, Iterable, List, Mapping,
+                    Optional, Sequence, Tuple, Type, TypeVar, Union)
 from ctypes import (byref, c_char_p, c_double, c_int32, c_int64, c_size_t, c_uint32, c_uint64,
                     c_void_p)
 
@@ -36,8 +36,10 @@ from ._types import Layout as _Layout
 from ._types import MitigationInfo as _MitigationInfo
 from ._types import Recommendation as _Recommendation
 from ._types import SafetensorsInfo as _SafetensorsInfo
-from .advice import Layout, Recommendation
 from .report import Components, Report, Role
+
+if TYPE_CHECKING:  # imported when first used: dataclass creation costs import time
+    from .advice import Layout, Recommendation
 
 __all__ = ["Model", "Job", "evaluate", "evaluate_summary", "sweep", "Verdict", "estimate",
            "calibrate", "max_fitting", "recommend", "plan",
@@ -1645,7 +1647,9 @@ def recommend_handles(model: "Model", job: "Job", candidates: Any = None,
     out = c_void_p()
     _lib.call(lib.gpufit_recommend, byref(out), model, job, ids, n, int(max_count))
 
-    def convert(rec: _Recommendation) -> Recommendation:
+    from .advice import Recommendation
+
+    def convert(rec: _Recommendation) -> "Recommendation":
         d = rec._asdict()
         for k in ("fits", "needs_nvlink", "has_nvlink"):
             if k in d:
@@ -1690,7 +1694,9 @@ def plan_handles(model: "Model", job: "Job", gpus_per_node: int = 8, nodes: int 
     _lib.call(lib.gpufit_plan, byref(out), model, job, gpus_per_node, nodes, max_results)
     ckpt = _param_id("checkpointing")
 
-    def convert(lay: _Layout) -> Layout:
+    from .advice import Layout
+
+    def convert(lay: _Layout) -> "Layout":
         d = lay._asdict()
         if "checkpointing" in d and ckpt:
             name = lib.gpufit_param_value_name(ckpt, d["checkpointing"])
