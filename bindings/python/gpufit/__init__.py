@@ -36,6 +36,7 @@ from ._api import (Job, Model, ResultList, Verdict, calibrate, components, estim
 from .errors import (BufferTooSmall, GpufitError, Inconsistent, InternalError, InvalidArgument,
                      NotFound, OutOfMemory, Overflow, ParseError, StructSizeError,
                      UnknownParameter, Unsupported)
+from ._sweep_chart import SweepColumns
 from .report import Components, Report, Role
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ library_path = _lib.path
 __all__ = [
     "__version__", "version_number", "library_path",
     "estimate", "evaluate", "evaluate_summary", "sweep", "Verdict", "calibrate", "max_fitting", "recommend", "plan", "ResultList",
-    "Model", "Job", "Report", "Role", "Components", "Mitigation", "Recommendation", "Layout",
+    "Model", "Job", "Report", "Role", "Components", "SweepColumns", "Mitigation", "Recommendation", "Layout",
     "models", "gpus", "params", "param_info", "components", "safetensors_info",
     "GpufitError", "InvalidArgument", "Inconsistent", "Overflow", "UnknownParameter",
     "Unsupported", "ParseError", "NotFound", "BufferTooSmall", "StructSizeError",

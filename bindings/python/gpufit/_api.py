@@ -36,6 +36,7 @@ from ._types import Layout as _Layout
 from ._types import MitigationInfo as _MitigationInfo
 from ._types import Recommendation as _Recommendation
 from ._types import SafetensorsInfo as _SafetensorsInfo
+from ._sweep_chart import SweepColumns
 from .report import Components, Report, Role
 
 if TYPE_CHECKING:  # imported when first used: dataclass creation costs import time
@@ -1243,8 +1244,8 @@ def _sweep_cell_error(model: "Model", job: "Job", keys: List[str],
     return "refused by the library"
 
 
-def sweep(model: Union["Model", str], job: Union["Job", Mapping[str, Any], None] = None,
-          **grid: Any) -> Any:
+def sweep(model: Union["Model", str], job: Union["Job", Mapping[str, Any], None] = None, *,
+          as_frame: Optional[bool] = None, **grid: Any) -> Any:
     """Evaluates the job over a grid of values (``micro_batch=range(1, 65), seq_len=[...]``)
     in one call into the library (``gpufit_sweep``) and returns the columns: a
     ``pandas.DataFrame`` when pandas is importable, else a dict of lists (one column per grid
@@ -1253,6 +1254,10 @@ def sweep(model: Union["Model", str], job: Union["Job", Mapping[str, Any], None]
     (``itertools.product``). A combination the library refuses gets verdict ``"error"`` and
     its message in ``error``. Grid keys are model or job parameters with numbers, booleans or
     enum names; other values (``gpu`` names, model files) take the slower one-by-one path.
+
+    ``as_frame``: True for a DataFrame (pandas needed), False for the dict of columns (a
+    :class:`gpufit.SweepColumns`, which a notebook shows as a heat map of a one- or two-key
+    grid with the capacity line), None (default) for a DataFrame when pandas is importable.
     """
     m = _as_model(model)
     j = _as_job(job)
@@ -1267,8 +1272,14 @@ def sweep(model: Union["Model", str], job: Union["Job", Mapping[str, Any], None]
         cols = _sweep_python(m, j, keys, values)
     else:
         cols = _sweep_c(m, j, keys, values, *axes)
-    pandas = _pandas()
-    return cols if pandas is None else pandas.DataFrame(cols)
+    pandas = _pandas() if as_frame is not False else None
+    if as_frame and pandas is None:
+        raise ImportError("sweep(as_frame=True) needs pandas")
+    if pandas is not None:
+        return pandas.DataFrame(cols)
+    out = SweepColumns(cols)
+    out.grid = keys
+    return out
 
 
 _FITS = {1: True, 0: False, -1: None}

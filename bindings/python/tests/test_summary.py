@@ -74,6 +74,36 @@ class TestFastPath(unittest.TestCase):
         with self.assertRaises(ValueError):
             gpufit.sweep("llama-3-8b", None, micro_batch=[])
 
+    def test_heat_map(self):
+        """The notebook chart of a two-key sweep: one cell per combination, coloured by
+        verdict, and the capacity line on exactly the edges between a combination that fits
+        (or is marginal) and one that does not."""
+        import xml.etree.ElementTree as ET
+        cols = gpufit.sweep("llama-3-8b", {"task": "pretrain", "gpu": "h100",
+                                           "precision": "bf16"}, as_frame=False,
+                            micro_batch=range(1, 9), seq_len=[512, 1024, 2048, 4096])
+        self.assertIsInstance(cols, gpufit.SweepColumns)
+        self.assertIsInstance(cols, dict)
+        svg = cols._repr_html_()
+        root = ET.fromstring(svg)  # well-formed
+        ns = "{http://www.w3.org/2000/svg}"
+        cells = [r for r in root.iter(ns + "rect") if r.find(ns + "title") is not None]
+        self.assertEqual(len(cells), 32)
+        ok = {(i // 4, i % 4): v != "oom" for i, v in enumerate(cols["verdict"])}
+        self.assertEqual(set(cols["verdict"]), {"fits", "marginal", "oom"})
+        edges = sum(1 for (y, x), v in ok.items() for n in ((y, x + 1), (y + 1, x))
+                    if n in ok and ok[n] != v)
+        self.assertGreater(edges, 0)
+        self.assertEqual(len(list(root.iter(ns + "line"))), edges)
+        titles = [c.find(ns + "title").text for c in cells]
+        self.assertTrue(titles[0].startswith("micro_batch=1, seq_len=512: fits, peak "))
+        three = gpufit.sweep("llama-3-8b", {"task": "inference", "gpu": "t4"}, as_frame=False,
+                             batch=[1], context_len=[512], prompt_len=[128])
+        self.assertIsNone(three.svg())  # a heat map takes one or two keys
+        if gpufit._api._pandas() is None:
+            with self.assertRaises(ImportError):
+                gpufit.sweep("llama-3-8b", None, as_frame=True, batch=[1])
+
 
 if __name__ == "__main__":
     unittest.main()
