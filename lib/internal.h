@@ -222,6 +222,7 @@ typedef struct gpufit__param_entry {
     const char *aliases; /* space-separated, or NULL */
     const char *unit;
     const char *doc;
+    uint32_t name_len; /* strlen(name), from the literal: the lookup compares it first */
 } gpufit__param_entry;
 
 const gpufit__param_entry *gpufit__param_find(int32_t id);

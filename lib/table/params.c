@@ -100,14 +100,17 @@ static const gpufit__enum_value lora_values[] = {{"qv", GPUFIT_LORA_QV},
 #define BIG ((int64_t)1 << 40)
 #define MOFF(f) offsetof(struct gpufit_model, f)
 #define JOFF(f) offsetof(struct gpufit_job, f)
+/* name must be a string literal ("" name does not compile otherwise): sizeof gives its length
+ * at compile time (no strlen per lookup) */
 #define ROW_I(id, dom, type, off, mn, mx, df, vals, name, al, unit, doc)                           \
-    {id, dom, type, 0, off, mn, mx, df, 0.0, 0.0, 0.0, vals, name, al, unit, doc}
+    {id, dom, type, 0, off, mn, mx, df, 0.0, 0.0, 0.0, vals, name, al, unit, doc, sizeof("" name) - 1}
 #define ROW_F(id, dom, off, mn, mx, df, name, al, unit, doc)                                       \
-    {id, dom, GPUFIT_TYPE_FLOAT, 1, off, 0, 0, 0, mn, mx, df, NULL, name, al, unit, doc}
+    {id,   dom,  GPUFIT_TYPE_FLOAT, 1,  off, 0, 0, 0, mn, mx, df, NULL, name, al, unit, doc,        \
+     sizeof("" name) - 1}
 /* list rows: up to GPUFIT_LIST_MAX elements, each in [mn, mx] */
 #define JL(id, f, mn, mx, name, unit, doc)                                                         \
-    {id, GPUFIT_DOMAIN_JOB, GPUFIT_TYPE_LIST, 0, JOFF(f), 0, GPUFIT_LIST_MAX, 0, mn, mx, 0.0,       \
-     NULL, name, NULL, unit, doc}
+    {id,  GPUFIT_DOMAIN_JOB, GPUFIT_TYPE_LIST, 0, JOFF(f), 0, GPUFIT_LIST_MAX, 0, mn, mx, 0.0,     \
+     NULL, name, NULL, unit, doc, sizeof("" name) - 1}
 #define MI(id, f, mn, mx, df, name, unit, doc)                                                     \
     ROW_I(id, GPUFIT_DOMAIN_MODEL, GPUFIT_TYPE_INT, MOFF(f), mn, mx, df, NULL, name, NULL, unit, doc)
 #define MB(id, f, df, name, doc)                                                                   \
@@ -455,7 +458,8 @@ static int alias_match(const char *aliases, const char *name, size_t len)
 const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len)
 {
     for (size_t i = 0; i < N_PARAMS; i++)
-        if (strlen(table[i].name) == len && memcmp(table[i].name, name, len) == 0)
+        if (table[i].name_len == len && table[i].name[0] == name[0] &&
+            memcmp(table[i].name, name, len) == 0)
             return &table[i];
     for (size_t i = 0; i < N_PARAMS; i++)
         if (table[i].aliases != NULL && alias_match(table[i].aliases, name, len))
