@@ -89,6 +89,16 @@ size_t gpufit__gpu_norm(const char *s, size_t len, char *out, size_t cap)
 /* True when the normalised query nq equals candidate s (length slen) after normalisation. */
 static int norm_eq(const char *nq, size_t nqlen, const char *s, size_t slen)
 {
+    /* quick reject: normalising keeps the last character that is no separator (lowercased),
+     * so most rows are ruled out without normalising them (the cold path looks GPUs up) */
+    size_t e = slen;
+    while (e > 0 && is_sep(s[e - 1]))
+        e--;
+    char last = e > 0 ? s[e - 1] : '\0';
+    if (last >= 'A' && last <= 'Z')
+        last = (char)(last - 'A' + 'a');
+    if (nqlen == 0 || last != nq[nqlen - 1])
+        return 0;
     char ns[GPUFIT__GPU_NAME_MAX];
     size_t n = gpufit__gpu_norm(s, slen, ns, sizeof ns);
     return n == nqlen && n > 0 && memcmp(nq, ns, n) == 0;
@@ -110,7 +120,39 @@ static int alias_match(const char *nq, size_t nqlen, const char *aliases)
     return 0;
 }
 
+/* Every normalised name, key and alias with the first row that has it, sorted by strcmp
+ * (generated with the catalogue: gpu_index.inc). */
+static const struct {
+    const char *norm;
+    uint16_t row;
+} gpu_index[] = {
+#include "gpu_index.inc"
+};
+#define GPU_INDEX_N (sizeof gpu_index / sizeof gpu_index[0])
+
 const gpufit__gpu *gpufit__gpu_find(const char *name, size_t len)
+{
+    char nq[GPUFIT__GPU_NAME_MAX];
+    if (name == NULL || len == 0)
+        return NULL;
+    size_t nqlen = gpufit__gpu_norm(name, len, nq, sizeof nq);
+    if (nqlen == 0)
+        return NULL;
+    size_t lo = 0, hi = GPU_INDEX_N; /* binary search: the first entry >= nq */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(gpu_index[mid].norm, nq) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < GPU_INDEX_N && strcmp(gpu_index[lo].norm, nq) == 0 &&
+        gpu_index[lo].row < GPUFIT__GPU_N)
+        return &gpufit__gpus[gpu_index[lo].row];
+    return NULL;
+}
+
+const gpufit__gpu *gpufit__gpu_find_scan(const char *name, size_t len)
 {
     char nq[GPUFIT__GPU_NAME_MAX];
     if (name == NULL || len == 0)

@@ -390,3 +390,43 @@ Test(gpus, struct_size_handling)
     cr_assert_eq(gpufit_gpu_at(0, &g), GPUFIT_OK);
     cr_assert_eq(g.struct_size, (uint32_t)sizeof g);
 }
+
+/* The generated lookup index (gpu_index.inc) answers as the scan in row order it replaces:
+ * every row's name, key and aliases, as typed in other cases and with vendor words and
+ * separators, and names that are no GPU. */
+Test(gpus, index_answers_as_the_row_scan)
+{
+    char q[128];
+    size_t n_checked = 0;
+    for (size_t i = 0; i < gpufit__gpu_count(); i++) {
+        const gpufit__gpu *g = gpufit__gpu_at(i);
+        const char *names[64];
+        size_t k = 0;
+        names[k++] = g->name;
+        names[k++] = g->key;
+        char al[512];
+        snprintf(al, sizeof al, "%s", g->aliases);
+        for (char *t = strtok(al, " "); t != NULL && k < 64; t = strtok(NULL, " "))
+            names[k++] = t;
+        for (size_t a = 0; a < k; a++) {
+            static const char *const prefix[] = {"", "NVIDIA ", "nvidia-geforce-", ""};
+            for (size_t f = 0; f < sizeof prefix / sizeof prefix[0]; f++) {
+                snprintf(q, sizeof q, "%s%s%s", prefix[f], names[a], f == 3 ? " " : "");
+                for (char *c = q; *c != '\0'; c++) /* upper case, '_' for '-' */
+                    *c = *c == '-' ? '_' : (*c >= 'a' && *c <= 'z') ? (char)(*c - 32) : *c;
+                const gpufit__gpu *want = gpufit__gpu_find_scan(q, strlen(q));
+                cr_assert_not_null(want, "%s", q);
+                cr_assert_eq(gpufit__gpu_find(q, strlen(q)), want, "%s", q);
+                n_checked++;
+            }
+        }
+    }
+    cr_assert_gt(n_checked, 100);
+    static const char *const none[] = {"", " ", "nvidia", "a100x", "h10", "rtx", "zz9", "4090ti",
+                                       "NVIDIA GeForce"};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+        cr_assert_eq(gpufit__gpu_find(none[i], strlen(none[i])),
+                     gpufit__gpu_find_scan(none[i], strlen(none[i])), "%s", none[i]);
+    }
+    cr_assert_null(gpufit__gpu_find("a100x", 5));
+}
