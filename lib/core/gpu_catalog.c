@@ -133,10 +133,7 @@ static const struct {
 const gpufit__gpu *gpufit__gpu_find(const char *name, size_t len)
 {
     char nq[GPUFIT__GPU_NAME_MAX];
-    if (name == NULL || len == 0)
-        return NULL;
-    size_t nqlen = gpufit__gpu_norm(name, len, nq, sizeof nq);
-    if (nqlen == 0)
+    if (name == NULL || len == 0 || gpufit__gpu_norm(name, len, nq, sizeof nq) == 0)
         return NULL;
     size_t lo = 0, hi = GPU_INDEX_N; /* binary search: the first entry >= nq */
     while (lo < hi) {
@@ -155,9 +152,7 @@ const gpufit__gpu *gpufit__gpu_find(const char *name, size_t len)
 const gpufit__gpu *gpufit__gpu_find_scan(const char *name, size_t len)
 {
     char nq[GPUFIT__GPU_NAME_MAX];
-    if (name == NULL || len == 0)
-        return NULL;
-    size_t nqlen = gpufit__gpu_norm(name, len, nq, sizeof nq);
+    size_t nqlen = name != NULL ? gpufit__gpu_norm(name, len, nq, sizeof nq) : 0;
     if (nqlen == 0)
         return NULL;
     for (size_t i = 0; i < GPUFIT__GPU_N; i++) {
