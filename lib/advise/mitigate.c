@@ -361,7 +361,7 @@ static void finish(gpufit__mitigation *mt, const struct gpufit_job *j, int32_t f
 }
 
 static void drop_hardware(ranking *rk);
-static int chain_changes(ranking *rk, const ctx *x, const struct gpufit_result *r, int hw);
+static int search_combination(ranking *rk, const ctx *x, int hw);
 
 /* Ranks the candidates for the job that gave r. */
 static void rank(ranking *rk, const struct gpufit_result *r, const struct gpufit_model *m,
@@ -405,10 +405,11 @@ static void rank(ranking *rk, const struct gpufit_result *r, const struct gpufit
         soft_fit |= mt.fits_after == 1 && !mt.hardware;
         keep(rk, &mt);
     }
-    if (!soft_fit)
-        soft_fit = chain_changes(rk, &local, r, 0);
-    if (!soft_fit && !any_fit) /* software cannot: a chain that may change the hardware too */
-        chain_changes(rk, &local, r, 1);
+    /* the cheapest software combination, listed when it is cheaper than every fitting single
+     * change (a single one is ranked above already) */
+    soft_fit = search_combination(rk, &local, 0);
+    if (!soft_fit && !any_fit) /* software cannot: a combination that may change hardware */
+        search_combination(rk, &local, 1);
     if (soft_fit && !j->allow_hardware)
         drop_hardware(rk); /* software keeps the GPU: no other hardware unless asked */
 }
@@ -423,91 +424,227 @@ static void drop_hardware(ranking *rk)
     rk->n = n;
 }
 
-/* No single change is enough: chain changes greedily (with hw = 0 the hardware ones are left
- * out: the chain keeps the user's GPU), each step taking the candidate with the most
- * bytes saved per unit of cost on top of the chain so far, until the job fits; then prune
- * every step it fits without. Steps edit distinct parameters, so that their union is their
- * sum. Returns 1 when the chain fits (it is ranked). */
-static int chain_changes(ranking *rk, const ctx *x, const struct gpufit_result *r, int hw)
+/* The cheapest combination that fits: a bounded best-first (uniform-cost) search over the
+ * subsets of the candidates, popped in order of their summed cost (docs/mitigations.md), each
+ * evaluated for real. With hw = 0 the hardware changes are left out: the combination keeps the
+ * user's GPU and GPU count. The first subset popped that fits is the cheapest one within the
+ * bounds, and no step of it is superfluous (every cost is > 0: the subset without a step costs
+ * less and was popped, and did not fit). Steps edit distinct parameters, so that their union
+ * is their sum. Bounds: SEARCH_DEPTH steps, SEARCH_EVALS evaluations, SEARCH_OPEN open nodes.
+ * Returns 1 when a fitting subset was found (a single change is ranked already; a combination
+ * is ranked here as GPUFIT_MIT_COMBINED). */
+#define SEARCH_DEPTH 4
+#define SEARCH_EVALS 2048
+#define SEARCH_OPEN 16384
+
+typedef struct node {
+    double cost;
+    uint8_t n, idx[SEARCH_DEPTH]; /* candidate indices, ascending */
+    uint8_t last;                 /* 1 + the index in refinable[] of a last step: the largest
+                                     value of a parameter that fits on top of the others */
+    int64_t value;                /* ... that value */
+} node;
+
+/* Steps whose value depends on the rest of the combination: searched for on top of it (the
+ * largest value that fits, search.c), as the combination's last step. Their costs are the
+ * same as the single changes' (docs/mitigations.md). */
+static const struct {
+    int32_t param, kind;
+    double cost;
+} refinable[] = {
+    {GPUFIT_JOB_BATCH, GPUFIT_MIT_BATCH, 2.0},
+    {GPUFIT_JOB_CONTEXT_LEN, GPUFIT_MIT_CONTEXT, 4.0},
+    {GPUFIT_JOB_N_GPU_LAYERS, GPUFIT_MIT_GPU_LAYERS, 5.0},
+};
+/* Evaluations one largest-that-fits search is counted as (exponential search and bisection
+ * over a range below 2^26: at most about 2 x 26) */
+#define REFINE_EVALS 52
+
+/* Pop order: cheaper first, then fewer steps, then lower candidate indices (deterministic). */
+static int node_before(const node *a, const node *b)
 {
-    ctx local = *x;
-    gpufit__changes chain = {0};
-    uint64_t peak_now = r->peak;
-    uint32_t used[CANDS_MAX] = {0};
-    int order[6];
-    int n_steps = 0;
-    for (int step = 0; step < 6; step++) {
-        int best = -1;
-        double best_score = 0.0;
-        uint64_t best_peak = 0;
-        int32_t best_fits = 0;
-        for (uint32_t i = 0; i < local.n; i++) {
-            const gpufit__changes *ci = &local.c[i].cs;
-            if (used[i] || ci->n == 0 || chain.n + ci->n > MITIGATION_EDITS_MAX ||
-                (!hw && (is_hardware(local.c[i].kind) || changes_hardware(ci, local.j))))
-                continue;
-            int clash = 0;
-            for (uint32_t k = 0; k < ci->n; k++)
-                clash |= gpufit__cs_has(&chain, ci->ch[k].param);
-            if (clash)
-                continue;
-            gpufit__changes all = chain;
-            gpufit__cs_merge(&all, ci);
-            uint64_t pk;
-            int32_t ft;
-            if (!try_cand(&local, &all, &pk, &ft) || pk >= peak_now)
-                continue;
-            double score = (double)(peak_now - pk) / (0.5 + local.c[i].cost);
-            if (ft == 1)
-                score *= 1e6; /* finishing the chain beats any partial saving */
-            if (best < 0 || score > best_score) {
-                best = (int)i;
-                best_score = score;
-                best_peak = pk;
-                best_fits = ft;
-            }
-        }
-        if (best < 0)
-            return 0;
-        used[best] = 1;
-        order[n_steps++] = best;
-        gpufit__cs_merge(&chain, &local.c[best].cs);
-        peak_now = best_peak;
-        if (best_fits == 1)
+    if (a->cost != b->cost)
+        return a->cost < b->cost;
+    if (a->n + (a->last > 0) != b->n + (b->last > 0))
+        return a->n + (a->last > 0) < b->n + (b->last > 0);
+    int c = memcmp(a->idx, b->idx, a->n < b->n ? a->n : b->n);
+    if (c != 0 || a->n != b->n)
+        return c != 0 ? c < 0 : a->n < b->n;
+    return a->last < b->last;
+}
+
+static void heap_push(node *h, uint32_t *n, const node *v)
+{
+    if (*n >= SEARCH_OPEN)
+        return; /* bounded: the rest of the frontier is not searched */
+    uint32_t at = (*n)++;
+    while (at > 0 && node_before(v, &h[(at - 1) / 2])) {
+        h[at] = h[(at - 1) / 2];
+        at = (at - 1) / 2;
+    }
+    h[at] = *v;
+}
+
+static node heap_pop(node *h, uint32_t *n)
+{
+    node top = h[0], last = h[--*n];
+    uint32_t at = 0;
+    for (;;) {
+        uint32_t c = 2 * at + 1;
+        if (c >= *n)
             break;
+        if (c + 1 < *n && node_before(&h[c + 1], &h[c]))
+            c++;
+        if (!node_before(&h[c], &last))
+            break;
+        h[at] = h[c];
+        at = c;
     }
-    if (n_steps == 0)
+    if (*n > 0)
+        h[at] = last;
+    return top;
+}
+
+/* Whether candidate i may join a combination (hw = 0: software only). */
+static int usable(const ctx *x, uint32_t i, int hw)
+{
+    const cand *c = &x->c[i];
+    return c->cs.n > 0 && (hw || !(is_hardware(c->kind) || changes_hardware(&c->cs, x->j)));
+}
+
+/* Pushes the children of parent: one more usable candidate after its last, editing parameters
+ * none of its steps edits. */
+static void expand(const ctx *x, node *h, uint32_t *nh, const node *parent,
+                   const gpufit__changes *set, int hw)
+{
+    if (parent->n >= SEARCH_DEPTH)
+        return;
+    uint32_t from = parent->n > 0 ? parent->idx[parent->n - 1] + 1u : 0u;
+    for (uint32_t i = from; i < x->n; i++) {
+        const gpufit__changes *ci = &x->c[i].cs;
+        if (!usable(x, i, hw) || set->n + ci->n > MITIGATION_EDITS_MAX)
+            continue;
+        int clash = 0;
+        for (uint32_t k = 0; k < ci->n; k++)
+            clash |= gpufit__cs_has(set, ci->ch[k].param);
+        if (clash)
+            continue;
+        node child = *parent;
+        child.idx[child.n++] = (uint8_t)i;
+        child.cost += x->c[i].cost;
+        heap_push(h, nh, &child);
+    }
+}
+
+/* Pushes, for each refinable parameter that parent's steps leave alone and that applies to
+ * the job, the largest value that fits on top of them as a last step. */
+static void refine(const ctx *x, node *h, uint32_t *nh, const node *parent,
+                   const gpufit__changes *set, uint32_t *evals)
+{
+    struct gpufit_job j = *x->j;
+    if (parent->n == 0 || parent->n >= SEARCH_DEPTH || j.task != GPUFIT_TASK_INFERENCE ||
+        gpufit__cs_apply(set, &j, NULL) != GPUFIT_OK)
+        return;
+    j.plan_state = 0; /* edited: evaluation resolves it */
+    for (size_t k = 0; k < sizeof refinable / sizeof refinable[0]; k++) {
+        int32_t param = refinable[k].param;
+        int64_t now = param == GPUFIT_JOB_BATCH         ? j.batch
+                      : param == GPUFIT_JOB_CONTEXT_LEN ? j.context_len
+                                                        : j.n_gpu_layers;
+        if (gpufit__cs_has(set, param) || *evals + REFINE_EVALS > SEARCH_EVALS ||
+            (param == GPUFIT_JOB_N_GPU_LAYERS && j.framework != GPUFIT_FW_LLAMACPP) ||
+            (param == GPUFIT_JOB_BATCH && now <= 1))
+            continue;
+        *evals += REFINE_EVALS;
+        int64_t v = 0;
+        if (gpufit__max_fitting(x->m, &j, param, &v, NULL) != GPUFIT_OK || v <= 0 ||
+            (now >= 0 && v >= now))
+            continue;
+        node child = *parent;
+        child.last = (uint8_t)(k + 1);
+        child.value = v;
+        child.cost += refinable[k].cost;
+        heap_push(h, nh, &child);
+    }
+}
+
+/* The change set of a node: its steps, then its last step. */
+static void node_set(const ctx *x, const node *v, gpufit__changes *set)
+{
+    memset(set, 0, sizeof *set);
+    for (uint8_t q = 0; q < v->n; q++)
+        gpufit__cs_merge(set, &x->c[v->idx[q]].cs);
+    if (v->last > 0)
+        gpufit__cs_int(set, refinable[v->last - 1].param, v->value, 1);
+}
+
+static int search_combination(ranking *rk, const ctx *x, int hw)
+{
+    node *h = malloc(SEARCH_OPEN * sizeof *h);
+    if (h == NULL)
         return 0;
-    /* Prune: drop every step the chain still fits without (each step tried once, in the order
-     * taken). */
-    int keep_step[6] = {1, 1, 1, 1, 1, 1};
-    for (int t = 0; t < n_steps; t++) {
-        gpufit__changes all = {0};
-        keep_step[t] = 0;
-        for (int q = 0; q < n_steps; q++)
-            if (keep_step[q])
-                gpufit__cs_merge(&all, &local.c[order[q]].cs);
-        uint64_t pk;
-        int32_t ft;
-        if (!(all.n > 0 && try_cand(&local, &all, &pk, &ft) && ft == 1))
-            keep_step[t] = 1;
+    uint32_t nh = 0, evals = 0;
+    node root;
+    memset(&root, 0, sizeof root);
+    gpufit__changes none = {0};
+    expand(x, h, &nh, &root, &none, hw);
+    int found = 0;
+    node best;
+    uint64_t peak = 0;
+    int32_t fits = 0;
+    while (nh > 0 && evals < SEARCH_EVALS) {
+        node v = heap_pop(h, &nh);
+        gpufit__changes set;
+        node_set(x, &v, &set);
+        evals++;
+        if (!try_cand(x, &set, &peak, &fits))
+            continue; /* an inconsistent job: no child of it is consistent either */
+        if (fits == 1) {
+            best = v;
+            found = 1;
+            break;
+        }
+        if (v.last > 0)
+            continue; /* a last step ends a combination */
+        expand(x, h, &nh, &v, &set, hw);
+        refine(x, h, &nh, &v, &set, &evals);
     }
+    free(h);
+    if (!found)
+        return 0;
+    if (best.n == 1 && best.last == 0)
+        return 1; /* a single change: ranked with the others already */
     gpufit__mitigation mt;
     memset(&mt, 0, sizeof mt);
-    for (int q = 0; q < n_steps; q++) {
-        if (!keep_step[q])
-            continue;
-        const cand *c = &local.c[order[q]];
-        gpufit__cs_merge(&mt.cs, &c->cs);
-        mt.cost += c->cost;
+    node_set(x, &best, &mt.cs);
+    mt.cost = best.cost;
+    for (uint8_t q = 0; q <= best.n; q++) {
+        char step[128];
+        if (q < best.n) {
+            snprintf(step, sizeof step, "%s", x->c[best.idx[q]].text);
+        } else if (best.last > 0) {
+            int32_t param = refinable[best.last - 1].param;
+            const struct gpufit_job *j = x->j;
+            if (param == GPUFIT_JOB_BATCH)
+                snprintf(step, sizeof step, "%lld concurrent sequences instead of %lld",
+                         (long long)best.value, (long long)j->batch);
+            else if (param == GPUFIT_JOB_CONTEXT_LEN)
+                snprintf(step, sizeof step, "context of %lld tokens instead of %lld",
+                         (long long)best.value, (long long)j->context_len);
+            else
+                snprintf(step, sizeof step, "offload only %lld layers to the GPU (the rest run "
+                         "on the CPU, much slower)", (long long)best.value);
+        } else {
+            break;
+        }
         size_t len = strlen(mt.text);
-        snprintf(mt.text + len, sizeof mt.text - len, "%s%s", len ? "; " : "", c->text);
+        snprintf(mt.text + len, sizeof mt.text - len, "%s%s", len ? "; " : "", step);
     }
-    if (!try_cand(&local, &mt.cs, &mt.peak_after, &mt.fits_after) || mt.fits_after != 1)
-        return 0;
+    mt.peak_after = peak;
+    mt.fits_after = fits;
     mt.kind = GPUFIT_MIT_COMBINED;
-    mt.hardware = changes_hardware(&mt.cs, local.j);
-    finish(&mt, local.j, local.framework);
+    mt.hardware = changes_hardware(&mt.cs, x->j);
+    finish(&mt, x->j, x->framework);
     keep(rk, &mt);
     return 1;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Fixes that keep the user's GPU come first (issue 15; docs/mitigations.md): when no single
- * change fits, software changes are chained; hardware changes are listed only when software
+ * change fits, a search combines software changes; hardware changes are listed only when software
  * cannot make the job fit, or when the job asks (allow_hardware). */
 #include "run.h"
 
