@@ -86,8 +86,8 @@ static const struct {
      "Training: every valid (tp, pp, vpp, dp, cp, ep, zero, micro-batch, checkpointing) on N\n"
      "nodes of the scenario's GPU, the cheapest --top that fit (docs/planner.md); serving:\n"
      "the replica layouts with their KV room. Each layout prints the --spec that reproduces\n"
-     "it. Defaults: --gpus-per-node 8, --nodes 1, --top 10 (each 1 to 4294967295); the\n"
-     "plan says how many GPUs it assumed.\n"},
+     "it. Defaults: --gpus-per-node the job's gpus= (on one node), else 8; --nodes 1;\n"
+     "--top 10 (each 1 to 4294967295); the plan says how many GPUs it used and why.\n"},
     {"models", "usage: gpufit models\nThe built-in presets with exact parameter counts.\n"},
     {"gpus", "usage: gpufit gpus\nThe GPU catalogue: names, aliases, usable capacities.\n"},
     {"params",

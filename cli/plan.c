@@ -13,12 +13,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The GPUs per node planned over: --gpus-per-node, else the job's gpus= (one node), else 8,
+ * assumed (the report says which). The command runs one plan per process. */
+static long gpn_used;
+static const char *gpn_from;
+
 /* gpufit plan: the cheapest layouts that fit a cluster. */
 static int make_plan(gpufit_list **l, const gpufit_model *m, const gpufit_job *j,
                      const cli_opts *o)
 {
     gpufit_error err = GPUFIT_ERROR_INIT;
-    if (gpufit_plan(l, m, j, (uint32_t)o->gpus_per_node, (uint32_t)o->nodes, (uint32_t)o->top,
+    int64_t gpus = 0;
+    gpn_used = o->gpus_per_node;
+    gpn_from = "--gpus-per-node";
+    if (gpn_used == 0 && gpufit_job_get_int(j, GPUFIT_JOB_GPUS, &gpus, NULL) == GPUFIT_OK &&
+        gpus > 0 && o->nodes == 1 && gpus <= 4294967295) {
+        gpn_used = (long)gpus;
+        gpn_from = "the job's gpus";
+    } else if (gpn_used == 0) {
+        gpn_used = 8;
+        gpn_from = "assumed: no gpus= or --gpus-per-node given";
+    }
+    if (gpufit_plan(l, m, j, (uint32_t)gpn_used, (uint32_t)o->nodes, (uint32_t)o->top,
                     &err) != GPUFIT_OK) {
         print_error("plan", &err, NULL);
         return EXIT_BAD_INPUT;
@@ -49,11 +65,13 @@ static void print_layouts(const gpufit_list *l, const cli_opts *o)
 {
     unsigned long long evaluated = (unsigned long long)gpufit_list_evaluated(l);
     if (o->json)
-        printf("{\"evaluated\": %llu, \"layouts\": [", evaluated);
+        printf("{\"evaluated\": %llu, \"nodes\": %ld, \"gpus_per_node\": %ld, "
+               "\"gpus_assumed\": %s, \"layouts\": [",
+               evaluated, o->nodes, gpn_used, gpn_from[0] == 'a' ? "true" : "false");
     else
-        printf("%llu layouts evaluated on %ld x %ld GPUs; %u cheapest that fit (cost: "
+        printf("%llu layouts evaluated on %ld x %ld GPUs (%s); %u cheapest that fit (cost: "
                "docs/planner.md):\n",
-               evaluated, o->nodes, o->gpus_per_node, gpufit_list_count(l));
+               evaluated, o->nodes, gpn_used, gpn_from, gpufit_list_count(l));
     uint32_t n = print_items(l, o->json, print_layout);
     gpufit_layout y = {.struct_size = sizeof y};
     if (o->json)
@@ -69,7 +87,7 @@ static void print_layouts(const gpufit_list *l, const cli_opts *o)
 int cmd_plan(int argc, char **argv)
 {
     cli_opts o = {0};
-    o.gpus_per_node = 8;
+    o.gpus_per_node = 0; /* not given: the job's gpus, else 8 (make_plan) */
     o.nodes = 1;
     o.top = 10;
     return run_list_cmd("plan", argc, argv, &o, make_plan, print_layouts);

@@ -23,6 +23,10 @@ enum gpufit__note {
     GPUFIT__NOTE_VLLM_ASSUMED,     /* framework_version unset: the current vLLM release */
     GPUFIT__NOTE_SGLANG_ASSUMED,   /* framework_version unset: the current SGLang release */
     GPUFIT__NOTE_UNKNOWN_TYPE,     /* config.json model_type unknown: read as a Llama decoder */
+    GPUFIT__NOTE_LORA_BASE16,      /* LoRA, precision auto: a 16-bit base (policy.c) */
+    GPUFIT__NOTE_LAYOUT_DP,        /* gpus=N alone, training: data parallel over N */
+    GPUFIT__NOTE_LAYOUT_TP,        /* gpus=N alone, vLLM/SGLang: tensor parallel over N */
+    GPUFIT__NOTE_LAYOUT_LAYERS,    /* gpus=N alone, llama.cpp/Transformers: a layer split */
 };
 
 /* A server's KV budget rule (policy.c picks it from framework and framework_version). */
@@ -194,6 +198,15 @@ int32_t gpufit__plan_apply_checkpoint(const struct gpufit_job *j, const gpufit__
 /* Bytes of the whole checkpoint under the model's per-module dtypes (mem_weights.c). */
 int gpufit__checkpoint_bytes(const gpufit__shape *s, const gpufit__tgroup *g, size_t ng,
                              uint64_t *out);
+/* The job's dp, tp and pp; with gpus=N alone (dp, tp, pp and cp all 1) the framework's
+ * default layout over the N GPUs (docs/scenario.md). Returns a GPUFIT__LAYOUT_*. */
+enum {
+    GPUFIT__LAYOUT_GIVEN = 0,  /* dp, tp, pp as the job gives them */
+    GPUFIT__LAYOUT_DP = 1,     /* training: data parallel */
+    GPUFIT__LAYOUT_TP = 2,     /* vLLM, SGLang: tensor parallel */
+    GPUFIT__LAYOUT_LAYERS = 3, /* llama.cpp, Transformers inference: a layer split (pp) */
+};
+int32_t gpufit__job_layout(const struct gpufit_job *j, uint64_t *dp, uint64_t *tp, uint64_t *pp);
 int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
                              gpufit__plan *p, gpufit_error *err);
 

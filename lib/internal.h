@@ -72,7 +72,7 @@ typedef struct gpufit__plan {
     int32_t overlap;   /* DeepSpeed overlap_comm, resolved */
     uint64_t bucket;   /* DeepSpeed reduce_bucket_size, elements, resolved */
     int32_t nosync;    /* FSDP accumulates full unsharded gradients under no_sync */
-    int32_t reserved_; /* padding */
+    int32_t layout_auto; /* GPUFIT__LAYOUT_* (eval.h): how dp, tp, pp were chosen */
     int64_t n_gpu_layers;
     uint64_t lora_rank;
     uint64_t capacity; /* bytes; 0 = unknown */

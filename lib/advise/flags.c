@@ -200,7 +200,11 @@ static int trainer_flag(fbuf *b, const gpufit__change *c, const gpufit__changes 
         return 1;
     case GPUFIT_JOB_GLOBAL_BATCH: { /* accumulation = global / (micro x dp) */
         const gpufit__change *mb = find(cs, GPUFIT_JOB_MICRO_BATCH);
-        int64_t micro = mb != NULL ? mb->i : j->micro_batch, dp = j->dp > 0 ? j->dp : 1;
+        const gpufit__change *dc = find(cs, GPUFIT_JOB_DP);
+        uint64_t ldp, ltp, lpp; /* gpus=N alone: the default layout's dp (policy.c) */
+        gpufit__job_layout(j, &ldp, &ltp, &lpp);
+        int64_t micro = mb != NULL ? mb->i : j->micro_batch;
+        int64_t dp = dc != NULL && dc->i > 0 ? dc->i : (int64_t)ldp;
         if (micro <= 0)
             return 0;
         put(b, "--gradient_accumulation_steps %lld", (long long)(c->i / (micro * dp)));

@@ -93,7 +93,8 @@ static void training_candidates(ctx *x, const gpufit__plan *p, const gpufit__sha
     cand *c;
     /* smaller micro-batch, accumulation keeps the global batch (seed guide: batch size): the
      * search steps over the divisors of the samples per data-parallel rank */
-    int64_t gbs = j->global_batch > 0 ? j->global_batch : j->micro_batch * j->dp;
+    int64_t dp = (int64_t)p->dp; /* gpus=N alone: the plan's layout (policy.c) */
+    int64_t gbs = j->global_batch > 0 ? j->global_batch : j->micro_batch * dp;
     struct gpufit_job kept = *j;
     kept.global_batch = gbs;
     kept.plan_state = 0; /* edited: evaluation resolves it */
@@ -109,7 +110,7 @@ static void training_candidates(ctx *x, const gpufit__plan *p, const gpufit__sha
                 "micro-batch %lld -> %lld with %lldx gradient accumulation (global batch %lld "
                 "kept)",
                 (long long)j->micro_batch, (long long)mb,
-                (long long)(gbs / (mb * j->dp) > 0 ? gbs / (mb * j->dp) : 1), (long long)gbs);
+                (long long)(gbs / (mb * dp) > 0 ? gbs / (mb * dp) : 1), (long long)gbs);
         set_i(c, GPUFIT_JOB_MICRO_BATCH, mb);
         set_i(c, GPUFIT_JOB_GLOBAL_BATCH, gbs);
     }

@@ -92,7 +92,11 @@ int32_t gpufit__max_fitting(const struct gpufit_model *m, const struct gpufit_jo
                             "largest-that-fits needs a GPU (gpu=...)");
     int ok = 0;
     if (param == GPUFIT_JOB_MICRO_BATCH && j->global_batch > 0 && j->task != GPUFIT_TASK_INFERENCE)
-        return largest_divisor_fitting(m, j, (uint64_t)j->global_batch / (uint64_t)j->dp, out);
+    {
+        uint64_t dp, tp, pp; /* gpus=N alone: the default layout's dp (policy.c) */
+        gpufit__job_layout(j, &dp, &tp, &pp);
+        return largest_divisor_fitting(m, j, (uint64_t)j->global_batch / dp, out);
+    }
     int64_t lo = param == GPUFIT_JOB_N_GPU_LAYERS ? 0 : 1;
     int64_t hi_limit = e->max_i;
     /* outside a server, the prompt is kept in the context: prompt_len <= context_len */

@@ -1075,6 +1075,12 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         add_note(r, GPUFIT__NOTE_QUANT_V_NEEDS_FA);
     if (s->arch == GPUFIT_ARCH_GENERIC)
         add_note(r, GPUFIT__NOTE_GENERIC_MODEL);
+    if (j->task == GPUFIT_TASK_LORA && j->precision < 0 && j->weight_dtype < 0)
+        add_note(r, GPUFIT__NOTE_LORA_BASE16);
+    if (p->layout_auto != GPUFIT__LAYOUT_GIVEN)
+        add_note(r, p->layout_auto == GPUFIT__LAYOUT_DP   ? GPUFIT__NOTE_LAYOUT_DP
+                    : p->layout_auto == GPUFIT__LAYOUT_TP ? GPUFIT__NOTE_LAYOUT_TP
+                                                          : GPUFIT__NOTE_LAYOUT_LAYERS);
     if (p->fw_version_assumed) /* the release whose KV rule was used */
         add_note(r, p->framework == GPUFIT_FW_VLLM ? GPUFIT__NOTE_VLLM_ASSUMED
                                                    : GPUFIT__NOTE_SGLANG_ASSUMED);

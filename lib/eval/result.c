@@ -155,6 +155,18 @@ static const char *note_text(int note)
         return "config.json model_type is not known: read as a Llama-style decoder from its "
                "standard keys (hidden_size, num_hidden_layers, num_attention_heads, "
                "intermediate_size, vocab_size)";
+    case GPUFIT__NOTE_LORA_BASE16:
+        return "precision auto for LoRA: the frozen base weights load in bf16 (no fp32 "
+               "copy) and the adapters keep adapter_dtype, as PEFT, litgpt and torchtune "
+               "recipes do; precision=amp_bf16 keeps an fp32 base";
+    case GPUFIT__NOTE_LAYOUT_DP:
+        return "gpus alone: data parallelism over every GPU (dp = gpus; torchrun's default)";
+    case GPUFIT__NOTE_LAYOUT_TP:
+        return "gpus alone: tensor parallelism over every GPU (tp = gpus; "
+               "--tensor-parallel-size / --tp-size)";
+    case GPUFIT__NOTE_LAYOUT_LAYERS:
+        return "gpus alone: the layers split over the GPUs (pp = gpus; llama.cpp's default "
+               "--split-mode layer, Transformers' device_map=\"auto\")";
     default: return "";
     }
 }

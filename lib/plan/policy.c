@@ -241,8 +241,31 @@ static int32_t deepspeed_policy(const struct gpufit_job *j, gpufit__plan *p, gpu
     p->nosync = p->framework == GPUFIT_FW_PYTORCH && p->training && p->zero >= 2 &&
                 p->shard > 1 && j->sync_each_batch <= 0 && j->global_batch > 0 &&
                 (uint64_t)j->global_batch > p->b * p->dp;
-    p->reserved_ = 0;
     return GPUFIT_OK;
+}
+
+int32_t gpufit__job_layout(const struct gpufit_job *j, uint64_t *dp, uint64_t *tp, uint64_t *pp)
+{
+    *dp = (uint64_t)j->dp;
+    *tp = (uint64_t)j->tp;
+    *pp = (uint64_t)j->pp;
+    if (j->gpus <= 1 || j->dp != 1 || j->tp != 1 || j->pp != 1 || j->cp != 1)
+        return GPUFIT__LAYOUT_GIVEN;
+    /* gpus=N alone: what the framework does with N GPUs and no layout flag */
+    if (j->task != GPUFIT_TASK_INFERENCE) { /* torchrun / accelerate: a rank per GPU */
+        *dp = (uint64_t)j->gpus;
+        return GPUFIT__LAYOUT_DP;
+    }
+    if (j->framework == GPUFIT_FW_VLLM || j->framework == GPUFIT_FW_SGLANG) {
+        *tp = (uint64_t)j->gpus; /* the documented way to use N GPUs (--tensor-parallel-size,
+                                  * --tp-size); one GPU per engine otherwise */
+        return GPUFIT__LAYOUT_TP;
+    }
+    /* llama.cpp: --split-mode layer is the default (common/arg.cpp, LLAMA_SPLIT_MODE_LAYER);
+     * Transformers: device_map="auto" places consecutive layers on each GPU (accelerate
+     * infer_auto_device_map) */
+    *pp = (uint64_t)j->gpus;
+    return GPUFIT__LAYOUT_LAYERS;
 }
 
 int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
@@ -268,6 +291,16 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
         inference_policy(j, prec, p);
     if (j->task == GPUFIT_TASK_QLORA && j->weight_dtype < 0) /* QLoRA: NF4 base (Dettmers) */
         p->w_dt = GPUFIT_DTYPE_NF4;
+    /* LoRA with precision auto: the frozen base loads in 16 bit, no fp32 copy, as current
+     * recipes do (torchtune recipes/configs/llama3/8B_lora_single_device.yaml "dtype: bf16";
+     * litgpt config_hub/finetune/MODEL/lora.yaml "precision: bf16-true"; Transformers 5
+     * from_pretrained loads the checkpoint's dtype, dtype="auto", under a PEFT adapter);
+     * the adapters keep their own dtype (adapter_dtype below) and compute is bf16 */
+    if (j->task == GPUFIT_TASK_LORA && j->precision < 0 && j->weight_dtype < 0) {
+        p->w_dt = half_of(prec);
+        p->c_dt = p->w_dt;
+        p->amp = 0; /* 16-bit weights: no autocast casts, a 16-bit residual stream */
+    }
     /* explicit per-part dtypes win over the policy */
     if (j->weight_dtype >= 0)
         p->w_dt = j->weight_dtype;
@@ -378,9 +411,7 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
                             "prompt_len (%llu) exceeds context_len (%llu): the prompt is kept in "
                             "the KV cache",
                             (unsigned long long)p->prompt, (unsigned long long)p->ctx);
-    p->dp = (uint64_t)j->dp;
-    p->tp = (uint64_t)j->tp;
-    p->pp = (uint64_t)j->pp;
+    p->layout_auto = gpufit__job_layout(j, &p->dp, &p->tp, &p->pp);
     p->vpp = (uint64_t)j->vpp;
     p->cp = (uint64_t)j->cp;
     p->ep = (uint64_t)j->ep;

@@ -298,8 +298,9 @@ static const gpufit__param_entry table[] = {
        "profile); 0 = text only (vLLM skips the vision encoder); -1 = framework default (vLLM "
        "999, V0 1)"),
     JE(GPUFIT_JOB_PRECISION, precision, -1, 6, -1, precision_values, "precision", NULL,
-       "policy: fp32, tf32, amp_fp16, amp_bf16, bf16, fp16, fp8; auto = amp_bf16 training, "
-       "bf16 inference"),
+       "policy: fp32, tf32, amp_fp16, amp_bf16, bf16, fp16, fp8; auto = amp_bf16 training "
+       "(lora: a bf16 base under adapter_dtype adapters, as PEFT, litgpt and torchtune "
+       "recipes load it), bf16 inference"),
     JD(GPUFIT_JOB_WEIGHT_DTYPE, weight_dtype, -1, "weight_dtype",
        "storage of the weights (incl. GGUF/GPTQ/AWQ/NF4); auto = from precision"),
     JD(GPUFIT_JOB_COMPUTE_DTYPE, compute_dtype, -1, "compute_dtype",
@@ -347,7 +348,9 @@ static const gpufit__param_entry table[] = {
     JE(GPUFIT_JOB_OFFLOAD, offload, 0, 2, GPUFIT_OFFLOAD_NONE, offload_values, "offload", NULL,
        "CPU offload: none, optimizer, optimizer_params"),
     JI(GPUFIT_JOB_GPUS, gpus, 0, 1 << 24, 0, "gpus", NULL, "GPUs",
-       "total GPUs; 0 = dp x tp x pp x cp"),
+       "total GPUs; 0 = dp x tp x pp x cp; given alone (dp, tp, pp, cp unset) the "
+       "framework's layout: dp = gpus for training, tp = gpus for vllm and sglang, a layer "
+       "split (pp = gpus) for llamacpp and pytorch inference"),
     JE(GPUFIT_JOB_PP_SCHEDULE, pp_schedule, -1, 2, -1, schedule_values, "pp_schedule", NULL,
        "pipeline schedule: 1f1b, interleaved, gpipe; auto = interleaved when vpp > 1, else 1f1b"),
     JI(GPUFIT_JOB_PP_FIRST_LAYERS, pp_first_layers, 0, 1 << 20, 0, "pp_first_layers", NULL,

@@ -102,6 +102,15 @@ expect_exit 0 plan --spec "model=llama-3-8b task=pretrain gpu=h100" --top 3
 grep -q "^placement of layout 1: " "$tmp/out" || fail "plan: no placement line"
 expect_exit 1 plan --spec "model=llama-3-70b task=pretrain" --gpus-per-node 1
 grep -q "^no layout fits$" "$tmp/out" || fail "plan: no 'no layout fits'"
+# plan says which GPU count it used: the job's gpus=, else 8 assumed, else --gpus-per-node
+expect_exit 0 plan --spec "model=llama-3-8b task=lora gpu=rtx-4090 gpus=2" --top 1
+grep -q "^[0-9]* layouts evaluated on 1 x 2 GPUs (the job's gpus);" "$tmp/out" || fail "plan gpus: $(head -1 "$tmp/out")"
+expect_exit 0 plan --spec "model=llama-3-8b task=lora gpu=rtx-4090" --top 1
+grep -q "^[0-9]* layouts evaluated on 1 x 8 GPUs (assumed: no gpus= or --gpus-per-node given);" "$tmp/out" \
+    || fail "plan assumed: $(head -1 "$tmp/out")"
+expect_exit 0 plan --spec "model=llama-3-8b task=lora gpu=rtx-4090 gpus=2" --gpus-per-node 4 --top 1 --json
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(not (r["gpus_per_node"] == 4 and r["nodes"] == 1 and r["gpus_assumed"] is False))' \
+    "$tmp/out" || fail "plan --json: gpus_per_node"
 expect_exit 1 recommend --spec "model=llama-3-70b task=pretrain" --max-gpus 1
 grep -q "^no catalogue GPU fits this job with up to 1 GPUs$" "$tmp/out" || fail "recommend: empty"
 

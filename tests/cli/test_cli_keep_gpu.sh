@@ -41,7 +41,7 @@ check "lora 4090" "--gradient_checkpointing" --model tests/data/hf/meta-llama-3-
 check "qwen full a100" "--bf16" --model tests/data/hf/qwen2.5-7b.json \
     --spec "task=finetune gpu=a100-80gb"
 check "qwen full a100 preset" "--bf16" --spec "model=qwen2.5-7b task=finetune gpu=a100-80gb"
-# Llama-3-70B inference at 32k context on two RTX 3090s (llama.cpp splits the layers)
+# Llama-3-70B inference at 32k context on two RTX 3090s (gpus=2 alone: llama.cpp splits the layers)
 check "70b 2x3090 llama.cpp" "-ctk q8_0" \
-    --spec "model=llama-3-70b task=inference framework=llamacpp gpu=rtx-3090 gpus=2 pp=2 context_len=32768"
+    --spec "model=llama-3-70b task=inference framework=llamacpp gpu=rtx-3090 gpus=2 context_len=32768"
 echo "keep-gpu CLI tests passed"

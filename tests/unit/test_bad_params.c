@@ -291,7 +291,7 @@ static const battery_row battery[] = {
     {"zero", {{0}}, "any stage 0-3 with any dp"},
     {"offload", {{0}}, "enum: every named value is valid"},
     {"gpus",
-     {E("model=llama-3-8b gpus=3", INC, GPUFIT_JOB_GPUS),
+     {E("model=llama-3-8b dp=2 gpus=3", INC, GPUFIT_JOB_GPUS),
       E("model=llama-3-8b tp=2 pp=2 gpus=2", INC, GPUFIT_JOB_GPUS)},
      NULL},
     {"pp_schedule", {{0}}, "enum: every named value is valid"},

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/* What auto resolves to (issue 15): gpus=N alone takes the framework's default layout, and
+ * LoRA with precision auto loads its base in 16 bit; both say so in a note. */
+#include "run.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static uint64_t peak(const char *spec)
+{
+    run_s s;
+    cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s: %s", spec, s.err.message);
+    gpufit_summary sum = {.struct_size = sizeof sum};
+    cr_assert_eq(gpufit_result_summary(s.r, &sum), GPUFIT_OK);
+    done(&s);
+    return sum.peak_bytes;
+}
+
+/* 1 when a note of the result of spec contains text. */
+static int has_note(const char *spec, const char *text)
+{
+    run_s s;
+    cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s: %s", spec, s.err.message);
+    gpufit_summary sum = {.struct_size = sizeof sum};
+    gpufit_result_summary(s.r, &sum);
+    int found = 0;
+    for (uint32_t i = 0; i < sum.n_notes; i++) {
+        const char *t = NULL;
+        cr_assert_eq(gpufit_result_note(s.r, i, &t), GPUFIT_OK);
+        found |= strstr(t, text) != NULL;
+    }
+    done(&s);
+    return found;
+}
+
+static const struct {
+    const char *alone, *explicit_, *note;
+} layouts[] = {
+    {"model=llama-3-8b task=pretrain gpu=h100 zero=3 gpus=8",
+     "model=llama-3-8b task=pretrain gpu=h100 zero=3 gpus=8 dp=8", "data parallelism"},
+    {"model=llama-3-8b task=lora gpu=rtx-4090 gpus=2", "model=llama-3-8b task=lora gpu=rtx-4090 "
+                                                       "gpus=2 dp=2",
+     "data parallelism"},
+    {"model=llama-3-70b task=inference framework=vllm gpu=h100 gpus=4",
+     "model=llama-3-70b task=inference framework=vllm gpu=h100 gpus=4 tp=4",
+     "tensor parallelism"},
+    {"model=llama-3-70b task=inference framework=sglang gpu=h100 gpus=2",
+     "model=llama-3-70b task=inference framework=sglang gpu=h100 gpus=2 tp=2",
+     "tensor parallelism"},
+    {"model=llama-3-70b task=inference framework=llamacpp weight_dtype=q4_k_m gpu=rtx-3090 "
+     "gpus=2",
+     "model=llama-3-70b task=inference framework=llamacpp weight_dtype=q4_k_m gpu=rtx-3090 "
+     "gpus=2 pp=2",
+     "layers split"},
+    {"model=llama-3-8b task=inference gpu=rtx-3060 gpus=2",
+     "model=llama-3-8b task=inference gpu=rtx-3060 gpus=2 pp=2", "layers split"},
+};
+
+Test(auto_defaults, gpus_alone_takes_the_framework_layout)
+{
+    for (size_t k = 0; k < sizeof layouts / sizeof layouts[0]; k++) {
+        cr_assert_eq(peak(layouts[k].alone), peak(layouts[k].explicit_), "%s",
+                     layouts[k].alone);
+        cr_assert(has_note(layouts[k].alone, layouts[k].note), "%s", layouts[k].alone);
+        cr_assert(!has_note(layouts[k].explicit_, "gpus alone"), "%s", layouts[k].explicit_);
+    }
+    /* a layout given that does not multiply to gpus is still an error naming gpus */
+    run_s s;
+    cr_assert_eq(run(&s, "model=llama-3-8b tp=2 gpus=3"), GPUFIT_E_INCONSISTENT);
+    cr_assert_eq(s.err.param, GPUFIT_JOB_GPUS);
+    done(&s);
+}
+
+/* gpus=N alone with a global batch: the fix's gradient accumulation counts the N ranks */
+Test(auto_defaults, gpus_alone_accumulation_counts_the_ranks)
+{
+    run_s s;
+    cr_assert_eq(run(&s, "model=llama-3-8b task=lora gpu=rtx-4090 gpus=4 seq_len=4096 "
+                         "micro_batch=4 global_batch=64"),
+                 GPUFIT_OK, "%s", s.err.message);
+    /* the fixes with micro-batch 1 that keep dp = 4: 64 samples over 4 ranks at 1 each is
+     * 16 accumulation steps */
+    gpufit_summary sum = {.struct_size = sizeof sum};
+    gpufit_result_summary(s.r, &sum);
+    uint32_t seen = 0;
+    for (uint32_t i = 0; i < sum.n_mitigations; i++) {
+        gpufit_mitigation_info mi = {.struct_size = sizeof mi};
+        cr_assert_eq(gpufit_result_mitigation(s.r, i, &mi), GPUFIT_OK);
+        if (strstr(mi.changes, "micro_batch=1") == NULL || strstr(mi.changes, "dp=") != NULL)
+            continue;
+        seen++;
+        cr_assert(strstr(mi.flags, "--gradient_accumulation_steps 16") != NULL, "%s", mi.flags);
+    }
+    cr_assert(seen > 0);
+    done(&s);
+}
+
+static uint64_t weights(const char *spec)
+{
+    run_s s;
+    cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s: %s", spec, s.err.message);
+    uint64_t b = 0;
+    cr_assert_eq(gpufit_result_bytes(s.r, 0, GPUFIT_MEM_WEIGHTS, &b), GPUFIT_OK);
+    done(&s);
+    return b;
+}
+
+/* LoRA, precision auto: a bf16 base (torchtune dtype: bf16, litgpt bf16-true), the same bytes
+ * as a bf16 weight_dtype; amp_bf16 given keeps the fp32 base */
+Test(auto_defaults, lora_base_in_16_bit)
+{
+    const char *job = "model=llama-3-8b task=lora gpu=rtx-4090 seq_len=1024 ";
+    char a[160], b[160], c[160];
+    snprintf(a, sizeof a, "%s", job);
+    snprintf(b, sizeof b, "%sprecision=amp_bf16 weight_dtype=bf16", job);
+    snprintf(c, sizeof c, "%sprecision=amp_bf16", job);
+    uint64_t w16 = weights(a);
+    cr_assert_eq(w16, weights(b));
+    uint64_t w32 = weights(c);
+    cr_assert(w32 > w16 + w16 / 2, "fp32 base %llu, auto %llu", (unsigned long long)w32,
+              (unsigned long long)w16);
+    cr_assert(has_note(a, "precision auto for LoRA"));
+    cr_assert(!has_note(c, "precision auto for LoRA"));
+    /* QLoRA keeps its NF4 base; full fine-tuning keeps amp_bf16's fp32 weights */
+    cr_assert(!has_note("model=llama-3-8b task=qlora gpu=rtx-4090", "precision auto for LoRA"));
+    cr_assert(!has_note("model=llama-3-8b task=finetune gpu=h100", "precision auto for LoRA"));
+}
