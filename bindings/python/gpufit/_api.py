@@ -1527,12 +1527,18 @@ class ResultList(List[Any]):
     evaluated: int = 0
     columns: Tuple[str, ...] = ()
     kind: str = "recommendations"
+    # plan: the GPUs it planned over (the job's gpus, else 8 assumed, else gpus_per_node)
+    nodes: int = 1
+    gpus_per_node: int = 0
+    gpus_assumed: bool = False
 
     def __getitem__(self, index: Any) -> Any:
         item = super().__getitem__(index)
         if isinstance(index, slice):
             out = ResultList(item)
             out.evaluated, out.columns, out.kind = self.evaluated, self.columns, self.kind
+            out.nodes, out.gpus_per_node = self.nodes, self.gpus_per_node
+            out.gpus_assumed = self.gpus_assumed
             return out
         return item
 
@@ -1540,7 +1546,9 @@ class ResultList(List[Any]):
         """What ``gpufit recommend --json`` / ``gpufit plan --json`` prints, parsed."""
         rows = [x.to_dict() for x in self]
         if self.kind == "layouts":
-            return {"evaluated": self.evaluated, "layouts": rows}
+            return {"evaluated": self.evaluated, "nodes": self.nodes,
+                    "gpus_per_node": self.gpus_per_node, "gpus_assumed": self.gpus_assumed,
+                    "layouts": rows}
         return {"recommendations": rows}
 
     def _repr_html_(self) -> str:
@@ -1674,12 +1682,14 @@ def recommend_handles(model: "Model", job: "Job", candidates: Any = None,
                        "has_nvlink", "price_usd", "tflops_per_kusd", "reason"))
 
 
-def plan(scenario: Optional[Mapping[str, Any]] = None, *, gpus_per_node: int = 8,
-         nodes: int = 1, max_results: int = 10, file: Optional[PathArg] = None,
-         spec: Optional[str] = None, **params: Any) -> ResultList:
+def plan(scenario: Optional[Mapping[str, Any]] = None, *,
+         gpus_per_node: Optional[int] = None, nodes: int = 1, max_results: int = 10,
+         file: Optional[PathArg] = None, spec: Optional[str] = None,
+         **params: Any) -> ResultList:
     """Parallel layouts that fit ``gpus_per_node`` x ``nodes`` GPUs of the scenario's GPU,
     cheapest first by the library's documented cost (at most ``max_results``). The scenario
-    is given as to :func:`estimate`.
+    is given as to :func:`estimate`. ``gpus_per_node`` None: the job's ``gpus`` (on one
+    node), else 8; the returned list's ``gpus_per_node`` and ``gpus_assumed`` say which.
 
     Returns a :class:`ResultList` of :class:`gpufit.Layout` dataclasses (``to_dict()``: the
     entries of ``gpufit plan --json``; ``entry["spec"]`` reads a field too): ``tp``, ``pp``,
@@ -1694,10 +1704,17 @@ def plan(scenario: Optional[Mapping[str, Any]] = None, *, gpus_per_node: int = 8
     return plan_handles(model, job, gpus_per_node, nodes, max_results)
 
 
-def plan_handles(model: "Model", job: "Job", gpus_per_node: int = 8, nodes: int = 1,
-                 max_results: int = 10) -> ResultList:
+def plan_handles(model: "Model", job: "Job", gpus_per_node: Optional[int] = None,
+                 nodes: int = 1, max_results: int = 10) -> ResultList:
     """:func:`plan` for a :class:`Model` and a :class:`Job`."""
     _check_handles(model, job)
+    assumed = False
+    if gpus_per_node is None:  # the job's gpus on one node, else 8 (as the command does)
+        gpus = job.get("gpus")
+        if gpus > 0 and nodes == 1:
+            gpus_per_node = gpus
+        else:
+            gpus_per_node, assumed = 8, True
     gpus_per_node = _count("gpus_per_node", gpus_per_node)
     nodes = _count("nodes", nodes)
     max_results = _count("max_results", max_results)
@@ -1716,7 +1733,9 @@ def plan_handles(model: "Model", job: "Job", gpus_per_node: int = 8, nodes: int 
         _changes(d)
         return _entry(Layout, d)
 
-    return _read_list(out, lib.gpufit_list_layout, _Layout, convert,
+    lays = _read_list(out, lib.gpufit_list_layout, _Layout, convert,
                       ("tp", "pp", "vpp", "dp", "cp", "ep", "zero", "micro_batch",
                        "checkpointing", "peak_bytes", "headroom_bytes", "cost", "spec",
                        "kv_capacity_tokens"), kind="layouts")
+    lays.gpus_per_node, lays.nodes, lays.gpus_assumed = gpus_per_node, nodes, assumed
+    return lays

@@ -80,7 +80,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--max-gpus", type=int, default=8, help="most GPUs per recommendation")
     pl = sub.add_parser("plan", help="the cheapest parallel layouts that fit a cluster")
     scenario(pl)
-    pl.add_argument("--gpus-per-node", type=int, default=8)
+    pl.add_argument("--gpus-per-node", type=int, default=None)  # the job's gpus, else 8
     pl.add_argument("--nodes", type=int, default=1)
     pl.add_argument("--top", type=int, default=10, help="layouts to list")
     sub.add_parser("models", help="built-in model presets")
@@ -271,8 +271,11 @@ def cmd_plan(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     if args.json:
         out.write(json.dumps(lays.to_dict()) + "\n")
     else:
-        out.write("%d layouts evaluated on %d x %d GPUs; %d cheapest that fit (cost: "
-                  "docs/planner.md):\n" % (lays.evaluated, args.nodes, args.gpus_per_node,
+        why = ("--gpus-per-node" if args.gpus_per_node is not None
+               else "assumed: no gpus= or --gpus-per-node given" if lays.gpus_assumed
+               else "the job's gpus")
+        out.write("%d layouts evaluated on %d x %d GPUs (%s); %d cheapest that fit (cost: "
+                  "docs/planner.md):\n" % (lays.evaluated, lays.nodes, lays.gpus_per_node, why,
                                             len(lays)))
         for i, y in enumerate(lays):
             out.write("%3d. cost %.3f  %7.2f GiB  %s" % (i + 1, y["cost"],

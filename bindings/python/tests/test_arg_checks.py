@@ -24,10 +24,20 @@ class Counts(unittest.TestCase):
 
     def test_plan_count_types(self):
         for name in ("gpus_per_node", "nodes", "max_results"):
-            for bad in (2.0, "2", True, None):
+            # gpus_per_node None is the default: the job's gpus, else 8
+            for bad in (2.0, "2", True) + ((None,) if name != "gpus_per_node" else ()):
                 with self.assertRaises(TypeError) as cm:
                     gpufit.plan(TRAIN, **{name: bad})
                 self.assertIn(name, str(cm.exception))
+
+    def test_plan_gpu_count_default(self):
+        lays = gpufit.plan(TRAIN, max_results=1)
+        self.assertEqual((lays.gpus_per_node, lays.nodes, lays.gpus_assumed), (8, 1, True))
+        lays = gpufit.plan(TRAIN, gpus=2, max_results=1)
+        self.assertEqual((lays.gpus_per_node, lays.gpus_assumed), (2, False))
+        self.assertEqual(lays[:1].gpus_per_node, 2)
+        lays = gpufit.plan(TRAIN, gpus=2, gpus_per_node=4, max_results=1)
+        self.assertEqual((lays.gpus_per_node, lays.gpus_assumed), (4, False))
 
     def test_recommend_max_count(self):
         with self.assertRaises(ValueError) as cm:
