@@ -195,6 +195,9 @@ void print_text(const gpufit_result *r, const gpufit_summary *s)
         if (gpufit_result_note(r, i, &t) == GPUFIT_OK)
             printf("note: %s\n", t);
     }
+    char res[512]; /* what every auto resolved to (docs/report.md) */
+    if (gpufit_result_resolved(r, res, sizeof res, NULL) == GPUFIT_OK)
+        printf("resolved: %s\n", res);
     if (s->n_mitigations > 0)
         printf("\nwhat would make it fit, best first (cost: speed, quality or money lost):\n");
     for (uint32_t i = 0; i < s->n_mitigations; i++) {

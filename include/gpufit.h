@@ -850,6 +850,16 @@ GPUFIT_API int32_t gpufit_result_note(const gpufit_result *r, uint32_t i, const 
  */
 GPUFIT_API int32_t gpufit_result_to_json(const gpufit_result *r, char *buf, size_t cap,
                                          size_t *len_out, gpufit_error *err);
+/**
+ * What every auto of the job resolved to, as spec text ("framework=pytorch precision=amp_bf16
+ * weight_dtype=fp32 ... dp=1 tp=1 pp=1 cp=1 layout=given"): the precision policy, the dtypes,
+ * the attention implementation, the layout (chosen from gpus=N alone: layout=gpus_dp,
+ * gpus_tp or gpus_layers) and the framework defaults used (docs/report.md, "resolved").
+ * NUL-terminated into @p buf (capacity @p cap); @p len_out (optional) receives the length;
+ * GPUFIT_E_BUFFER_TOO_SMALL when @p cap is too small. @since 0.1.0
+ */
+GPUFIT_API int32_t gpufit_result_resolved(const gpufit_result *r, char *buf, size_t cap,
+                                          size_t *len_out);
 
 /** What a mitigation changes. */
 typedef enum gpufit_mitigation_kind {

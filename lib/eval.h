@@ -130,6 +130,23 @@ typedef struct gpufit__mitigation {
     char flags[384]; /* the change in the framework's own words (advise/flags.c) */
 } gpufit__mitigation;
 
+/* What every auto of the job resolved to (resolved.c): the plan's choices, kept small (the
+ * evaluation copies it on every call). */
+typedef struct gpufit__resolved {
+    int16_t precision, framework, attention, layout; /* layout: GPUFIT__LAYOUT_* */
+    int16_t w_dt, c_dt, g_dt, m_dt, o_dt, kv_dt;
+    int16_t training, overlap, ds, server;
+    uint32_t dp, tp, pp, cp;
+    uint64_t bucket, prompt, max_num_seqs;
+    double util;
+    int64_t fw_version;
+} gpufit__resolved;
+/* Fills out from the job and its plan (evaluate.c calls it on every evaluation). */
+void gpufit__resolved_set(gpufit__resolved *out, const struct gpufit_job *j,
+                          const gpufit__plan *p);
+/* Writes it as spec text (key=value ...) or as a JSON object, snprintf-style. */
+size_t gpufit__resolved_write(const gpufit__resolved *res, int json, char *buf, size_t cap);
+
 /* The roles live outside the struct: gpufit__evaluate_into() fills up to GPUFIT__ROLES_MAX
  * of them into caller storage (a gpufit__result_buf on the stack), and gpufit_evaluate()
  * copies the n_roles used behind the header of the one block it allocates, which stays small
@@ -150,6 +167,7 @@ struct gpufit_result {
      * (and cheap to allocate) when there are none: evaluate_into sets 0 and NULL. */
     uint32_t n_mitigations;
     gpufit__mitigation *mitigations; /* n_mitigations of them, freed with the result */
+    gpufit__resolved resolved;       /* what every auto resolved to */
 };
 
 /* A result with room for every role, for gpufit__evaluate_into(); gpufit__result_init()

@@ -967,6 +967,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     r->capacity = p->capacity;
     memcpy(r->model_name, mdl->name, sizeof r->model_name);
     r->gpu = p->gpu; /* the report names it; capacity-only GPUs keep the job's name */
+    gpufit__resolved_set(&r->resolved, j, p);
     if (p->gpu == NULL)
         memcpy(r->gpu_name, j->gpu_name, sizeof r->gpu_name);
 

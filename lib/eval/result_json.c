@@ -141,7 +141,10 @@ int32_t gpufit_result_to_json(const gpufit_result *r, char *buf, size_t cap, siz
         put(&w, ", \"peak_bytes_after\": %llu, \"fits_after\": %s, \"cost\": %.2f}",
             (unsigned long long)mt->peak_after, fits_text(mt->fits_after), mt->cost);
     }
-    put(&w, "%s]\n}\n", r->n_mitigations ? "\n  " : "");
+    put(&w, "%s],\n  \"resolved\": ", r->n_mitigations ? "\n  " : "");
+    size_t room = w.len < w.cap ? w.cap - w.len : 0; /* what every auto resolved to */
+    w.len += gpufit__resolved_write(&r->resolved, 1, room > 0 ? w.buf + w.len : NULL, room);
+    put(&w, "\n}\n");
     if (len_out != NULL)
         *len_out = w.len;
     if (w.len >= cap)

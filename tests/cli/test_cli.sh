@@ -102,6 +102,14 @@ expect_exit 0 plan --spec "model=llama-3-8b task=pretrain gpu=h100" --top 3
 grep -q "^placement of layout 1: " "$tmp/out" || fail "plan: no placement line"
 expect_exit 1 plan --spec "model=llama-3-70b task=pretrain" --gpus-per-node 1
 grep -q "^no layout fits$" "$tmp/out" || fail "plan: no 'no layout fits'"
+# what every auto resolved to: a text line and the JSON "resolved" (docs/report.md)
+expect_exit 0 estimate --spec "model=llama-3-8b task=lora gpu=a100-80gb seq_len=1024"
+grep -q "^resolved: framework=pytorch precision=bf16 weight_dtype=bf16 compute_dtype=bf16 grad_dtype=fp32 " "$tmp/out" \
+    || fail "resolved line: $(grep resolved "$tmp/out")"
+grep -q "^note: precision auto for LoRA: the frozen base weights load in bf16" "$tmp/out" || fail "LoRA base note"
+expect_exit 0 estimate --spec "model=llama-3-8b task=inference framework=vllm gpu=rtx-3090 gpus=2" --json
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["resolved"]; sys.exit(not (r["tp"] == 2 and r["layout"] == "gpus_tp" and r["gpu_memory_utilization"] == 0.9))' \
+    "$tmp/out" || fail "resolved JSON: gpus alone under vLLM"
 # plan says which GPU count it used: the job's gpus=, else 8 assumed, else --gpus-per-node
 expect_exit 0 plan --spec "model=llama-3-8b task=lora gpu=rtx-4090 gpus=2" --top 1
 grep -q "^[0-9]* layouts evaluated on 1 x 2 GPUs (the job's gpus);" "$tmp/out" || fail "plan gpus: $(head -1 "$tmp/out")"

@@ -125,3 +125,46 @@ Test(auto_defaults, lora_base_in_16_bit)
     cr_assert(!has_note("model=llama-3-8b task=qlora gpu=rtx-4090", "precision auto for LoRA"));
     cr_assert(!has_note("model=llama-3-8b task=finetune gpu=h100", "precision auto for LoRA"));
 }
+
+/* gpufit_result_resolved: what every auto resolved to, as spec text, snprintf-style */
+Test(auto_defaults, resolved_text)
+{
+    run_s s;
+    cr_assert_eq(run(&s, "model=llama-3-8b task=lora gpu=rtx-4090"), GPUFIT_OK);
+    char buf[512];
+    size_t need = 0;
+    cr_assert_eq(gpufit_result_resolved(s.r, buf, sizeof buf, &need), GPUFIT_OK);
+    cr_assert_str_eq(buf, "framework=pytorch precision=bf16 weight_dtype=bf16 "
+                          "compute_dtype=bf16 grad_dtype=fp32 master_weights=none "
+                          "optimizer_dtype=fp32 attention=sdpa dp=1 tp=1 pp=1 cp=1 "
+                          "layout=given");
+    cr_assert_eq(need, strlen(buf));
+    char small[8];
+    size_t need2 = 0;
+    cr_assert_eq(gpufit_result_resolved(s.r, small, sizeof small, &need2),
+                 GPUFIT_E_BUFFER_TOO_SMALL);
+    cr_assert_eq(need2, need);
+    cr_assert_eq(strlen(small), sizeof small - 1); /* truncated, NUL-terminated */
+    cr_assert_eq(gpufit_result_resolved(s.r, NULL, 0, &need2), GPUFIT_E_BUFFER_TOO_SMALL);
+    cr_assert_eq(need2, need);
+    cr_assert_eq(gpufit_result_resolved(NULL, buf, sizeof buf, NULL), GPUFIT_E_INVALID_ARG);
+    done(&s);
+    /* a server with gpus alone: tp from gpus, the engine's defaults */
+    cr_assert_eq(run(&s, "model=llama-3-70b task=inference framework=vllm gpu=h100 gpus=4"),
+                 GPUFIT_OK);
+    cr_assert_eq(gpufit_result_resolved(s.r, buf, sizeof buf, NULL), GPUFIT_OK);
+    cr_assert_str_eq(buf, "framework=vllm precision=bf16 weight_dtype=bf16 compute_dtype=bf16 "
+                          "kv_dtype=bf16 attention=flash dp=1 tp=4 pp=1 cp=1 layout=gpus_tp "
+                          "prompt_len=8192 gpu_memory_utilization=0.900 max_num_seqs=1024 "
+                          "framework_version=0.19.0");
+    done(&s);
+    /* DeepSpeed training: its ZeRO defaults */
+    cr_assert_eq(run(&s, "model=llama-3-8b task=pretrain framework=deepspeed zero=2 gpu=h100 "
+                         "gpus=8"),
+                 GPUFIT_OK);
+    cr_assert_eq(gpufit_result_resolved(s.r, buf, sizeof buf, NULL), GPUFIT_OK);
+    cr_assert(strstr(buf, " dp=8 tp=1 pp=1 cp=1 layout=gpus_dp overlap_comm=false "
+                          "reduce_bucket_size=500000000") != NULL,
+              "%s", buf);
+    done(&s);
+}

@@ -334,6 +334,14 @@ class Report:
             out.append(m)
         return out
 
+    @property
+    def resolved(self) -> Dict[str, Any]:
+        """What every ``auto`` of the job resolved to, as the JSON report's ``resolved``: a
+        dict of ``framework``, ``precision``, the dtypes, ``attention``, ``dp``/``tp``/``pp``/
+        ``cp`` and ``layout`` (``given``, or ``gpus_dp``/``gpus_tp``/``gpus_layers`` when
+        ``gpus`` alone chose it), and the framework defaults used (docs/report.md)."""
+        return dict(self.to_dict().get("resolved") or {})
+
     def to_dict(self) -> Dict[str, Any]:
         """The library's JSON report (``gpufit_result_to_json``) parsed into a new dict;
         identical to ``gpufit estimate --json``."""

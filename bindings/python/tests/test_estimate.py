@@ -206,6 +206,19 @@ class TestReport(unittest.TestCase):
         d["fits"] = "changed"
         self.assertNotEqual(r.to_dict(), d)  # to_dict returns a fresh dict
 
+    def test_resolved(self):
+        # what every auto resolved to: LoRA's bf16 base, vLLM's tp from gpus alone
+        r = gpufit.estimate(model="llama-3-8b", task="lora", gpu="rtx-4090")
+        self.assertEqual(r.resolved["precision"], "bf16")
+        self.assertEqual(r.resolved["weight_dtype"], "bf16")
+        self.assertEqual(r.resolved["grad_dtype"], "fp32")  # PEFT's fp32 adapters
+        self.assertEqual(r.resolved["layout"], "given")
+        r = gpufit.estimate(model="llama-3-70b", task="inference", framework="vllm",
+                            gpu="h100", gpus=4)
+        self.assertEqual((r.resolved["tp"], r.resolved["layout"]), (4, "gpus_tp"))
+        self.assertEqual(r.resolved["framework_version"], "0.19.0")
+        self.assertEqual(r.resolved, r.to_dict()["resolved"])
+
     def test_with_changes_and_mitigations(self):
         r = gpufit.estimate(model="llama-3-70b", task="pretrain", gpu="h100", tp=8)
         self.assertFalse(r.fits)
