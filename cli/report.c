@@ -198,6 +198,9 @@ void print_text(const gpufit_result *r, const gpufit_summary *s)
     char res[512]; /* what every auto resolved to (docs/report.md) */
     if (gpufit_result_resolved(r, res, sizeof res, NULL) == GPUFIT_OK)
         printf("resolved: %s\n", res);
+    char flags[512]; /* the job's own flags in its framework's words */
+    if (gpufit_result_flags(r, flags, sizeof flags, NULL) == GPUFIT_OK && flags[0] != '\0')
+        printf("flags: %s\n", flags);
     if (s->n_mitigations > 0)
         printf("\nwhat would make it fit, best first (cost: speed, quality or money lost):\n");
     for (uint32_t i = 0; i < s->n_mitigations; i++) {

@@ -860,6 +860,16 @@ GPUFIT_API int32_t gpufit_result_to_json(const gpufit_result *r, char *buf, size
  */
 GPUFIT_API int32_t gpufit_result_resolved(const gpufit_result *r, char *buf, size_t cap,
                                           size_t *len_out);
+/**
+ * The job's own flags in its framework's words (docs/flags.md): vLLM / SGLang server
+ * arguments, llama.cpp options, Megatron-LM arguments, DeepSpeed config keys, or Hugging Face
+ * Trainer / PEFT arguments, with the values the estimate used; "" when the framework takes
+ * none of the job's settings as flags. NUL-terminated into @p buf (capacity @p cap); @p len_out
+ * (optional) receives the length; GPUFIT_E_BUFFER_TOO_SMALL when @p cap is too small.
+ * @since 0.1.0
+ */
+GPUFIT_API int32_t gpufit_result_flags(const gpufit_result *r, char *buf, size_t cap,
+                                       size_t *len_out);
 
 /** What a mitigation changes. */
 typedef enum gpufit_mitigation_kind {

@@ -41,6 +41,11 @@ typedef struct gpufit__changes {
 size_t gpufit__cs_flags(const gpufit__changes *cs, const struct gpufit_job *j, int32_t framework,
                         char *buf, size_t cap);
 
+/* The same, leaving out the changes that have no flag of their own in that framework (the
+ * job's own flags, job_flags.c). */
+size_t gpufit__cs_flags_only(const gpufit__changes *cs, const struct gpufit_job *j,
+                             int32_t framework, char *buf, size_t cap);
+
 /* Records param = v, replacing an earlier edit of param. */
 void gpufit__cs_int(gpufit__changes *cs, int32_t param, int64_t v, int keep);
 void gpufit__cs_float(gpufit__changes *cs, int32_t param, double v, int keep);

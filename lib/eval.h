@@ -127,7 +127,7 @@ typedef struct gpufit__mitigation {
     char text[256];
     char spec[256];
     char json[384];
-    char flags[384]; /* the change in the framework's own words (advise/flags.c) */
+    char flags[384]; /* the change in the framework's own words (plan/flags.c) */
 } gpufit__mitigation;
 
 /* What every auto of the job resolved to (resolved.c): the plan's choices, kept small (the
@@ -141,6 +141,16 @@ typedef struct gpufit__resolved {
     double util;
     int64_t fw_version;
 } gpufit__resolved;
+/* The job keys its own flags are written from (job_flags.c); set = 0: none kept. */
+typedef struct gpufit__flags_in {
+    int64_t context_len, batch, prompt_len, kv_dtype, max_num_seqs, weight_dtype;
+    int64_t n_gpu_layers, vpp, ep, sp, micro_batch, global_batch, zero, checkpointing;
+    int64_t task, optimizer, offload, seq_len, lora_rank, set;
+} gpufit__flags_in;
+/* Keeps them (gpufit_evaluate); writes the flags, snprintf-style (the report, the accessor). */
+void gpufit__flags_keep(gpufit__flags_in *in, const struct gpufit_job *j);
+size_t gpufit__job_flags_write(const gpufit__flags_in *in, const gpufit__resolved *res,
+                               char *buf, size_t cap);
 /* Fills out from the job and its plan (evaluate.c calls it on every evaluation). */
 void gpufit__resolved_set(gpufit__resolved *out, const struct gpufit_job *j,
                           const gpufit__plan *p);
@@ -168,6 +178,7 @@ struct gpufit_result {
     uint32_t n_mitigations;
     gpufit__mitigation *mitigations; /* n_mitigations of them, freed with the result */
     gpufit__resolved resolved;       /* what every auto resolved to */
+    gpufit__flags_in flags_in; /* the job's keys its own flags need; kept by gpufit_evaluate */
 };
 
 /* A result with room for every role, for gpufit__evaluate_into(); gpufit__result_init()

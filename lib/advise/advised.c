@@ -22,6 +22,7 @@ int32_t gpufit_evaluate(gpufit_result **out, const gpufit_model *m, const gpufit
     int32_t st = gpufit__evaluate_into(t, m, j, err);
     if (st != GPUFIT_OK)
         return st;
+    gpufit__flags_keep(&t->flags_in, j); /* the job's own flags: written when read */
     /* rank what would make it fit when it does not, or fits with < 5 % headroom */
     if (t->capacity > 0 && j->mitigations > 0 &&
         (t->fits == 0 || t->peak > t->capacity / 20 * 19) &&

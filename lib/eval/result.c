@@ -171,6 +171,16 @@ static const char *note_text(int note)
     }
 }
 
+int32_t gpufit_result_flags(const gpufit_result *r, char *buf, size_t cap, size_t *len_out)
+{
+    if (r == NULL || (buf == NULL && cap > 0))
+        return GPUFIT_E_INVALID_ARG;
+    size_t need = gpufit__job_flags_write(&r->flags_in, &r->resolved, buf, cap);
+    if (len_out != NULL)
+        *len_out = need;
+    return need < cap ? GPUFIT_OK : GPUFIT_E_BUFFER_TOO_SMALL;
+}
+
 int32_t gpufit_result_note(const gpufit_result *r, uint32_t i, const char **text_out)
 {
     if (r == NULL || text_out == NULL)

@@ -144,6 +144,10 @@ int32_t gpufit_result_to_json(const gpufit_result *r, char *buf, size_t cap, siz
     put(&w, "%s],\n  \"resolved\": ", r->n_mitigations ? "\n  " : "");
     size_t room = w.len < w.cap ? w.cap - w.len : 0; /* what every auto resolved to */
     w.len += gpufit__resolved_write(&r->resolved, 1, room > 0 ? w.buf + w.len : NULL, room);
+    char flags[512]; /* the job's own flags in its framework's words (they fit in 512) */
+    gpufit__job_flags_write(&r->flags_in, &r->resolved, flags, sizeof flags);
+    put(&w, ",\n  \"flags\": ");
+    put_str(&w, flags);
     put(&w, "\n}\n");
     if (len_out != NULL)
         *len_out = w.len;

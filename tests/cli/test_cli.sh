@@ -110,6 +110,13 @@ grep -q "^note: precision auto for LoRA: the frozen base weights load in bf16" "
 expect_exit 0 estimate --spec "model=llama-3-8b task=inference framework=vllm gpu=rtx-3090 gpus=2" --json
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["resolved"]; sys.exit(not (r["tp"] == 2 and r["layout"] == "gpus_tp" and r["gpu_memory_utilization"] == 0.9))' \
     "$tmp/out" || fail "resolved JSON: gpus alone under vLLM"
+# the job's own flags, in its framework's words (text line and JSON "flags")
+expect_exit 0 estimate --spec "model=llama-3-8b task=inference framework=vllm gpu=h100 gpus=2 context_len=8192"
+grep -q "^flags: --max-model-len 8192 --gpu-memory-utilization 0.9 --tensor-parallel-size 2$" "$tmp/out" \
+    || fail "job flags line: $(grep '^flags' "$tmp/out")"
+expect_exit 0 estimate --spec "model=llama-3-8b task=inference framework=llamacpp gpu=rtx-4090 context_len=8192" --json
+python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["flags"] != "-c 8192 -ngl 999 -fa on")' \
+    "$tmp/out" || fail "job flags JSON: llama.cpp"
 # plan says which GPU count it used: the job's gpus=, else 8 assumed, else --gpus-per-node
 expect_exit 0 plan --spec "model=llama-3-8b task=lora gpu=rtx-4090 gpus=2" --top 1
 grep -q "^[0-9]* layouts evaluated on 1 x 2 GPUs (the job's gpus);" "$tmp/out" || fail "plan gpus: $(head -1 "$tmp/out")"

@@ -168,3 +168,40 @@ Test(auto_defaults, resolved_text)
               "%s", buf);
     done(&s);
 }
+
+/* The job's own flags, in its framework's words, with the values the estimate used */
+Test(auto_defaults, job_flags)
+{
+    static const struct {
+        const char *spec, *flags;
+    } cases[] = {
+        {"model=llama-3-70b task=inference framework=vllm gpu=h100 gpus=4 context_len=32768",
+         "--max-model-len 32768 --gpu-memory-utilization 0.9 --tensor-parallel-size 4"},
+        {"model=llama-3-70b task=inference framework=llamacpp gpu=rtx-3090 gpus=2 "
+         "weight_dtype=q4_k_m kv_dtype=q8_0 context_len=32768",
+         "-c 32768 -ngl 999 -m MODEL-q4_k_m.gguf (a q4_k_m file) -ctk q8_0 -ctv q8_0 -fa on"},
+        {"model=llama-3-8b task=lora gpu=rtx-4090 seq_len=4096 micro_batch=4",
+         "LoraConfig(r=16) --per_device_train_batch_size 4 max_seq_length=4096 --bf16 "
+         "attn_implementation=\"sdpa\""},
+        {"model=llama-3-70b task=pretrain framework=megatron gpu=h100 tp=8 pp=4 dp=2 gpus=64 "
+         "global_batch=512 checkpointing=selective",
+         "--micro-batch-size 1 --global-batch-size 512 --recompute-granularity selective "
+         "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 4"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        run_s s;
+        cr_assert_eq(run(&s, cases[k].spec), GPUFIT_OK, "%s: %s", cases[k].spec,
+                     s.err.message);
+        char f[512];
+        size_t need = 0;
+        cr_assert_eq(gpufit_result_flags(s.r, f, sizeof f, &need), GPUFIT_OK);
+        cr_assert_str_eq(f, cases[k].flags, "%s", cases[k].spec);
+        cr_assert_eq(need, strlen(f));
+        char small[4];
+        cr_assert_eq(gpufit_result_flags(s.r, small, sizeof small, &need),
+                     GPUFIT_E_BUFFER_TOO_SMALL);
+        cr_assert_eq(need, strlen(f));
+        done(&s);
+    }
+    cr_assert_eq(gpufit_result_flags(NULL, NULL, 0, NULL), GPUFIT_E_INVALID_ARG);
+}

@@ -141,6 +141,8 @@ FUNCTIONS: Tuple[Tuple[str, List[Any], Any, int], ...] = (
     ("gpufit_job_apply_list_entry", [c_void_p, c_void_p, c_uint32, _ERR], c_int32, 100),
     ("gpufit_result_resolved", [c_void_p, POINTER(c_char), c_size_t, POINTER(c_size_t)],
      c_int32, 100),
+    ("gpufit_result_flags", [c_void_p, POINTER(c_char), c_size_t, POINTER(c_size_t)],
+     c_int32, 100),
     ("gpufit_list_free", [c_void_p], None, 100),
     # grids
     ("gpufit_sweep", [c_void_p, c_void_p, POINTER(c_int32), POINTER(c_uint32), POINTER(c_double),

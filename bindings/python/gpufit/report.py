@@ -342,6 +342,13 @@ class Report:
         ``gpus`` alone chose it), and the framework defaults used (docs/report.md)."""
         return dict(self.to_dict().get("resolved") or {})
 
+    @property
+    def flags(self) -> str:
+        """The job's own flags in its framework's words (the JSON report's ``flags``: vLLM /
+        SGLang arguments, llama.cpp options, Trainer / PEFT arguments, DeepSpeed config keys,
+        Megatron-LM arguments; docs/flags.md), or ""."""
+        return str(self.to_dict().get("flags") or "")
+
     def to_dict(self) -> Dict[str, Any]:
         """The library's JSON report (``gpufit_result_to_json``) parsed into a new dict;
         identical to ``gpufit estimate --json``."""

@@ -219,6 +219,16 @@ class TestReport(unittest.TestCase):
         self.assertEqual(r.resolved["framework_version"], "0.19.0")
         self.assertEqual(r.resolved, r.to_dict()["resolved"])
 
+    def test_job_flags(self):
+        # the job's own flags in its framework's words
+        r = gpufit.estimate(model="llama-3-70b", task="inference", framework="vllm",
+                            gpu="h100", gpus=4, context_len=32768)
+        self.assertEqual(r.flags, "--max-model-len 32768 --gpu-memory-utilization 0.9 "
+                                  "--tensor-parallel-size 4")
+        r = gpufit.estimate(model="llama-3-8b", task="lora", gpu="rtx-4090", micro_batch=2)
+        self.assertIn("--per_device_train_batch_size 2", r.flags)
+        self.assertIn("--bf16", r.flags)
+
     def test_with_changes_and_mitigations(self):
         r = gpufit.estimate(model="llama-3-70b", task="pretrain", gpu="h100", tp=8)
         self.assertFalse(r.fits)

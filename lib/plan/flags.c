@@ -264,8 +264,9 @@ static int trainer_flag(fbuf *b, const gpufit__change *c, const gpufit__changes 
     }
 }
 
-size_t gpufit__cs_flags(const gpufit__changes *cs, const struct gpufit_job *j, int32_t framework,
-                        char *buf, size_t cap)
+/* keys: 1 writes a change with no flag of its own as key=value, 0 leaves it out */
+static size_t write_flags(const gpufit__changes *cs, const struct gpufit_job *j,
+                          int32_t framework, char *buf, size_t cap, int keys)
 {
     fbuf b = {buf, cap, 0};
     if (cap > 0)
@@ -286,12 +287,26 @@ size_t gpufit__cs_flags(const gpufit__changes *cs, const struct gpufit_job *j, i
         default: done = trainer_flag(&b, c, cs, j); break;
         }
         if (!done) {
-            b.n = at;
-            as_key(&b, c);
+            b.n = keys ? at : before;
+            if (keys)
+                as_key(&b, c);
+            else if (b.n < b.cap)
+                b.buf[b.n] = '\0';
         }
-        (void)before;
     }
     if (cap > 0 && b.n >= cap)
         buf[cap - 1] = '\0';
     return b.n;
+}
+
+size_t gpufit__cs_flags(const gpufit__changes *cs, const struct gpufit_job *j, int32_t framework,
+                        char *buf, size_t cap)
+{
+    return write_flags(cs, j, framework, buf, cap, 1);
+}
+
+size_t gpufit__cs_flags_only(const gpufit__changes *cs, const struct gpufit_job *j,
+                             int32_t framework, char *buf, size_t cap)
+{
+    return write_flags(cs, j, framework, buf, cap, 0);
 }
