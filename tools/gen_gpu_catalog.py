@@ -60,6 +60,16 @@ ID_ORDER = [
     "Instinct MI325X",           # 27
     "Gaudi 2",                   # 28
     "Gaudi 3",                   # 29
+    "GeForce RTX 4080",          # 30
+    "GeForce RTX 4080 SUPER",    # 31
+    "GeForce RTX 4070 Ti",       # 32
+    "GeForce RTX 4070 Ti SUPER", # 33
+    "GeForce RTX 4070",          # 34
+    "GeForce RTX 4060 Ti 16GB",  # 35
+    "GeForce RTX 4060 Ti 8GB",   # 36
+    "GeForce RTX 5080",          # 37
+    "GeForce RTX 5070 Ti",       # 38
+    "GeForce RTX 5070",          # 39
 ]
 
 # CSV name -> (key, aliases). Keys are lowercase slugs; aliases are extra lookup names (the key
@@ -97,6 +107,17 @@ NAMES = {
     "Instinct MI325X": ("mi325x", []),
     "Gaudi 2": ("gaudi2", ["hl-225"]),
     "Gaudi 3": ("gaudi3", []),
+    "GeForce RTX 4080": ("rtx-4080", ["4080", "rtx-4080-16gb"]),
+    "GeForce RTX 4080 SUPER": ("rtx-4080-super", ["4080-super", "rtx-4080-super-16gb"]),
+    "GeForce RTX 4070 Ti": ("rtx-4070-ti", ["4070-ti", "rtx-4070-ti-12gb"]),
+    "GeForce RTX 4070 Ti SUPER": ("rtx-4070-ti-super", ["4070-ti-super",
+                                                        "rtx-4070-ti-super-16gb"]),
+    "GeForce RTX 4070": ("rtx-4070", ["4070", "rtx-4070-12gb"]),
+    "GeForce RTX 4060 Ti 16GB": ("rtx-4060-ti-16gb", ["4060-ti-16gb"]),
+    "GeForce RTX 4060 Ti 8GB": ("rtx-4060-ti-8gb", ["4060-ti-8gb"]),
+    "GeForce RTX 5080": ("rtx-5080", ["5080", "rtx-5080-16gb"]),
+    "GeForce RTX 5070 Ti": ("rtx-5070-ti", ["5070-ti", "rtx-5070-ti-16gb"]),
+    "GeForce RTX 5070": ("rtx-5070", ["5070", "rtx-5070-12gb"]),
 }
 
 # Names that stand for several rows of different memory: a lookup is an error listing the
@@ -105,6 +126,8 @@ NAMES = {
 AMBIGUOUS = {
     "a100": ["a100-40gb-sxm4", "a100-80gb-sxm4", "a100-40gb-pcie", "a100-80gb-pcie"],
     "a100pcie": ["a100-40gb-pcie", "a100-80gb-pcie"],
+    "rtx4060ti": ["rtx-4060-ti-16gb", "rtx-4060-ti-8gb"],  # nvidia-smi names both alike
+    "4060ti": ["rtx-4060-ti-16gb", "rtx-4060-ti-8gb"],
 }
 
 # memory-model.md §8.5 "How much VRAM is actually there": nvidia-smi memory.total in MiB

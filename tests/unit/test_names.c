@@ -31,6 +31,14 @@ static const struct {
     {"NVIDIA RTX A6000", "rtx-a6000"},
     {"NVIDIA RTX 6000 Ada Generation", "rtx-6000-ada"},
     {"AMD Instinct MI300X", "mi300x"},
+    {"NVIDIA GeForce RTX 4080", "rtx-4080"},
+    {"NVIDIA GeForce RTX 4080 SUPER", "rtx-4080-super"},
+    {"NVIDIA GeForce RTX 4070 Ti", "rtx-4070-ti"},
+    {"NVIDIA GeForce RTX 4070 Ti SUPER", "rtx-4070-ti-super"},
+    {"NVIDIA GeForce RTX 4070", "rtx-4070"},
+    {"NVIDIA GeForce RTX 5080", "rtx-5080"},
+    {"NVIDIA GeForce RTX 5070 Ti", "rtx-5070-ti"},
+    {"NVIDIA GeForce RTX 5070", "rtx-5070"},
     /* Kubernetes nvidia.com/gpu.product labels */
     {"NVIDIA-A100-SXM4-80GB", "a100-80gb-sxm4"},
     {"NVIDIA-GeForce-RTX-4090", "rtx-4090"},
@@ -42,6 +50,9 @@ static const struct {
     {"rtx4090", "rtx-4090"},
     {"RTX_4090", "rtx-4090"},
     {"mi300x", "mi300x"},
+    {"rtx_4060_ti_16gb", "rtx-4060-ti-16gb"},
+    {"4060-ti-8gb", "rtx-4060-ti-8gb"},
+    {"rtx4080", "rtx-4080"},
 };
 
 Test(names, gpu_names_resolve_exactly)
@@ -60,6 +71,10 @@ Test(names, bare_a100_is_ambiguous_not_a_guess)
     cr_assert_str_eq(gpufit__gpu_ambiguous("A100", 4),
                      "a100-40gb-sxm4, a100-80gb-sxm4, a100-40gb-pcie, a100-80gb-pcie");
     cr_assert_null(gpufit__gpu_ambiguous("h100", 4));
+    /* nvidia-smi names both RTX 4060 Ti cards alike: memory decides */
+    cr_assert_null(gpufit__gpu_find("NVIDIA GeForce RTX 4060 Ti", 26));
+    cr_assert_str_eq(gpufit__gpu_ambiguous("NVIDIA GeForce RTX 4060 Ti", 26),
+                     "rtx-4060-ti-16gb, rtx-4060-ti-8gb");
     /* vendor words alone, and unknown cards, are no GPU */
     cr_assert_null(gpufit__gpu_find("NVIDIA GeForce", 14));
     cr_assert_null(gpufit__gpu_find("rtx-9999", 8));
