@@ -46,6 +46,16 @@ static const struct {
     {"Instinct MI325X", 256},
     {"Gaudi 2", 96},
     {"Gaudi 3", 128},
+    {"GeForce RTX 4080", 16},
+    {"GeForce RTX 4080 SUPER", 16},
+    {"GeForce RTX 4070 Ti", 12},
+    {"GeForce RTX 4070 Ti SUPER", 16},
+    {"GeForce RTX 4070", 12},
+    {"GeForce RTX 4060 Ti 16GB", 16},
+    {"GeForce RTX 4060 Ti 8GB", 8},
+    {"GeForce RTX 5080", 16},
+    {"GeForce RTX 5070 Ti", 16},
+    {"GeForce RTX 5070", 12},
 };
 #define N_CSV (sizeof csv_rows / sizeof csv_rows[0])
 
