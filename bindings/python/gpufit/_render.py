@@ -134,6 +134,17 @@ def render_text(r: Any, bars: bool = True) -> str:
         _roles_side_by_side(r, out)
     for note in r.notes:
         out.append("note: %s" % note)
+    res = r.resolved  # what every auto resolved to, as the command prints it
+    if res:
+        def word(k, v):
+            if isinstance(v, bool):
+                return "true" if v else "false"
+            if k == "gpu_memory_utilization":
+                return "%.3f" % v
+            return str(v)
+        out.append("resolved: " + " ".join("%s=%s" % (k, word(k, v)) for k, v in res.items()))
+    if r.flags:
+        out.append("flags: %s" % r.flags)
     mit = r.mitigations
     if mit:
         out.append("")

@@ -213,6 +213,8 @@ class TestReport(unittest.TestCase):
         self.assertEqual(r.resolved["weight_dtype"], "bf16")
         self.assertEqual(r.resolved["grad_dtype"], "fp32")  # PEFT's fp32 adapters
         self.assertEqual(r.resolved["layout"], "given")
+        self.assertIn("\nresolved: framework=pytorch precision=bf16 weight_dtype=bf16 ", r.text())
+        self.assertIn("\nflags: LoraConfig(r=16) ", r.text())
         r = gpufit.estimate(model="llama-3-70b", task="inference", framework="vllm",
                             gpu="h100", gpus=4)
         self.assertEqual((r.resolved["tp"], r.resolved["layout"]), (4, "gpus_tp"))
