@@ -136,7 +136,7 @@ def render_text(r: Any, bars: bool = True) -> str:
         out.append("note: %s" % note)
     res = r.resolved  # what every auto resolved to, as the command prints it
     if res:
-        def word(k, v):
+        def word(k: str, v: Any) -> str:
             if isinstance(v, bool):
                 return "true" if v else "false"
             if k == "gpu_memory_utilization":
