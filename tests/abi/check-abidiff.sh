@@ -16,19 +16,21 @@ if ! command -v abidiff >/dev/null; then
     echo "check-abidiff: abidiff (abigail-tools) is not installed" >&2
     exit 1
 fi
-abidiff --suppressions "$(dirname "$0")/opaque.suppr" "$base" "$lib" >"${TMPDIR:-/tmp}/gpufit-abidiff.txt" 2>&1
+# a private report file: parallel checks (the negative test, other clones) must not share one
+out=$(mktemp "${TMPDIR:-/tmp}/gpufit-abidiff.XXXXXX")
+trap 'rm -f "$out"' EXIT
+abidiff --suppressions "$(dirname "$0")/opaque.suppr" "$base" "$lib" >"$out" 2>&1
 rc=$?
 if [ $((rc & 1)) -ne 0 ] || [ $((rc & 2)) -ne 0 ]; then
-    cat "${TMPDIR:-/tmp}/gpufit-abidiff.txt" >&2
+    cat "$out" >&2
     echo "check-abidiff: abidiff failed to run (exit $rc)" >&2
     exit 1
 fi
 if [ $((rc & 8)) -ne 0 ]; then
-    cat "${TMPDIR:-/tmp}/gpufit-abidiff.txt" >&2
+    cat "$out" >&2
     echo "check-abidiff: an incompatible ABI change against $base" >&2
     exit 1
 fi
-out="${TMPDIR:-/tmp}/gpufit-abidiff.txt"
 # abidiff reports every sub-type change with bit 4: only insertions (appended members and
 # enumerators, added functions) may appear
 bad=$(grep -E "offset changed|type of '|name changed|deletion|deleted|removed|[1-9][0-9]* Removed|value changed" "$out" || true)
@@ -40,6 +42,6 @@ if [ -n "$bad" ]; then
 fi
 if [ $((rc & 4)) -ne 0 ]; then
     echo "    compatible additions against the baseline:"
-    sed 's/^/      /' "${TMPDIR:-/tmp}/gpufit-abidiff.txt" | head -40
+    sed 's/^/      /' "$out" | head -40
 fi
 echo "    $lib is ABI-compatible with $base"
