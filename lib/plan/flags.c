@@ -216,8 +216,13 @@ static int trainer_flag(fbuf *b, const gpufit__change *c, const gpufit__changes 
         else
             put(b, "(no --gradient_checkpointing)");
         return 1;
-    case GPUFIT_JOB_PRECISION:
-        if (v != NULL && strstr(v, "bf16") != NULL)
+    case GPUFIT_JOB_PRECISION: /* pure 16-bit weights load so (from_pretrained torch_dtype);
+                                * --bf16 / --fp16 is the Trainer's autocast */
+        if (v != NULL && strcmp(v, "bf16") == 0)
+            put(b, "torch_dtype=torch.bfloat16 --bf16");
+        else if (v != NULL && strcmp(v, "fp16") == 0)
+            put(b, "torch_dtype=torch.float16 --fp16");
+        else if (v != NULL && strstr(v, "bf16") != NULL)
             put(b, "--bf16");
         else if (v != NULL && strstr(v, "fp16") != NULL)
             put(b, "--fp16");

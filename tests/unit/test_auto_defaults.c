@@ -181,7 +181,8 @@ Test(auto_defaults, job_flags)
          "weight_dtype=q4_k_m kv_dtype=q8_0 context_len=32768",
          "-c 32768 -ngl 999 -m MODEL-q4_k_m.gguf (a q4_k_m file) -ctk q8_0 -ctv q8_0 -fa on"},
         {"model=llama-3-8b task=lora gpu=rtx-4090 seq_len=4096 micro_batch=4",
-         "LoraConfig(r=16) --per_device_train_batch_size 4 max_seq_length=4096 --bf16 "
+         "LoraConfig(r=16) --per_device_train_batch_size 4 max_seq_length=4096 "
+         "torch_dtype=torch.bfloat16 --bf16 "
          "attn_implementation=\"sdpa\""},
         {"model=llama-3-70b task=pretrain framework=megatron gpu=h100 tp=8 pp=4 dp=2 gpus=64 "
          "global_batch=512 checkpointing=selective",
