@@ -202,15 +202,18 @@ def _nice_step(span: float, target: int = 6) -> float:
 
 
 def render_svg(r: Any, width: int = 720) -> str:
-    """A stacked horizontal bar per device role, one segment per component, with the GPU's
-    capacity as a dashed line and a legend of the components shown."""
+    """A stacked horizontal bar per device role, one segment per component, the band of its
+    device-used total as a whisker (docs/band.md), the GPU's capacity as a dashed line and a
+    legend of the components shown."""
     label_w, right, top = 150, 128, 26
     bar_h, gap = 26, 16
     plot_w = width - label_w - right
     roles = r.roles
     names = _present(r)
     colors = _colors(names)
-    peak = max([ro.device_used_bytes for ro in roles] + [0])
+    # the axis reaches the band's high end too (docs/band.md)
+    peak = max([max(ro.device_used_bytes, getattr(ro, "device_used_high_bytes", 0) or 0)
+                for ro in roles] + [0])
     top_gib = max(_gib(r.capacity_bytes), _gib(peak), 1e-9)
     step = _nice_step(top_gib)
     axis_max = math.ceil(top_gib / step - 1e-9) * step
@@ -279,6 +282,19 @@ def render_svg(r: Any, width: int = 720) -> str:
                             n, ro.name, _fmt(b),
                             100.0 * b / ro.device_used_bytes if ro.device_used_bytes else 0))))
         if host:
+            e.append("</g>")
+        lo = getattr(ro, "device_used_low_bytes", None)
+        hi = getattr(ro, "device_used_high_bytes", None)
+        if not host and lo is not None and hi is not None and hi > lo:
+            # the band of device used: a whisker from its low to its high end
+            ym, x0, x1 = y + bar_h / 2, sx(lo), sx(hi)
+            tip = escape("band of device used (%s): %s to %s" % (ro.name, _fmt(lo), _fmt(hi)))
+            e.append('<g class="band"><title>%s</title>' % tip)
+            e.append('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#222" stroke-width="1.5"/>'
+                     % (_x(x0), _x(ym), _x(x1), _x(ym)))
+            for bx in (x0, x1):
+                e.append('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#222" '
+                         'stroke-width="1.5"/>' % (_x(bx), _x(ym - 6), _x(bx), _x(ym + 6)))
             e.append("</g>")
         color = _RED if ro.fits is False else "#222"
         pct = (" (%.0f %%)" % (100.0 * ro.device_used_bytes / r.capacity_bytes)

@@ -42,6 +42,31 @@ class TestHtml(unittest.TestCase):
         # the weights segment is the widest, as weights are the largest component
         self.assertEqual(widths.index(max(widths)), comps.index(max(comps)))
 
+    def test_band_whisker(self):
+        # the band of device used: a whisker from the low to the high end, on the same scale
+        # as the bars (docs/band.md); a total without width draws none
+        r = gpufit.estimate(model="llama-3-8b", task="inference", gpu="rtx-4090")
+        ro = r.roles[0]
+        self.assertLess(ro.device_used_low_bytes, ro.device_used_high_bytes)
+        svg = ET.fromstring(r.svg())
+        bands = [g for g in svg.iter("%sg" % SVG) if g.get("class") == "band"]
+        self.assertEqual(len(bands), 1)
+        self.assertIn("band of device used (all)", bands[0].find("%stitle" % SVG).text)
+        lines = list(bands[0].iter("%sline" % SVG))
+        self.assertEqual(len(lines), 3)  # the span and its two end ticks
+        x0, x1 = float(lines[0].get("x1")), float(lines[0].get("x2"))
+        segs = [e for e in svg.iter("%srect" % SVG) if e.find("%stitle" % SVG) is not None]
+        right = max(float(e.get("x")) + float(e.get("width")) for e in segs)
+        left = min(float(e.get("x")) for e in segs)
+        # pixels per byte from the bars, then the whisker's ends agree with the band
+        scale = (right - left) / ro.device_used_bytes
+        self.assertAlmostEqual(x0 - left, ro.device_used_low_bytes * scale, delta=0.5)
+        self.assertAlmostEqual(x1 - left, ro.device_used_high_bytes * scale, delta=0.5)
+        r = gpufit.estimate(model="llama-3-8b", task="inference", gpu="rtx-4090",
+                            cuda_context_bytes=1 << 29, fragmentation=0.2)
+        svg = ET.fromstring(r.svg())
+        self.assertEqual([g for g in svg.iter("%sg" % SVG) if g.get("class") == "band"], [])
+
     def test_oom_and_no_gpu(self):
         r = gpufit.estimate(model="llama-3-70b", task="inference", gpu="rtx-4090")
         h = r._repr_html_()
