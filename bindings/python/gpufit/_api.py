@@ -1427,9 +1427,17 @@ def _profile_bytes(profile: Any) -> bytes:
 def calibrate(runs: Any) -> Dict[str, Any]:
     """Fits the stack constants that measured runs constrain (docs/calibration.md) and
     returns the profile as a dict, ready for ``estimate(..., profile=...)`` or
-    :meth:`Job.apply_profile`. ``runs`` is the path of a RUNS.jsonl file, its text, or a list
-    of run dicts in the format of docs/runs.md."""
-    if isinstance(runs, (list, tuple)):
+    :meth:`Job.apply_profile`. ``runs`` is the path of a RUNS.jsonl file, its text or bytes,
+    or a list of run dicts in the format of docs/runs.md."""
+    profile: Dict[str, Any] = json.loads(calibrate_text(runs))
+    return profile
+
+
+def calibrate_text(runs: Any) -> str:
+    """:func:`calibrate`'s profile as the library writes it (the text of ``gpufit calibrate``)."""
+    if isinstance(runs, (bytes, bytearray)):  # the file's bytes, as read
+        data = bytes(runs)
+    elif isinstance(runs, (list, tuple)):
         data = "\n".join(json.dumps(r) for r in runs).encode("utf-8")
     elif isinstance(runs, (str, os.PathLike)):
         text = os.fspath(runs)
@@ -1439,7 +1447,7 @@ def calibrate(runs: Any) -> Dict[str, Any]:
             with open(text, "rb") as f:
                 data = f.read()
     else:
-        raise TypeError("runs: give a path, JSONL text or a list of dicts, not %s"
+        raise TypeError("runs: give a path, JSONL text or bytes, or a list of dicts, not %s"
                         % type(runs).__name__)
     need = c_size_t(0)
     err = _Error()
@@ -1449,8 +1457,8 @@ def calibrate(runs: Any) -> Dict[str, Any]:
     buf = ctypes.create_string_buffer(need.value + 1)
     _lib.call(lib.gpufit_calibrate, data, len(data), buf, len(buf), None,
               source=data.decode("utf-8", "replace"))
-    profile: Dict[str, Any] = json.loads(buf.value.decode("utf-8"))
-    return profile
+    profile_text: str = buf.value.decode("utf-8")
+    return profile_text
 
 
 def estimate(scenario: Optional[Mapping[str, Any]] = None, *, file: Optional[PathArg] = None,

@@ -83,6 +83,12 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("--gpus-per-node", type=int, default=None)  # the job's gpus, else 8
     pl.add_argument("--nodes", type=int, default=1)
     pl.add_argument("--top", type=int, default=10, help="layouts to list")
+    c = sub.add_parser("calibrate", help="fit the stack constants to measured runs "
+                       "(docs/calibration.md)")
+    c.add_argument("runs", metavar="RUNS.jsonl", help="measured runs, one JSON object per line "
+                   "(docs/runs.md)")
+    c.add_argument("-o", dest="output", metavar="PROFILE.json",
+                   help="write the profile here (else stdout)")
     sub.add_parser("models", help="built-in model presets")
     sub.add_parser("gpus", help="GPU catalogue")
     sub.add_parser("params", help="every parameter with unit, default and range")
@@ -257,6 +263,34 @@ def cmd_recommend(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     return EXIT_FITS if recs else EXIT_OOM
 
 
+def cmd_calibrate(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    """``calibrate RUNS.jsonl [-o PROFILE.json]``, as cli/calibrate.c: the profile to stdout
+    or to the file; exit 2 for bad runs, 3 for a file that cannot be read or written."""
+    try:
+        with open(args.runs, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        print("gpufit calibrate: cannot read '%s': %s" % (args.runs, e.strerror),
+              file=sys.stderr)
+        return EXIT_IO
+    try:
+        text = _api.calibrate_text(data)
+    except _errors.GpufitError as e:
+        print("gpufit calibrate: %s: %s" % (args.runs, e.message), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.output is None:
+        out.write(text)
+        return EXIT_FITS
+    try:
+        with open(args.output, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+    except OSError:
+        print("gpufit calibrate: cannot write '%s'" % args.output, file=sys.stderr)
+        return EXIT_IO
+    print("gpufit calibrate: profile written to %s" % args.output, file=sys.stderr)
+    return EXIT_FITS
+
+
 def cmd_plan(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """``plan``: the cheapest layouts that fit gpus_per_node x nodes GPUs."""
     loaded = _load(args, "plan")
@@ -347,6 +381,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return cmd_recommend(args)
         if args.command == "plan":
             return cmd_plan(args)
+        if args.command == "calibrate":
+            return cmd_calibrate(args)
         if args.command == "models":
             return cmd_models()
         if args.command == "gpus":

@@ -187,3 +187,57 @@ class TestModelFiles(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestNoDrift(unittest.TestCase):
+    """The two commands take the same subcommands and options: the C command's --help is
+    compared with the Python parser, so an option added to one side only fails here."""
+
+    def test_same_subcommands_and_options(self):
+        if _support.cli_path() is None:
+            self.skipTest("the gpufit command is not built")
+        from gpufit import cli as pycli
+        parser = pycli._parser()
+        sub = next(a for a in parser._actions if a.choices and "estimate" in a.choices)
+        code, out, err = _support.run_cli("--help")
+        c_cmds = set(re.findall(r"^\s+gpufit ([a-z]+)\b", out + err, re.M)) - {"command"}
+        self.assertTrue({"estimate", "recommend", "plan", "calibrate"} <= c_cmds, out + err)
+        self.assertTrue(c_cmds <= set(sub.choices), (c_cmds, sorted(sub.choices)))
+        for cmd in ("estimate", "recommend", "plan", "calibrate"):
+            with self.subTest(cmd=cmd):
+                code, out, err = _support.run_cli(cmd, "--help")
+                self.assertEqual(code, 0, err)
+                lines = (out + err).splitlines()
+                usage = [lines[0]]  # the usage line, its continuation lines, the option lines
+                for ln in lines[1:]:
+                    if not ln.lstrip().startswith("["):
+                        break
+                    usage.append(ln)
+                usage = "\n".join(usage + [ln.split("  ")[1] if ln.startswith("  -") else ln
+                                            for ln in lines if re.match(r"^\s+-", ln)])
+                c_opts = set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", usage)) - {"-h",
+                                                                                  "--help"}
+                p_opts = {o for a in sub.choices[cmd]._actions for o in a.option_strings} - {
+                    "-h", "--help"}
+                self.assertEqual(c_opts, p_opts)
+
+    def test_calibrate_same_as_command(self):
+        if _support.cli_path() is None:
+            self.skipTest("the gpufit command is not built")
+        runs = str(_support.REPO / "tests" / "validation" / "public.jsonl")
+        if not os.path.exists(runs):
+            self.skipTest("no measured runs in this tree")
+        c_code, c_out, _ = _support.run_cli("calibrate", runs)
+        p_code, p_out, p_err = py_gpufit("calibrate", runs)
+        self.assertEqual((p_code, p_out), (c_code, c_out), p_err)
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "bad.jsonl")
+            with open(bad, "w") as f:
+                f.write('{"id": 1')
+            self.assertEqual(py_gpufit("calibrate", bad)[0], _support.run_cli("calibrate",
+                                                                              bad)[0])
+            self.assertEqual(py_gpufit("calibrate", os.path.join(d, "none.jsonl"))[0], 3)
+            out = os.path.join(d, "p.json")
+            self.assertEqual(py_gpufit("calibrate", runs, "-o", out)[0], 0)
+            with open(out) as f:
+                self.assertEqual(f.read(), c_out)
