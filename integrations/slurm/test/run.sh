@@ -153,7 +153,7 @@ ok "slurmctld and slurmd up, node $HOST idle"
 
 # ---- the jobs ------------------------------------------------------------------------------
 cd "$T/out"
-FIT='model=llama-3-8b task=lora'
+FIT='model=llama-3-8b task=lora precision=amp_bf16'  # fp32 base: band around 47 GiB
 DOOMED='model=llama-3-70b task=finetune'
 BAD='model=llama-3-8b tsak=lora'
 # a client-side plugstack.conf without the submit-side check (what a user could do): the
@@ -192,7 +192,7 @@ wait_job() {
     echo "$st"
 }
 REASON='gpufit: job refused: DOES NOT FIT: role all needs [0-9.]+ GiB \(band [0-9.]+-[0-9.]+ GiB\) of 76\.00 GiB \(80\.00 GiB less a 4\.00 GiB margin\) on A100 80GB SXM4'
-FIX='gpufit: fix \(keeps the GPU\): QLoRA.*-> [0-9.]+ GiB \(fits\)'
+FIX='gpufit: fix \(keeps the GPU\): .*QLoRA.*-> [0-9.]+ GiB \(fits\)'
 FIXSPEC='gpufit:   --gpufit-spec: add task=qlora checkpointing=full'
 PARSE="gpufit: spec: unknown parameter 'tsak' .*did you mean 'task'\? \(unknown parameter\) at byte 17"
 
