@@ -50,15 +50,19 @@ static void print_layout(const gpufit_list *l, uint32_t i, int json)
         printf("{\"spec\": ");
         json_str(y.spec);
         printf(", \"changes\": %s, \"cost\": %.3f, \"peak_bytes\": %llu, "
-               "\"headroom_bytes\": %lld, \"kv_capacity_tokens\": %llu}",
+               "\"headroom_bytes\": %lld, \"kv_capacity_tokens\": %llu, \"flags\": ",
                y.spec_json, y.cost, (unsigned long long)y.peak_bytes,
                (long long)y.headroom_bytes, (unsigned long long)y.kv_capacity_tokens);
+        json_str(y.flags);
+        putchar('}');
         return;
     }
     printf("%3u. cost %.3f  %7.2f GiB  %s", i + 1, y.cost, gib(y.peak_bytes), y.spec);
     if (y.kv_capacity_tokens > 0) /* serving: the room left for more sequences */
         printf("  (KV room %llu tokens per replica)", (unsigned long long)y.kv_capacity_tokens);
     putchar('\n');
+    if (y.flags[0] != '\0') /* the layout in its framework's own flags (docs/flags.md) */
+        printf("       flags: %s\n", y.flags);
 }
 
 static void print_layouts(const gpufit_list *l, const cli_opts *o)

@@ -1008,6 +1008,11 @@ typedef struct gpufit_layout {
                                       to serve); 0 for training. */
     const char *spec_json;       /**< The same changes as a JSON object; owned by the list.
                                       @since 0.1.0 */
+    const char *flags; /**< The layout in its framework's own flags (Megatron arguments, a
+                            DeepSpeed config fragment, vLLM/SGLang options, llama.cpp's
+                            -ngl/-ts; docs/flags.md), as gpufit_result_flags() gives for the
+                            job with the layout applied; "" when it has none; owned by the
+                            list. @since 0.1.0 */
 } gpufit_layout;
 
 /**

@@ -21,6 +21,7 @@ typedef struct gpufit__lay {
     char spec[448];
     char json[640];
     char placement[320];
+    char flags[512]; /* the layout's job in its framework's flags (gpufit__job_flags_write) */
 } gpufit__lay;
 
 struct gpufit_list {

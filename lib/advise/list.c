@@ -61,6 +61,7 @@ int32_t gpufit_list_layout(const gpufit_list *l, uint32_t i, gpufit_layout *out)
     y.spec = l->u.lay[i].spec;
     y.placement = l->u.lay[i].placement;
     y.spec_json = l->u.lay[i].json;
+    y.flags = l->u.lay[i].flags;
     y.struct_size = (uint32_t)sizeof y;
     return gpufit__copy_out(out, &y, sizeof y, offsetof(gpufit_layout, spec_json));
 }

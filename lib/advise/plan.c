@@ -152,15 +152,20 @@ static int eval_changes(struct gpufit_list *l, struct gpufit_result *r,
 }
 
 /* A kept layout: the resets and its own changes as one set, canonical for the original job j,
- * as spec and JSON (docs/advice.md). */
+ * as spec and JSON (docs/advice.md), and the job c it was evaluated as (r) in its framework's
+ * flags (docs/flags.md). */
 static void write_changes(gpufit__lay *e, const gpufit__changes *base, const gpufit__changes *cs,
-                          const struct gpufit_job *j)
+                          const struct gpufit_job *j, const struct gpufit_job *c,
+                          const struct gpufit_result *r)
 {
     e->cs = *base;
     gpufit__cs_merge(&e->cs, cs);
     gpufit__cs_canon(&e->cs, j);
     gpufit__cs_spec(&e->cs, e->spec, sizeof e->spec);
     gpufit__cs_json(&e->cs, e->json, sizeof e->json);
+    gpufit__flags_in fi;
+    gpufit__flags_keep(&fi, c);
+    gpufit__job_flags_write(&fi, &r->resolved, e->flags, sizeof e->flags);
 }
 
 /* The original job with the plan's resets applied: 0 when they do not apply (no layout). */
@@ -228,7 +233,7 @@ static void plan_serving(struct gpufit_list *l, struct gpufit_result *r,
                     if (strcmp(r->roles[k].name, "host") != 0 &&
                         r->roles[k].kv_cap_tokens < e.info.kv_capacity_tokens)
                         e.info.kv_capacity_tokens = r->roles[k].kv_cap_tokens;
-                write_changes(&e, &base, &cs, j);
+                write_changes(&e, &base, &cs, j, &c, r);
                 snprintf(e.placement, sizeof e.placement,
                          "%llu replica%s of %llu GPUs; within a replica rank r = pp_rank x %llu "
                          "+ tp_rank, node = (replica x %llu + r) / %llu%s",
@@ -357,7 +362,7 @@ int32_t gpufit_plan(gpufit_list **out, const gpufit_model *m, const gpufit_job *
                                                                  r->capacity, r->peak),
                                                      1, &e))
                                         continue; /* strings only for the kept ones */
-                                    write_changes(&e, &base, &cs, j);
+                                    write_changes(&e, &base, &cs, j, &c, r);
                                     placement_text(&c, gpn, e.placement, sizeof e.placement);
                                     insert(l, &e);
                                 }

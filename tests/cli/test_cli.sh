@@ -139,12 +139,16 @@ import json, sys
 for y in json.load(open(sys.argv[1]))["layouts"]:
     assert y["changes"]["pp_schedule"] == "auto", y
     assert y["spec"].endswith(" pp_schedule=auto"), y
-    print(y["peak_bytes"], y["spec"])
+    assert "--per_device_train_batch_size" in y["flags"], y  # the HF Trainer job's flags
+    print("%d\t%s\t%s" % (y["peak_bytes"], json.dumps(y["flags"]), y["spec"]))
 PY
-while read -r peak spec; do
+while IFS="$(printf '\t')" read -r peak flags spec; do
     expect_exit 0 estimate "$tmp/gpipe.json" --spec "$spec" --json
     python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r["peak_bytes"] != int(sys.argv[2]))' \
         "$tmp/out" "$peak" || fail "plan layout '$spec' does not reproduce $peak bytes"
+    # a layout's flags are the flags of the job with the layout applied (docs/flags.md)
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r["flags"] != json.loads(sys.argv[2]))' \
+        "$tmp/out" "$flags" || fail "plan layout '$spec': flags differ from the estimate's"
 done <"$tmp/advice"
 echo '{"model": "llama-3-70b", "task": "inference", "gpu": {"memory_gib": 20}}' >"$tmp/rec.json"
 expect_exit 0 recommend "$tmp/rec.json" --only h100,rtx-4090 --json

@@ -1705,8 +1705,8 @@ def plan(scenario: Optional[Mapping[str, Any]] = None, *,
     ``micro_batch``, ``checkpointing`` (a name), ``peak_bytes``, ``headroom_bytes``, ``cost``,
     ``spec`` (the layout's canonical job changes as a spec string: applied to the scenario
     with ``estimate(spec=...)`` they reproduce ``peak_bytes``; docs/advice.md), ``changes``
-    (the same as a dict), ``placement`` and ``kv_capacity_tokens`` (serving plans: the KV
-    room per replica).
+    (the same as a dict), ``placement``, ``kv_capacity_tokens`` (serving plans: the KV
+    room per replica) and ``flags`` (the layout in its framework's flags; docs/flags.md).
     """
     model, job = build(scenario, file, spec, params)
     return plan_handles(model, job, gpus_per_node, nodes, max_results)

@@ -289,6 +289,7 @@ class Layout(SizedStruct):
         ("placement", c_char_p),
         ("kv_capacity_tokens", c_uint64),
         ("spec_json", c_char_p),
+        ("flags", c_char_p),
     ]
 
 

@@ -120,8 +120,9 @@ class Layout(_Entry):
     Attributes: ``tp``, ``pp``, ``vpp``, ``dp``, ``cp``, ``ep``, ``zero``, ``micro_batch``,
     ``checkpointing`` (a name), ``peak_bytes``, ``headroom_bytes``, ``cost`` (docs/planner.md),
     ``spec`` and ``changes`` (the layout's canonical job changes; applied to the scenario they
-    reproduce ``peak_bytes``; docs/advice.md), ``placement`` (how ranks map to GPUs) and
-    ``kv_capacity_tokens`` (serving plans: the KV room per replica).
+    reproduce ``peak_bytes``; docs/advice.md), ``placement`` (how ranks map to GPUs),
+    ``kv_capacity_tokens`` (serving plans: the KV room per replica) and ``flags`` (the layout
+    in its framework's own flags; docs/flags.md).
     """
 
     tp: int
@@ -140,10 +141,11 @@ class Layout(_Entry):
     changes: Dict[str, Any]
     placement: str = ""
     kv_capacity_tokens: int = 0
+    flags: str = ""
 
     def to_dict(self) -> Dict[str, Any]:
         """The entry of ``gpufit plan --json``'s ``layouts`` (cli/plan.c: cost to 0.001)."""
         return {"spec": self.spec, "changes": copy.deepcopy(self.changes),
                 "cost": round(self.cost, 3), "peak_bytes": self.peak_bytes,
                 "headroom_bytes": self.headroom_bytes,
-                "kv_capacity_tokens": self.kv_capacity_tokens}
+                "kv_capacity_tokens": self.kv_capacity_tokens, "flags": self.flags}

@@ -317,6 +317,8 @@ def cmd_plan(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
             if y.get("kv_capacity_tokens"):  # serving: the room left for more sequences
                 out.write("  (KV room %d tokens per replica)" % y["kv_capacity_tokens"])
             out.write("\n")
+            if y.get("flags"):  # the layout in its framework's own flags (docs/flags.md)
+                out.write("       flags: %s\n" % y["flags"])
         if lays:
             out.write("\nplacement of layout 1: %s\n" % lays[0]["placement"])
         else:

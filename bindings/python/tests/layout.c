@@ -175,5 +175,6 @@ int main(void)
     FIELD(gpufit_layout, placement);
     FIELD(gpufit_layout, kv_capacity_tokens);
     FIELD(gpufit_layout, spec_json);
+    FIELD(gpufit_layout, flags);
     return 0;
 }
