@@ -565,6 +565,11 @@ int32_t gpufit__json_member(gpufit__json *p, gpufit__json_token *k, gpufit__json
         return st;
     if (k->type == GPUFIT__JSON_OBJECT_END)
         return 0;
+    if (k->type != GPUFIT__JSON_KEY) /* the caller is not at an object's members (it read a
+                                        container's start without skipping it): never loop */
+        return gpufit__fail(err, GPUFIT_E_INTERNAL, 0, k->offset,
+                            "internal: JSON reader out of step at byte %llu",
+                            (unsigned long long)k->offset);
     st = gpufit__json_next(p, v, err); /* the grammar makes a key's next token its value */
     return st != GPUFIT_OK ? st : 1;
 }

@@ -1306,6 +1306,20 @@ static int32_t read_quantization_config(const char *json, size_t len, struct gpu
                 return st;
             if (st == 0)
                 break;
+            int skip_list = gpufit__json_equals(&qk, "modules_to_not_convert") ||
+                            gpufit__json_equals(&qk, "llm_int8_skip_modules") ||
+                            gpufit__json_equals(&qk, "ignore");
+            if (skip_list || gpufit__json_equals(&qk, "config_groups")) {
+                TRY(q_walk(&p, &qv, skip_list, &q, err));
+                continue;
+            }
+            if (qv.type == GPUFIT__JSON_ARRAY || qv.type == GPUFIT__JSON_OBJECT) {
+                /* every other key read here is a scalar: a container is skipped whole (a
+                 * fuzzed "quant_method": [...] was read as a string and its elements then
+                 * parsed as members, without end) */
+                TRY(gpufit__json_skip(&p, &qv, err));
+                continue;
+            }
             if (gpufit__json_equals(&qk, "quant_method"))
                 q_string(&qv, q.method, sizeof q.method);
             else if (gpufit__json_equals(&qk, "bits") || gpufit__json_equals(&qk, "w_bit"))
@@ -1320,14 +1334,6 @@ static int32_t read_quantization_config(const char *json, size_t len, struct gpu
                 q.dq = qv.type == GPUFIT__JSON_TRUE;
             else if (gpufit__json_equals(&qk, "bnb_4bit_quant_type"))
                 q_string(&qv, q.quant_type, sizeof q.quant_type);
-            else if (gpufit__json_equals(&qk, "modules_to_not_convert") ||
-                     gpufit__json_equals(&qk, "llm_int8_skip_modules") ||
-                     gpufit__json_equals(&qk, "ignore"))
-                TRY(q_walk(&p, &qv, 1, &q, err));
-            else if (gpufit__json_equals(&qk, "config_groups"))
-                TRY(q_walk(&p, &qv, 0, &q, err));
-            else if (qv.type == GPUFIT__JSON_ARRAY || qv.type == GPUFIT__JSON_OBJECT)
-                TRY(gpufit__json_skip(&p, &qv, err));
         }
     }
     if (!found)

@@ -1559,3 +1559,28 @@ Test(gguf, huge_array_count_is_refused_before_reading)
         free(g.b);
     }
 }
+
+/* quantization_config keys that are scalars, given as containers: skipped whole (a fuzzed
+ * "quant_method": [128, 128] once left the reader parsing the array's elements as members,
+ * without end); the reader answers, and a JSON reader out of step is an error, never a loop. */
+Test(hf_config, quantization_config_containers_are_skipped)
+{
+    static const char *const cfgs[] = {
+        "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
+        "\"num_attention_heads\": 4, \"intermediate_size\": 128, \"vocab_size\": 100, "
+        "\"quantization_config\": {\"quant_method\": [128, 128]}, \"rope_scaling\": {}}",
+        "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
+        "\"num_attention_heads\": 4, \"intermediate_size\": 128, \"vocab_size\": 100, "
+        "\"quantization_config\": {\"bits\": {\"a\": [1]}, \"load_in_4bit\": [true], "
+        "\"quant_method\": \"bitsandbytes\"}}",
+    };
+    for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
+        gpufit_model *m = NULL;
+        gpufit_error err = GPUFIT_ERROR_INIT;
+        int32_t st = gpufit_model_from_hf_config(&m, cfgs[i], strlen(cfgs[i]), &err);
+        /* an answer: the model, or an error that says why (never the reader's own bug) */
+        cr_assert(st != GPUFIT_E_INTERNAL, "config %zu: %s", i, err.message);
+        cr_assert(st == GPUFIT_OK || err.message[0] != '\0', "config %zu", i);
+        gpufit_model_free(m);
+    }
+}
