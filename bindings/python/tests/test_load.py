@@ -2,6 +2,7 @@
 """Loading the library: version checks, SONAME, the candidate order and the ImportError."""
 
 import os
+import shutil
 import re
 import tempfile
 import unittest
@@ -108,15 +109,23 @@ class TestLoaded(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             os.symlink(os.path.realpath(gpufit.library_path),
                        os.path.join(d, "libgpufit.so.%d" % _lib.SOVERSION))
+            # a copy of the package outside the checkout: no in-tree build next to it, so
+            # that no other copy of the library is mapped before the loader's search (one
+            # with the same SONAME would be reused: the ASan run has two builds)
+            pkg = os.path.join(d, "site")
+            shutil.copytree(os.path.dirname(os.path.realpath(gpufit.__file__)),
+                            os.path.join(pkg, "gpufit"),
+                            ignore=shutil.ignore_patterns("_libs", "__pycache__"))
             env = _support.python_env(GPUFIT_LIBRARY=None)
+            env["PYTHONPATH"] = pkg
             env["LD_LIBRARY_PATH"] = d
-            code = ("from gpufit import _lib\n"
-                    "_lib.candidates = lambda: [('libgpufit.so.0', 'system dynamic loader')]\n"
-                    "print(_lib._load().path)")
-            p = _support.run_python(code, env=env)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(os.path.realpath(p.stdout.strip()),
-                         os.path.realpath(gpufit.library_path))
+            code = ("import gpufit\n"
+                    "print(gpufit.library_path)")
+            p = _support.run_python(code, env=env, cwd=d)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(os.path.dirname(p.stdout.strip()), d)  # found through the path
+            self.assertEqual(os.path.realpath(p.stdout.strip()),  # (while the link exists)
+                             os.path.realpath(gpufit.library_path))
 
 
 class TestImportErrors(unittest.TestCase):
