@@ -168,6 +168,8 @@ struct gpufit_result {
     uint64_t capacity, peak, host_bytes;
     uint64_t peak_b[2];  /* the worst role's device_used band: [0] low, [1] high */
     int32_t verdict;     /* gpufit_verdict */
+    int32_t lean;        /* 1: only the summary is read (gpufit_evaluate_summary): the names
+                            and `resolved` are not written */
     uint64_t n_params, n_active;
     uint8_t notes[GPUFIT__NOTES_MAX];
     const gpufit__gpu *gpu; /* catalogue GPU, or NULL (then gpu_name) */
@@ -190,6 +192,7 @@ typedef struct gpufit__result_buf {
 static inline struct gpufit_result *gpufit__result_init(gpufit__result_buf *b)
 {
     b->r.roles = b->roles;
+    b->r.lean = 0;
     return &b->r;
 }
 

@@ -11,6 +11,7 @@ static int fits_with(const struct gpufit_model *m, const struct gpufit_job *j, i
     struct gpufit_job jj = *j; /* set_param and the edit below leave its plan stale */
     gpufit__result_buf rb;
     struct gpufit_result *r = gpufit__result_init(&rb);
+    r->lean = 1; /* only the verdict is read */
     /* only param changes: the answer, set alone, is the job evaluated (docs/advice.md) */
     if (gpufit__set_param(&mm, &jj, param, v, 0.0, NULL) != GPUFIT_OK)
         return 1;

@@ -133,6 +133,7 @@ int32_t gpufit_sweep(const gpufit_model *m, const gpufit_job *j, const int32_t *
             cst = set_axis(entries[a], wm, wj, values[first[a] + idx[a]], NULL);
         if (cst == GPUFIT_OK) {
             struct gpufit_result *r = gpufit__result_init(&rb);
+            r->lean = 1; /* summaries only */
             cst = gpufit__evaluate_into(r, wm, wj, NULL);
             if (cst == GPUFIT_OK) {
                 o->struct_size = stride;

@@ -636,6 +636,8 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
                 v.comm = in[e].comm;
             else
                 v.ws = in[e].ws;
+            if (v.ctx == in[0].ctx && v.comm == in[0].comm && v.ws == in[0].ws)
+                continue; /* this end is the point: no change to count */
             CK(server_totals(p, role, m, need, fits0, &v, t, &f));
             for (int k = 0; k < 4; k++) {
                 /* a signed change, computed without an unsigned wrap (budgets < 2^63) */
@@ -965,11 +967,13 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
     r->n_params = c->total;
     r->n_active = c->active;
     r->capacity = p->capacity;
-    memcpy(r->model_name, mdl->name, sizeof r->model_name);
     r->gpu = p->gpu; /* the report names it; capacity-only GPUs keep the job's name */
-    gpufit__resolved_set(&r->resolved, j, p);
-    if (p->gpu == NULL)
-        memcpy(r->gpu_name, j->gpu_name, sizeof r->gpu_name);
+    if (!r->lean) { /* text the summary never reads */
+        memcpy(r->model_name, mdl->name, sizeof r->model_name);
+        gpufit__resolved_set(&r->resolved, j, p);
+        if (p->gpu == NULL)
+            memcpy(r->gpu_name, j->gpu_name, sizeof r->gpu_name);
+    }
 
     /* layout checks (parallelism details: issue 3), in the order their errors are reported; a
      * degree of 1 divides everything, so the common layouts skip the 64-bit divisions */
@@ -1317,6 +1321,7 @@ int32_t gpufit_evaluate_summary(const gpufit_model *m, const gpufit_job *j, gpuf
                             (unsigned)out->struct_size, offsetof(gpufit_summary, verdict));
     gpufit__result_buf rb; /* on the stack: no allocation (evaluate_into ranks no mitigations) */
     struct gpufit_result *r = gpufit__result_init(&rb);
+    r->lean = 1;
     int32_t st = gpufit__evaluate_into(r, m, j, err);
     if (st != GPUFIT_OK)
         return st;
