@@ -621,6 +621,18 @@ extern const gpufit__enum_value gpufit__dtype_names[];
  * ------------------------------------------------------------------------------------- */
 int gpufit__streq_ci(const char *a, size_t alen, const char *b);
 
+/* Bounded text output (util.c): printf-appends into buf[cap], always NUL-terminated when cap >
+ * 0; len counts every byte wanted, even past cap, so a caller learns the size it needs. */
+typedef struct gpufit__text {
+    char *buf;
+    size_t cap, len;
+} gpufit__text;
+void gpufit__text_put(gpufit__text *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* "Did you mean" (suggest.c): each writes "; did you mean 'x'?" or "" to out and returns its
  * length. */
 const char *gpufit__preset_hf_variant(const char *id, size_t len); /* model_hf_ids.c */

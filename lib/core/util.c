@@ -2,6 +2,9 @@
 /* Small string helpers shared by the parsers and catalogues (no allocation). */
 #include "internal.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+
 static int lower(int c)
 {
     return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
@@ -15,4 +18,15 @@ int gpufit__streq_ci(const char *a, size_t alen, const char *b)
             return 0;
     }
     return b[i] == '\0';
+}
+
+void gpufit__text_put(gpufit__text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    size_t room = t->len < t->cap ? t->cap - t->len : 0;
+    int n = vsnprintf(room > 0 ? t->buf + t->len : NULL, room, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        t->len += (size_t)n;
 }

@@ -9,13 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
-void gpufit__resolved_set(gpufit__resolved *out, const struct gpufit_job *j,
-                          const gpufit__plan *p)
+void gpufit__resolved_set(gpufit__resolved *out, const struct gpufit_job *j, const gpufit__plan *p)
 {
     /* the policy the plan used: auto is amp_bf16 for training, bf16 for inference (policy.c);
      * LoRA's auto is its own policy (a bf16 base, amp off): reported as bf16 */
-    int64_t prec = j->precision >= 0 ? j->precision
-                   : !p->training    ? GPUFIT_PRECISION_BF16
+    int64_t prec = j->precision >= 0                                   ? j->precision
+                   : !p->training                                      ? GPUFIT_PRECISION_BF16
                    : p->lora && !p->amp && j->task == GPUFIT_TASK_LORA ? GPUFIT_PRECISION_BF16
                                                                        : GPUFIT_PRECISION_AMP_BF16;
     out->precision = (int16_t)prec;
@@ -44,36 +43,18 @@ void gpufit__resolved_set(gpufit__resolved *out, const struct gpufit_job *j,
 }
 
 typedef struct rw {
-    char *buf;
-    size_t cap, len;
+    gpufit__text t; /* bounded output (util.c) */
     int json, n;
 } rw;
-
-static void put(rw *w, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static void put(rw *w, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    size_t room = w->len < w->cap ? w->cap - w->len : 0;
-    int n = vsnprintf(room > 0 ? w->buf + w->len : NULL, room, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        w->len += (size_t)n;
-}
 
 /* key = value, where value is already text; quoted in JSON when it is a string */
 static void item(rw *w, const char *key, const char *val, int quote)
 {
     if (w->json)
-        put(w, "%s\"%s\": %s%s%s", w->n ? ", " : "", key, quote ? "\"" : "", val,
-            quote ? "\"" : "");
+        gpufit__text_put(&w->t, "%s\"%s\": %s%s%s", w->n ? ", " : "", key, quote ? "\"" : "", val,
+                         quote ? "\"" : "");
     else
-        put(w, "%s%s=%s", w->n ? " " : "", key, val);
+        gpufit__text_put(&w->t, "%s%s=%s", w->n ? " " : "", key, val);
     w->n++;
 }
 
@@ -92,11 +73,11 @@ static void num(rw *w, const char *key, unsigned long long v)
 
 size_t gpufit__resolved_write(const gpufit__resolved *res, int json, char *buf, size_t cap)
 {
-    rw w = {buf, cap, 0, json, 0};
+    rw w = {{buf, cap, 0}, json, 0};
     if (cap > 0)
         buf[0] = '\0';
     if (json)
-        put(&w, "{");
+        gpufit__text_put(&w.t, "{");
     name(&w, "framework", GPUFIT_JOB_FRAMEWORK, res->framework);
     name(&w, "precision", GPUFIT_JOB_PRECISION, res->precision);
     name(&w, "weight_dtype", GPUFIT_JOB_WEIGHT_DTYPE, res->w_dt);
@@ -131,8 +112,8 @@ size_t gpufit__resolved_write(const gpufit__resolved *res, int json, char *buf, 
         item(&w, "framework_version", t, 1);
     }
     if (json)
-        put(&w, "}");
-    return w.len;
+        gpufit__text_put(&w.t, "}");
+    return w.t.len;
 }
 
 int32_t gpufit_result_resolved(const gpufit_result *r, char *buf, size_t cap, size_t *len_out)

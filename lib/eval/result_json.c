@@ -5,41 +5,21 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-typedef struct jw {
-    char *buf;
-    size_t cap, len; /* len counts every byte wanted, even past cap */
-} jw;
-
-static void put(jw *w, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static void put(jw *w, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    size_t room = w->len < w->cap ? w->cap - w->len : 0;
-    int n = vsnprintf(room > 0 ? w->buf + w->len : NULL, room, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        w->len += (size_t)n;
-}
+typedef gpufit__text jw; /* bounded output (util.c) */
 
 static void put_str(jw *w, const char *s)
 {
-    put(w, "\"");
+    gpufit__text_put(w, "\"");
     for (; s != NULL && *s != '\0'; s++) {
         unsigned char ch = (unsigned char)*s;
         if (ch == '"' || ch == '\\')
-            put(w, "\\%c", ch);
+            gpufit__text_put(w, "\\%c", ch);
         else if (ch < 0x20)
-            put(w, "\\u%04x", ch);
+            gpufit__text_put(w, "\\u%04x", ch);
         else
-            put(w, "%c", ch);
+            gpufit__text_put(w, "%c", ch);
     }
-    put(w, "\"");
+    gpufit__text_put(w, "\"");
 }
 
 static const char *fits_text(int32_t fits)
@@ -60,51 +40,56 @@ static const char *verdict_text(int32_t v)
  * -1 the point values */
 static void put_components(jw *w, const char *name, const gpufit__role *ro, int end)
 {
-    put(w, "\"%s\": {", name);
+    gpufit__text_put(w, "\"%s\": {", name);
     for (int32_t c = gpufit_component_next(0); c != 0; c = gpufit_component_next(c)) {
         uint64_t b[2] = {ro->comp[c], ro->comp[c]};
         if (end >= 0)
             gpufit__comp_band(ro, c, &b[0], &b[1]);
-        put(w, "%s\"%s\": %llu", c > 1 ? ", " : "", gpufit_component_name(c),
-            (unsigned long long)b[end > 0]);
+        gpufit__text_put(w, "%s\"%s\": %llu", c > 1 ? ", " : "", gpufit_component_name(c),
+                         (unsigned long long)b[end > 0]);
     }
-    put(w, "}");
+    gpufit__text_put(w, "}");
 }
 
-int32_t gpufit_result_to_json(const gpufit_result *r, char *buf, size_t cap, size_t *len_out,
-                              gpufit_error *err)
+int32_t gpufit_result_to_json(
+    const gpufit_result *r, char *buf, size_t cap, size_t *len_out, gpufit_error *err)
 {
     if (r == NULL || (buf == NULL && cap > 0))
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX, "result or buf is NULL");
     jw w = {buf, cap, 0};
     /* schema 2 (docs/report.md): the band and the three-way verdict */
-    put(&w,
+    gpufit__text_put(
+        &w,
         "{\n  \"schema\": 2,\n  \"verdict\": %s,\n  \"fits\": %s,\n  \"capacity_bytes\": %llu,\n"
         "  \"gpu\": ",
         verdict_text(r->verdict), fits_text(r->fits), (unsigned long long)r->capacity);
     put_str(&w, r->gpu != NULL ? r->gpu->name : r->gpu_name);
-    put(&w, ",\n  \"model\": {\"name\": ");
+    gpufit__text_put(&w, ",\n  \"model\": {\"name\": ");
     put_str(&w, r->model_name);
-    put(&w, ", \"n_params\": %llu, \"n_active_params\": %llu},\n",
-        (unsigned long long)r->n_params, (unsigned long long)r->n_active);
-    put(&w,
+    gpufit__text_put(&w, ", \"n_params\": %llu, \"n_active_params\": %llu},\n",
+                     (unsigned long long)r->n_params, (unsigned long long)r->n_active);
+    gpufit__text_put(
+        &w,
         "  \"peak_bytes\": %llu,\n  \"peak_low_bytes\": %llu,\n  \"peak_high_bytes\": %llu,\n"
         "  \"host_bytes\": %llu,\n  \"roles\": [",
         (unsigned long long)r->peak, (unsigned long long)r->peak_b[0],
         (unsigned long long)r->peak_b[1], (unsigned long long)r->host_bytes);
     for (uint32_t i = 0; i < r->n_roles; i++) {
         const gpufit__role *ro = &r->roles[i];
-        put(&w, "%s\n    {\"name\": ", i ? "," : "");
+        gpufit__text_put(&w, "%s\n    {\"name\": ", i ? "," : "");
         put_str(&w, ro->name);
-        put(&w, ", \"devices\": %u, \"layers\": %u, \"gpu\": ", ro->n_devices, ro->layers);
+        gpufit__text_put(&w, ", \"devices\": %u, \"layers\": %u, \"gpu\": ", ro->n_devices,
+                         ro->layers);
         put_str(&w, ro->gpu != NULL ? ro->gpu->name : r->gpu != NULL ? r->gpu->name : r->gpu_name);
-        put(&w, ", \"capacity_bytes\": %llu,\n     ", (unsigned long long)ro->capacity);
+        gpufit__text_put(&w, ", \"capacity_bytes\": %llu,\n     ",
+                         (unsigned long long)ro->capacity);
         put_components(&w, "components", ro, -1);
-        put(&w, ",\n     ");
+        gpufit__text_put(&w, ",\n     ");
         put_components(&w, "components_low", ro, 0);
-        put(&w, ",\n     ");
+        gpufit__text_put(&w, ",\n     ");
         put_components(&w, "components_high", ro, 1);
-        put(&w,
+        gpufit__text_put(
+            &w,
             ",\n     \"peak_allocated_bytes\": %llu, \"peak_reserved_bytes\": %llu, "
             "\"device_used_bytes\": %llu, \"headroom_bytes\": %lld, \"fits\": %s, "
             "\"verdict\": %s,\n"
@@ -122,33 +107,33 @@ int32_t gpufit_result_to_json(const gpufit_result *r, char *buf, size_t cap, siz
             (unsigned long long)ro->kv_cap_tokens, (unsigned long long)ro->kv_cap_b[0],
             (unsigned long long)ro->kv_cap_b[1]);
     }
-    put(&w, "\n  ],\n  \"notes\": [");
+    gpufit__text_put(&w, "\n  ],\n  \"notes\": [");
     for (uint32_t i = 0; i < r->n_notes; i++) {
         const char *t = NULL;
         gpufit_result_note(r, i, &t);
-        put(&w, "%s", i ? ", " : "");
+        gpufit__text_put(&w, "%s", i ? ", " : "");
         put_str(&w, t);
     }
-    put(&w, "],\n  \"mitigations\": [");
+    gpufit__text_put(&w, "],\n  \"mitigations\": [");
     for (uint32_t i = 0; i < r->n_mitigations; i++) {
         const gpufit__mitigation *mt = &r->mitigations[i];
-        put(&w, "%s\n    {\"text\": ", i ? "," : "");
+        gpufit__text_put(&w, "%s\n    {\"text\": ", i ? "," : "");
         put_str(&w, mt->text);
-        put(&w, ", \"changes\": %s, \"spec\": ", mt->json); /* canonical (changes.h) */
+        gpufit__text_put(&w, ", \"changes\": %s, \"spec\": ", mt->json); /* canonical (changes.h) */
         put_str(&w, mt->spec);
-        put(&w, ", \"flags\": ");
+        gpufit__text_put(&w, ", \"flags\": ");
         put_str(&w, mt->flags);
-        put(&w, ", \"peak_bytes_after\": %llu, \"fits_after\": %s, \"cost\": %.2f}",
-            (unsigned long long)mt->peak_after, fits_text(mt->fits_after), mt->cost);
+        gpufit__text_put(&w, ", \"peak_bytes_after\": %llu, \"fits_after\": %s, \"cost\": %.2f}",
+                         (unsigned long long)mt->peak_after, fits_text(mt->fits_after), mt->cost);
     }
-    put(&w, "%s],\n  \"resolved\": ", r->n_mitigations ? "\n  " : "");
+    gpufit__text_put(&w, "%s],\n  \"resolved\": ", r->n_mitigations ? "\n  " : "");
     size_t room = w.len < w.cap ? w.cap - w.len : 0; /* what every auto resolved to */
     w.len += gpufit__resolved_write(&r->resolved, 1, room > 0 ? w.buf + w.len : NULL, room);
     char flags[512]; /* the job's own flags in its framework's words (they fit in 512) */
     gpufit__job_flags_write(&r->flags_in, &r->resolved, flags, sizeof flags);
-    put(&w, ",\n  \"flags\": ");
+    gpufit__text_put(&w, ",\n  \"flags\": ");
     put_str(&w, flags);
-    put(&w, "\n}\n");
+    gpufit__text_put(&w, "\n}\n");
     if (len_out != NULL)
         *len_out = w.len;
     if (w.len >= cap)

@@ -15,26 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef struct fbuf {
-    char *buf;
-    size_t cap, n;
-} fbuf;
-
-static void put(fbuf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void put(fbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *at = b->n < b->cap ? b->buf + b->n : NULL;
-    int k = vsnprintf(at, at != NULL ? b->cap - b->n : 0, fmt, ap);
-    va_end(ap);
-    if (k > 0)
-        b->n += (size_t)k;
-}
+typedef gpufit__text fbuf; /* bounded output (util.c) */
 
 /* The value name of an enum change ("fp8", "full"), or NULL. */
 static const char *vname(const gpufit__change *c)
@@ -57,13 +38,13 @@ static void as_key(fbuf *b, const gpufit__change *c)
     const char *v = vname(c);
     const char *name = c->e != NULL ? c->e->name : "?";
     if (c->type == GPUFIT__CH_CLEAR)
-        put(b, "%s=none", name);
+        gpufit__text_put(b, "%s=none", name);
     else if (c->type == GPUFIT__CH_FLOAT)
-        put(b, "%s=%g", name, c->f);
+        gpufit__text_put(b, "%s=%g", name, c->f);
     else if (v != NULL)
-        put(b, "%s=%s", name, v);
+        gpufit__text_put(b, "%s=%s", name, v);
     else
-        put(b, "%s=%lld", name, (long long)c->i);
+        gpufit__text_put(b, "%s=%lld", name, (long long)c->i);
 }
 
 /* Servers: vllm serve / python -m sglang.launch_server arguments. */
@@ -72,38 +53,45 @@ static int server_flag(fbuf *b, const gpufit__change *c, int sglang)
     const char *v = vname(c);
     switch (c->param) {
     case GPUFIT_JOB_CONTEXT_LEN:
-        put(b, sglang ? "--context-length %lld" : "--max-model-len %lld", (long long)c->i);
+        gpufit__text_put(b, sglang ? "--context-length %lld" : "--max-model-len %lld",
+                         (long long)c->i);
         return 1;
     case GPUFIT_JOB_GPU_MEMORY_UTILIZATION:
-        put(b, sglang ? "--mem-fraction-static %g" : "--gpu-memory-utilization %g", c->f);
+        gpufit__text_put(b, sglang ? "--mem-fraction-static %g" : "--gpu-memory-utilization %g",
+                         c->f);
         return 1;
     case GPUFIT_JOB_KV_DTYPE:
-        put(b, "--kv-cache-dtype %s", v != NULL && strncmp(v, "fp8", 3) == 0 ? "fp8" : "auto");
+        gpufit__text_put(b, "--kv-cache-dtype %s",
+                         v != NULL && strncmp(v, "fp8", 3) == 0 ? "fp8" : "auto");
         return 1;
     case GPUFIT_JOB_TP:
-        put(b, sglang ? "--tp %lld" : "--tensor-parallel-size %lld", (long long)c->i);
+        gpufit__text_put(b, sglang ? "--tp %lld" : "--tensor-parallel-size %lld", (long long)c->i);
         return 1;
     case GPUFIT_JOB_PP:
-        put(b, sglang ? "--pp %lld" : "--pipeline-parallel-size %lld", (long long)c->i);
+        gpufit__text_put(b, sglang ? "--pp %lld" : "--pipeline-parallel-size %lld",
+                         (long long)c->i);
         return 1;
     case GPUFIT_JOB_BATCH:
     case GPUFIT_JOB_MAX_NUM_SEQS:
-        put(b, sglang ? "--max-running-requests %lld" : "--max-num-seqs %lld", (long long)c->i);
+        gpufit__text_put(b, sglang ? "--max-running-requests %lld" : "--max-num-seqs %lld",
+                         (long long)c->i);
         return 1;
     case GPUFIT_JOB_PROMPT_LEN:
-        put(b, sglang ? "--chunked-prefill-size %lld" : "--max-num-batched-tokens %lld",
-            (long long)c->i);
+        gpufit__text_put(b,
+                         sglang ? "--chunked-prefill-size %lld" : "--max-num-batched-tokens %lld",
+                         (long long)c->i);
         return 1;
     case GPUFIT_JOB_WEIGHT_DTYPE:
         if (v != NULL && strcmp(v, "fp8") == 0)
-            put(b, "--quantization fp8");
+            gpufit__text_put(b, "--quantization fp8");
         else if (v != NULL && (strcmp(v, "awq4") == 0 || strcmp(v, "gptq4") == 0))
-            put(b, "--quantization %s (an %s checkpoint)", v[0] == 'a' ? "awq" : "gptq",
-                v[0] == 'a' ? "AWQ" : "GPTQ");
+            gpufit__text_put(b, "--quantization %s (an %s checkpoint)",
+                             v[0] == 'a' ? "awq" : "gptq", v[0] == 'a' ? "AWQ" : "GPTQ");
         else
             return 0;
         return 1;
-    default: return 0;
+    default:
+        return 0;
     }
 }
 
@@ -112,20 +100,31 @@ static int llamacpp_flag(fbuf *b, const gpufit__change *c, const struct gpufit_j
 {
     const char *v = vname(c);
     switch (c->param) {
-    case GPUFIT_JOB_N_GPU_LAYERS: put(b, "-ngl %lld", (long long)c->i); return 1;
-    case GPUFIT_JOB_CONTEXT_LEN: /* -c is the whole cache: every parallel sequence's context */
-        put(b, "-c %lld", (long long)(c->i * (j->batch > 0 ? j->batch : 1)));
+    case GPUFIT_JOB_N_GPU_LAYERS:
+        gpufit__text_put(b, "-ngl %lld", (long long)c->i);
         return 1;
-    case GPUFIT_JOB_BATCH: put(b, "-np %lld", (long long)c->i); return 1;
-    case GPUFIT_JOB_PROMPT_LEN: put(b, "-ub %lld", (long long)c->i); return 1;
-    case GPUFIT_JOB_KV_DTYPE: put(b, "-ctk %s -ctv %s", v ? v : "f16", v ? v : "f16"); return 1;
-    case GPUFIT_JOB_ATTENTION: put(b, "-fa %s", v != NULL && strcmp(v, "flash") == 0 ? "on" : "off"); return 1;
+    case GPUFIT_JOB_CONTEXT_LEN: /* -c is the whole cache: every parallel sequence's context */
+        gpufit__text_put(b, "-c %lld", (long long)(c->i * (j->batch > 0 ? j->batch : 1)));
+        return 1;
+    case GPUFIT_JOB_BATCH:
+        gpufit__text_put(b, "-np %lld", (long long)c->i);
+        return 1;
+    case GPUFIT_JOB_PROMPT_LEN:
+        gpufit__text_put(b, "-ub %lld", (long long)c->i);
+        return 1;
+    case GPUFIT_JOB_KV_DTYPE:
+        gpufit__text_put(b, "-ctk %s -ctv %s", v ? v : "f16", v ? v : "f16");
+        return 1;
+    case GPUFIT_JOB_ATTENTION:
+        gpufit__text_put(b, "-fa %s", v != NULL && strcmp(v, "flash") == 0 ? "on" : "off");
+        return 1;
     case GPUFIT_JOB_WEIGHT_DTYPE:
         if (v == NULL)
             return 0;
-        put(b, "-m MODEL-%s.gguf (a %s file)", v, v);
+        gpufit__text_put(b, "-m MODEL-%s.gguf (a %s file)", v, v);
         return 1;
-    default: return 0;
+    default:
+        return 0;
     }
 }
 
@@ -134,30 +133,45 @@ static int megatron_flag(fbuf *b, const gpufit__change *c)
 {
     const char *v = vname(c);
     switch (c->param) {
-    case GPUFIT_JOB_TP: put(b, "--tensor-model-parallel-size %lld", (long long)c->i); return 1;
-    case GPUFIT_JOB_PP: put(b, "--pipeline-model-parallel-size %lld", (long long)c->i); return 1;
+    case GPUFIT_JOB_TP:
+        gpufit__text_put(b, "--tensor-model-parallel-size %lld", (long long)c->i);
+        return 1;
+    case GPUFIT_JOB_PP:
+        gpufit__text_put(b, "--pipeline-model-parallel-size %lld", (long long)c->i);
+        return 1;
     case GPUFIT_JOB_VPP:
-        put(b, "--virtual-pipeline-model-parallel-size %lld", (long long)c->i);
+        gpufit__text_put(b, "--virtual-pipeline-model-parallel-size %lld", (long long)c->i);
         return 1;
-    case GPUFIT_JOB_CP: put(b, "--context-parallel-size %lld", (long long)c->i); return 1;
-    case GPUFIT_JOB_EP: put(b, "--expert-model-parallel-size %lld", (long long)c->i); return 1;
+    case GPUFIT_JOB_CP:
+        gpufit__text_put(b, "--context-parallel-size %lld", (long long)c->i);
+        return 1;
+    case GPUFIT_JOB_EP:
+        gpufit__text_put(b, "--expert-model-parallel-size %lld", (long long)c->i);
+        return 1;
     case GPUFIT_JOB_SP:
-        put(b, "%s", c->i ? "--sequence-parallel" : "(no --sequence-parallel)");
+        gpufit__text_put(b, "%s", c->i ? "--sequence-parallel" : "(no --sequence-parallel)");
         return 1;
-    case GPUFIT_JOB_MICRO_BATCH: put(b, "--micro-batch-size %lld", (long long)c->i); return 1;
-    case GPUFIT_JOB_GLOBAL_BATCH: put(b, "--global-batch-size %lld", (long long)c->i); return 1;
+    case GPUFIT_JOB_MICRO_BATCH:
+        gpufit__text_put(b, "--micro-batch-size %lld", (long long)c->i);
+        return 1;
+    case GPUFIT_JOB_GLOBAL_BATCH:
+        gpufit__text_put(b, "--global-batch-size %lld", (long long)c->i);
+        return 1;
     case GPUFIT_JOB_ZERO:
-        put(b, "%s", c->i >= 1 ? "--use-distributed-optimizer" : "(no --use-distributed-optimizer)");
+        gpufit__text_put(b, "%s",
+                         c->i >= 1 ? "--use-distributed-optimizer"
+                                   : "(no --use-distributed-optimizer)");
         return 1;
     case GPUFIT_JOB_CHECKPOINTING:
         if (v != NULL && strcmp(v, "full") == 0)
-            put(b, "--recompute-granularity full --recompute-method uniform");
+            gpufit__text_put(b, "--recompute-granularity full --recompute-method uniform");
         else if (v != NULL && strcmp(v, "selective") == 0)
-            put(b, "--recompute-granularity selective");
+            gpufit__text_put(b, "--recompute-granularity selective");
         else
             return 0;
         return 1;
-    default: return 0;
+    default:
+        return 0;
     }
 }
 
@@ -167,36 +181,41 @@ static int deepspeed_flag(fbuf *b, const gpufit__change *c)
     const char *v = vname(c);
     switch (c->param) {
     case GPUFIT_JOB_ZERO:
-        put(b, "\"zero_optimization\": {\"stage\": %lld}", (long long)c->i);
+        gpufit__text_put(b, "\"zero_optimization\": {\"stage\": %lld}", (long long)c->i);
         return 1;
     case GPUFIT_JOB_OFFLOAD:
-        put(b, "\"zero_optimization\": {\"offload_optimizer\": {\"device\": \"%s\"}}",
-            v != NULL && strcmp(v, "none") == 0 ? "none" : "cpu");
+        gpufit__text_put(b, "\"zero_optimization\": {\"offload_optimizer\": {\"device\": \"%s\"}}",
+                         v != NULL && strcmp(v, "none") == 0 ? "none" : "cpu");
         return 1;
     case GPUFIT_JOB_MICRO_BATCH:
-        put(b, "\"train_micro_batch_size_per_gpu\": %lld", (long long)c->i);
+        gpufit__text_put(b, "\"train_micro_batch_size_per_gpu\": %lld", (long long)c->i);
         return 1;
-    case GPUFIT_JOB_GLOBAL_BATCH: put(b, "\"train_batch_size\": %lld", (long long)c->i); return 1;
+    case GPUFIT_JOB_GLOBAL_BATCH:
+        gpufit__text_put(b, "\"train_batch_size\": %lld", (long long)c->i);
+        return 1;
     case GPUFIT_JOB_PRECISION:
         if (v != NULL && strstr(v, "bf16") != NULL)
-            put(b, "\"bf16\": {\"enabled\": true}");
+            gpufit__text_put(b, "\"bf16\": {\"enabled\": true}");
         else if (v != NULL && strstr(v, "fp16") != NULL)
-            put(b, "\"fp16\": {\"enabled\": true}");
+            gpufit__text_put(b, "\"fp16\": {\"enabled\": true}");
         else
             return 0;
         return 1;
-    default: return 0;
+    default:
+        return 0;
     }
 }
 
 /* Hugging Face Trainer / PEFT / accelerate (and torchtune-style config keys). */
-static int trainer_flag(fbuf *b, const gpufit__change *c, const gpufit__changes *cs,
+static int trainer_flag(fbuf *b,
+                        const gpufit__change *c,
+                        const gpufit__changes *cs,
                         const struct gpufit_job *j)
 {
     const char *v = vname(c);
     switch (c->param) {
     case GPUFIT_JOB_MICRO_BATCH:
-        put(b, "--per_device_train_batch_size %lld", (long long)c->i);
+        gpufit__text_put(b, "--per_device_train_batch_size %lld", (long long)c->i);
         return 1;
     case GPUFIT_JOB_GLOBAL_BATCH: { /* accumulation = global / (micro x dp) */
         const gpufit__change *mb = find(cs, GPUFIT_JOB_MICRO_BATCH);
@@ -207,111 +226,137 @@ static int trainer_flag(fbuf *b, const gpufit__change *c, const gpufit__changes 
         int64_t dp = dc != NULL && dc->i > 0 ? dc->i : (int64_t)ldp;
         if (micro <= 0)
             return 0;
-        put(b, "--gradient_accumulation_steps %lld", (long long)(c->i / (micro * dp)));
+        gpufit__text_put(b, "--gradient_accumulation_steps %lld", (long long)(c->i / (micro * dp)));
         return 1;
     }
     case GPUFIT_JOB_CHECKPOINTING:
         if (v != NULL && strcmp(v, "none") != 0)
-            put(b, "--gradient_checkpointing");
+            gpufit__text_put(b, "--gradient_checkpointing");
         else
-            put(b, "(no --gradient_checkpointing)");
+            gpufit__text_put(b, "(no --gradient_checkpointing)");
         return 1;
     case GPUFIT_JOB_PRECISION: /* pure 16-bit weights load so (from_pretrained torch_dtype);
                                 * --bf16 / --fp16 is the Trainer's autocast */
         if (v != NULL && strcmp(v, "bf16") == 0)
-            put(b, "torch_dtype=torch.bfloat16 --bf16");
+            gpufit__text_put(b, "torch_dtype=torch.bfloat16 --bf16");
         else if (v != NULL && strcmp(v, "fp16") == 0)
-            put(b, "torch_dtype=torch.float16 --fp16");
+            gpufit__text_put(b, "torch_dtype=torch.float16 --fp16");
         else if (v != NULL && strstr(v, "bf16") != NULL)
-            put(b, "--bf16");
+            gpufit__text_put(b, "--bf16");
         else if (v != NULL && strstr(v, "fp16") != NULL)
-            put(b, "--fp16");
+            gpufit__text_put(b, "--fp16");
         else
             return 0;
         return 1;
     case GPUFIT_JOB_OPTIMIZER:
         if (v != NULL && strcmp(v, "adamw_8bit") == 0)
-            put(b, "--optim adamw_bnb_8bit");
+            gpufit__text_put(b, "--optim adamw_bnb_8bit");
         else if (v != NULL && strcmp(v, "adafactor") == 0)
-            put(b, "--optim adafactor");
+            gpufit__text_put(b, "--optim adafactor");
         else
             return 0;
         return 1;
     case GPUFIT_JOB_ATTENTION:
         if (v == NULL)
             return 0;
-        put(b, "attn_implementation=\"%s\"",
-            strcmp(v, "flash") == 0 ? "flash_attention_2" : strcmp(v, "sdpa") == 0 ? "sdpa"
-                                                                                 : "eager");
+        gpufit__text_put(b, "attn_implementation=\"%s\"",
+                         strcmp(v, "flash") == 0  ? "flash_attention_2"
+                         : strcmp(v, "sdpa") == 0 ? "sdpa"
+                                                  : "eager");
         return 1;
     case GPUFIT_JOB_TASK:
         if (v != NULL && strcmp(v, "qlora") == 0)
-            put(b, "BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=\"nf4\") + "
-                   "LoraConfig(r=%lld)",
-                (long long)(j->lora_rank > 0 ? j->lora_rank : 16));
+            gpufit__text_put(b,
+                             "BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=\"nf4\") + "
+                             "LoraConfig(r=%lld)",
+                             (long long)(j->lora_rank > 0 ? j->lora_rank : 16));
         else if (v != NULL && strcmp(v, "lora") == 0)
-            put(b, "LoraConfig(r=%lld)", (long long)(j->lora_rank > 0 ? j->lora_rank : 16));
+            gpufit__text_put(b, "LoraConfig(r=%lld)",
+                             (long long)(j->lora_rank > 0 ? j->lora_rank : 16));
         else
             return 0;
         return 1;
-    case GPUFIT_JOB_LORA_RANK: put(b, "LoraConfig(r=%lld)", (long long)c->i); return 1;
+    case GPUFIT_JOB_LORA_RANK:
+        gpufit__text_put(b, "LoraConfig(r=%lld)", (long long)c->i);
+        return 1;
     case GPUFIT_JOB_ZERO:
         if (c->i == 3)
-            put(b, "--fsdp \"full_shard auto_wrap\"");
+            gpufit__text_put(b, "--fsdp \"full_shard auto_wrap\"");
         else if (c->i == 2)
-            put(b, "--fsdp \"shard_grad_op auto_wrap\"");
+            gpufit__text_put(b, "--fsdp \"shard_grad_op auto_wrap\"");
         else
             return 0;
         return 1;
-    case GPUFIT_JOB_OFFLOAD: put(b, "--fsdp \"full_shard offload auto_wrap\""); return 1;
-    case GPUFIT_JOB_SEQ_LEN: put(b, "max_seq_length=%lld", (long long)c->i); return 1;
-    default: return 0;
+    case GPUFIT_JOB_OFFLOAD:
+        gpufit__text_put(b, "--fsdp \"full_shard offload auto_wrap\"");
+        return 1;
+    case GPUFIT_JOB_SEQ_LEN:
+        gpufit__text_put(b, "max_seq_length=%lld", (long long)c->i);
+        return 1;
+    default:
+        return 0;
     }
 }
 
 /* keys: 1 writes a change with no flag of its own as key=value, 0 leaves it out */
-static size_t write_flags(const gpufit__changes *cs, const struct gpufit_job *j,
-                          int32_t framework, char *buf, size_t cap, int keys)
+static size_t write_flags(const gpufit__changes *cs,
+                          const struct gpufit_job *j,
+                          int32_t framework,
+                          char *buf,
+                          size_t cap,
+                          int keys)
 {
     fbuf b = {buf, cap, 0};
     if (cap > 0)
         buf[0] = '\0';
     for (uint32_t k = 0; k < cs->n; k++) {
         const gpufit__change *c = &cs->ch[k];
-        size_t before = b.n;
-        if (b.n > 0)
-            put(&b, " ");
-        size_t at = b.n;
+        size_t before = b.len;
+        if (b.len > 0)
+            gpufit__text_put(&b, " ");
+        size_t at = b.len;
         int done;
         switch (framework) {
-        case GPUFIT_FW_VLLM: done = server_flag(&b, c, 0); break;
-        case GPUFIT_FW_SGLANG: done = server_flag(&b, c, 1); break;
-        case GPUFIT_FW_LLAMACPP: done = llamacpp_flag(&b, c, j); break;
-        case GPUFIT_FW_MEGATRON: done = megatron_flag(&b, c); break;
-        case GPUFIT_FW_DEEPSPEED: done = deepspeed_flag(&b, c) || trainer_flag(&b, c, cs, j); break;
-        default: done = trainer_flag(&b, c, cs, j); break;
+        case GPUFIT_FW_VLLM:
+            done = server_flag(&b, c, 0);
+            break;
+        case GPUFIT_FW_SGLANG:
+            done = server_flag(&b, c, 1);
+            break;
+        case GPUFIT_FW_LLAMACPP:
+            done = llamacpp_flag(&b, c, j);
+            break;
+        case GPUFIT_FW_MEGATRON:
+            done = megatron_flag(&b, c);
+            break;
+        case GPUFIT_FW_DEEPSPEED:
+            done = deepspeed_flag(&b, c) || trainer_flag(&b, c, cs, j);
+            break;
+        default:
+            done = trainer_flag(&b, c, cs, j);
+            break;
         }
         if (!done) {
-            b.n = keys ? at : before;
+            b.len = keys ? at : before;
             if (keys)
                 as_key(&b, c);
-            else if (b.n < b.cap)
-                b.buf[b.n] = '\0';
+            else if (b.len < b.cap)
+                b.buf[b.len] = '\0';
         }
     }
-    if (cap > 0 && b.n >= cap)
+    if (cap > 0 && b.len >= cap)
         buf[cap - 1] = '\0';
-    return b.n;
+    return b.len;
 }
 
-size_t gpufit__cs_flags(const gpufit__changes *cs, const struct gpufit_job *j, int32_t framework,
-                        char *buf, size_t cap)
+size_t gpufit__cs_flags(
+    const gpufit__changes *cs, const struct gpufit_job *j, int32_t framework, char *buf, size_t cap)
 {
     return write_flags(cs, j, framework, buf, cap, 1);
 }
 
-size_t gpufit__cs_flags_only(const gpufit__changes *cs, const struct gpufit_job *j,
-                             int32_t framework, char *buf, size_t cap)
+size_t gpufit__cs_flags_only(
+    const gpufit__changes *cs, const struct gpufit_job *j, int32_t framework, char *buf, size_t cap)
 {
     return write_flags(cs, j, framework, buf, cap, 0);
 }
