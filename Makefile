@@ -474,10 +474,15 @@ VALGRIND_FLAGS = -q --error-exitcode=99 --leak-check=full --errors-for-leak-kind
 VG_DIR = $(abspath $(BUILD))/valgrind
 EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
 EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRCS))
+# The fixtures, every regression input (regress-*) and the first VG_CORPUS_MAX inputs of each
+# fuzz corpus: the whole corpora (hundreds of files each, grown by long fuzz runs) are replayed
+# under ASan/UBSan in-process by make fuzz-replay; under valgrind each file is a process.
+VG_CORPUS_MAX ?= 40
+vg_corpus = $(sort $(wildcard $(1)/regress-*) $(wordlist 1,$(VG_CORPUS_MAX),$(sort $(wildcard $(1)/*))))
 VG_FIXTURES  = $(sort $(wildcard tests/fuzz/corpus/json/*.json tests/fixtures/*.json))
-VG_HF        = $(sort $(wildcard tests/data/hf/*.json tests/fuzz/corpus/hf_config/*))
-VG_GGUF      = $(sort $(wildcard tests/data/gguf/* tests/fuzz/corpus/gguf/*))
-VG_SAFETENSORS = $(if $(wildcard tests/data/hf/gpt2.json),$(sort $(wildcard tests/fuzz/corpus/safetensors/*)))
+VG_HF        = $(sort $(wildcard tests/data/hf/*.json) $(call vg_corpus,tests/fuzz/corpus/hf_config))
+VG_GGUF      = $(sort $(wildcard tests/data/gguf/*) $(call vg_corpus,tests/fuzz/corpus/gguf))
+VG_SAFETENSORS = $(if $(wildcard tests/data/hf/gpt2.json),$(call vg_corpus,tests/fuzz/corpus/safetensors))
 
 $(BUILD)/examples:
 	mkdir -p $@
