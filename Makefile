@@ -201,6 +201,22 @@ $(UNIT_BIN): $(UNIT_OBJS) $(STATIC_LIB)
 $(BUILD)/bench/%: tests/bench/%.c $(STATIC_LIB) | $(BUILD)/bench
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(STATIC_LIB) $(LDFLAGS) $(LIBS)
 
+# The sorted name and id indexes compiled into the library (tools/gen_index.c): `make index`
+# rewrites them from the tables; `make check` fails when they are stale.
+INDEX_INCS := lib/table/param_index.inc lib/model/preset_index.inc
+GEN_INDEX  := $(BUILD)/tools/gen_index
+$(GEN_INDEX): tools/gen_index.c $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(STATIC_LIB) $(LDFLAGS) $(LIBS)
+.PHONY: index
+index: $(GEN_INDEX)
+	$(GEN_INDEX) $(INDEX_INCS)
+	@echo "rewrote $(INDEX_INCS); run make again to compile them in"
+define run-index-check
+	@echo "==> the name indexes match the tables (tools/gen_index.c --check)"
+	@$(GEN_INDEX) --check $(INDEX_INCS) && echo "    $(INDEX_INCS) are current"
+endef
+
 # Header tests: gpufit.h alone must compile as C11 and C99 with -Wpadded (no implicit padding
 # in any public struct) and as C++11.
 $(BUILD)/header/header_c11.o: tests/header/header_c11.c $(HEADER) | $(BUILD)/header
@@ -294,7 +310,8 @@ define run-params-doc
 endef
 
 .PHONY: check check-unit check-header check-abi check-install check-python check-cli check-asan
-check: all $(UNIT_DEP) $(HEADER_OBJS)
+check: all $(UNIT_DEP) $(HEADER_OBJS) $(GEN_INDEX)
+	$(run-index-check)
 	$(run-unit)
 	$(run-header)
 	$(run-abi)

@@ -90,8 +90,7 @@ int32_t gpufit_job_new(gpufit_job **out, gpufit_error *err)
     gpufit_job *j = malloc(sizeof *j);
     if (j == NULL)
         return gpufit__fail(err, GPUFIT_E_NOMEM, 0, UINT64_MAX, "out of memory");
-    gpufit__job_defaults(j);
-    gpufit__job_refresh(j);
+    gpufit__job_defaults(j); /* plan_state 0: the first setter or evaluation resolves it */
     *out = j;
     gpufit__ok(err);
     return GPUFIT_OK;

@@ -481,6 +481,16 @@ int32_t gpufit__json_decode(
     const char *s = t->text;
     size_t len = t->len, n = 0, i = 0;
     size_t base = t->offset + 1; /* offset of s[0] in the input */
+    if (!t->escaped) { /* the common case: the raw span is the text, copied in one go */
+        while (i < len && (unsigned char)s[i] >= 0x20 && s[i] != '\\')
+            i++;
+        if (i == len) {
+            if (cap > 0)
+                memcpy(out, s, len < cap ? len : cap - 1);
+            n = len;
+        }
+        i = i == len ? len : 0; /* else the loop below decodes (and reports) from the start */
+    }
     while (i < len) {
         unsigned char c = (unsigned char)s[i];
         if (c != '\\') {

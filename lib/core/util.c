@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static int lower(int c)
 {
@@ -29,4 +30,28 @@ void gpufit__text_put(gpufit__text *t, const char *fmt, ...)
     va_end(ap);
     if (n > 0)
         t->len += (size_t)n;
+}
+
+int gpufit__name_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+    if (alen != blen) /* by length first: most probes end on one integer compare */
+        return alen < blen ? -1 : 1;
+    return memcmp(a, b, alen);
+}
+
+int32_t gpufit__name_index_find(const gpufit__name_row *rows, size_t n, const char *name,
+                                size_t len)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = gpufit__name_cmp(rows[mid].name, rows[mid].len, name, len);
+        if (c == 0)
+            return rows[mid].row;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
 }

@@ -127,7 +127,6 @@ static int32_t scalar_text(
     const gpufit__json_token *v, const char *prefix, const key *k, scalar *out, gpufit_error *err)
 {
     char d[72];
-    const char *kn = shown(k->text, k->len, d);
     int32_t pid = 0;
     out->len = 0;
     out->text[0] = '\0';
@@ -138,7 +137,7 @@ static int32_t scalar_text(
         if (st == GPUFIT_E_BUFFER_TOO_SMALL)
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, param_id(k->text, k->len),
                                 (uint64_t)v->offset, "value of '%s%s' is longer than %d bytes",
-                                prefix, kn, VAL_MAX);
+                                prefix, shown(k->text, k->len, d), VAL_MAX);
         if (st != GPUFIT_OK)
             return gpufit__fail(err, GPUFIT_E_PARSE, 0, (uint64_t)v->offset,
                                 "JSON: malformed string at byte %zu", v->offset);
@@ -149,7 +148,7 @@ static int32_t scalar_text(
             if (ch < 0x20 || ch == 0x7F)
                 return gpufit__fail(err, GPUFIT_E_INVALID_ARG, param_id(k->text, k->len),
                                     (uint64_t)v->offset,
-                                    "value of '%s%s' contains a control character", prefix, kn);
+                                    "value of '%s%s' contains a control character", prefix, shown(k->text, k->len, d));
         }
         out->len = n;
         return GPUFIT_OK;
@@ -160,7 +159,7 @@ static int32_t scalar_text(
         if (v->len > VAL_MAX) /* numbers are limited by the tokenizer; defensive */
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, param_id(k->text, k->len),
                                 (uint64_t)v->offset, "value of '%s%s' is longer than %d bytes",
-                                prefix, kn, VAL_MAX);
+                                prefix, shown(k->text, k->len, d), VAL_MAX);
         memcpy(out->text, v->text, v->len);
         out->text[v->len] = '\0';
         out->len = v->len;
@@ -168,16 +167,16 @@ static int32_t scalar_text(
     case GPUFIT__JSON_NULL:
         pid = param_id(k->text, k->len);
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, pid, (uint64_t)v->offset,
-                            "'%s%s' is null: give it a value or leave the key out", prefix, kn);
+                            "'%s%s' is null: give it a value or leave the key out", prefix, shown(k->text, k->len, d));
     case GPUFIT__JSON_ARRAY:
     case GPUFIT__JSON_OBJECT:
         pid = param_id(k->text, k->len);
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, pid, (uint64_t)v->offset,
                             "'%s%s' takes a single value (number, string or boolean), not an %s",
-                            prefix, kn, v->type == GPUFIT__JSON_ARRAY ? "array" : "object");
+                            prefix, shown(k->text, k->len, d), v->type == GPUFIT__JSON_ARRAY ? "array" : "object");
     default:
         return gpufit__fail(err, GPUFIT_E_INTERNAL, 0, (uint64_t)v->offset,
-                            "JSON: unexpected token for '%s%s'", prefix, kn);
+                            "JSON: unexpected token for '%s%s'", prefix, shown(k->text, k->len, d));
     }
 }
 
@@ -349,11 +348,10 @@ static int32_t apply_model_object(ctx *c, gpufit__json *p, gpufit_error *err)
                                 "'model.%s' is a job key: put it at the top level of the "
                                 "scenario",
                                 shown(kk.text, kk.len, d));
-        if ((st = gpufit__doc_key(&c->seen, kk.text, kk.len, k.offset, err)) != GPUFIT_OK ||
+        if ((st = gpufit__doc_entry(&c->seen, e, kk.text, kk.len, k.offset, err)) != GPUFIT_OK ||
             (st = scalar_text(&v, "model.", &kk, &s, err)) != GPUFIT_OK)
             return st;
-        st =
-            gpufit__apply_kv(&c->m, &c->j, kk.text, kk.len, s.text, s.len, (uint64_t)v.offset, err);
+        st = gpufit__apply_entry(&c->m, &c->j, e, s.text, s.len, (uint64_t)v.offset, err);
         if (st != GPUFIT_OK) {
             default_offset(err, v.offset);
             return st;
@@ -584,7 +582,7 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
                             : j == NULL ? "the job"
                                         : "the JSON text");
     ctx c;
-    c.m = *m;
+    gpufit__model_assign(&c.m, m); /* a working copy: the handles change only on success */
     c.j = *j;
     memset(&c.seen, 0, sizeof c.seen);
 
@@ -624,15 +622,22 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
             return st;
         if ((st = gpufit__json_next(&p, &v, err)) != GPUFIT_OK)
             return st;
-        if (!ignored_key(&kk) &&
-            (st = gpufit__doc_key(&c.seen, kk.text, kk.len, k.offset, err)) != GPUFIT_OK)
-            return st;
-        if (key_is(&kk, "model") || key_is(&kk, "gpu") || ignored_key(&kk)) {
+        if (ignored_key(&kk)) {
             if ((st = gpufit__json_skip(&p, &v, err)) != GPUFIT_OK)
                 return st;
             continue;
         }
-        const gpufit__param_entry *pe = gpufit__param_find_name(kk.text, kk.len);
+        int is_model = key_is(&kk, "model");
+        const gpufit__param_entry *pe =
+            is_model ? NULL : gpufit__param_find_name(kk.text, kk.len); /* found once */
+        if ((is_model || pe != NULL) &&
+            (st = gpufit__doc_entry(&c.seen, pe, kk.text, kk.len, k.offset, err)) != GPUFIT_OK)
+            return st;
+        if (is_model || (pe != NULL && pe->id == GPUFIT_JOB_GPU)) {
+            if ((st = gpufit__json_skip(&p, &v, err)) != GPUFIT_OK)
+                return st;
+            continue;
+        }
         if (pe == NULL)
             return unknown_key(&kk, "", err);
         /* lora_modules also takes an array of module names (names only: a number is the
@@ -645,7 +650,7 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
                                 "'lora_modules' takes an array of module names or one value");
         if (st != GPUFIT_OK)
             return st;
-        st = gpufit__apply_kv(&c.m, &c.j, kk.text, kk.len, s.text, s.len, (uint64_t)v.offset, err);
+        st = gpufit__apply_entry(&c.m, &c.j, pe, s.text, s.len, (uint64_t)v.offset, err);
         if (st != GPUFIT_OK) {
             default_offset(err, v.offset);
             return st;
@@ -653,7 +658,7 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
     }
     gpufit__model_refresh(&c.m);
     gpufit__job_refresh(&c.j);
-    *m = c.m;
+    gpufit__model_assign(m, &c.m);
     *j = c.j;
     gpufit__ok(err);
     return GPUFIT_OK;

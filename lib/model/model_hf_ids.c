@@ -51,6 +51,15 @@ const char *gpufit__preset_hf_variant(const char *id, size_t len)
     return NULL;
 }
 
+int gpufit__preset_hf_variant_at(size_t i, const char **hf_id, const char **preset)
+{
+    if (i >= sizeof variants / sizeof variants[0])
+        return 0;
+    *hf_id = variants[i].hf_id;
+    *preset = variants[i].preset;
+    return 1;
+}
+
 /* "Did you mean" over the presets' names, aliases and Hugging Face ids (suggest.c's rule). */
 static void consider(const char *q, size_t qlen, const char *c, size_t clen, const char **best,
                      size_t *best_len, size_t *best_d)

@@ -432,12 +432,31 @@ static const gpufit__param_entry table[] = {
 #define N_PARAMS (sizeof table / sizeof table[0])
 
 /* ---- lookup ------------------------------------------------------------------------- */
-const gpufit__param_entry *gpufit__param_find(int32_t id)
+/* param_names[] (names and aliases, sorted) and param_row_of_id[] (each id's row), generated
+ * from the table above by tools/gen_index.c (`make index`) */
+#include "param_index.inc"
+
+size_t gpufit__param_count(void)
+{
+    return N_PARAMS;
+}
+
+const gpufit__param_entry *gpufit__param_find_linear(int32_t id)
 {
     for (size_t i = 0; i < N_PARAMS; i++)
         if (table[i].id == id)
             return &table[i];
     return NULL;
+}
+
+const gpufit__param_entry *gpufit__param_find(int32_t id)
+{
+    if (id >= 0 && id <= PARAM_ID_MAX) {
+        int r = param_row_of_id[id];
+        if (r >= 0 && (size_t)r < N_PARAMS && table[r].id == id)
+            return &table[r];
+    }
+    return gpufit__param_find_linear(id); /* an unknown id, or a stale index */
 }
 
 const gpufit__param_entry *gpufit__param_at(size_t i)
@@ -458,16 +477,29 @@ static int alias_match(const char *aliases, const char *name, size_t len)
     return 0;
 }
 
-const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len)
+const gpufit__param_entry *gpufit__param_find_name_linear(const char *name, size_t len)
 {
     for (size_t i = 0; i < N_PARAMS; i++)
-        if (table[i].name_len == len && table[i].name[0] == name[0] &&
-            memcmp(table[i].name, name, len) == 0)
+        if (table[i].name_len == len && memcmp(table[i].name, name, len) == 0)
             return &table[i];
     for (size_t i = 0; i < N_PARAMS; i++)
         if (table[i].aliases != NULL && alias_match(table[i].aliases, name, len))
             return &table[i];
     return NULL;
+}
+
+const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len)
+{
+    int32_t r = gpufit__name_index_find(param_names, sizeof param_names / sizeof param_names[0],
+                                        name, len);
+    if (r >= 0 && (size_t)r < N_PARAMS) {
+        const gpufit__param_entry *e = &table[r];
+        if ((e->name_len == len && memcmp(e->name, name, len) == 0) ||
+            (e->aliases != NULL && alias_match(e->aliases, name, len)))
+            return e;
+    }
+    /* not in the index (an unknown name, or a stale index): the scan is the reference */
+    return gpufit__param_find_name_linear(name, len);
 }
 
 /* ---- applicability: keys that only mean something for some models or jobs ------------- */
@@ -521,32 +553,21 @@ int32_t gpufit__check_applies(int32_t domain, const void *h, uint32_t have, gpuf
 /* ---- one document: duplicate and conflicting keys ------------------------------------ */
 _Static_assert(N_PARAMS + 1 <= GPUFIT__DOC_KEYS_MAX, "gpufit__doc_keys holds every parameter");
 
-int32_t gpufit__doc_key(gpufit__doc_keys *d, const char *key, size_t klen, uint64_t offset,
-                        gpufit_error *err)
+int32_t gpufit__doc_entry(gpufit__doc_keys *d, const gpufit__param_entry *e, const char *key,
+                          size_t klen, uint64_t offset, gpufit_error *err)
 {
     /* pairs that set the same thing two ways: the capacity depended on their order */
     static const int32_t conflicts[][2] = {{GPUFIT_JOB_GPU_MEMORY_GIB, GPUFIT_JOB_GPU_MEMORY_BYTES}};
-    size_t slot;
-    const char *name;
-    int32_t id = 0;
-    if (klen == 5 && memcmp(key, "model", 5) == 0) {
-        slot = N_PARAMS;
-        name = "model";
-    } else {
-        const gpufit__param_entry *e = gpufit__param_find_name(key, klen);
-        if (e == NULL)
-            return GPUFIT_OK;
-        slot = (size_t)(e - table);
-        name = e->name;
-        id = e->id;
-    }
+    size_t slot = e == NULL ? N_PARAMS : (size_t)(e - table);
+    const char *name = e == NULL ? "model" : e->name;
+    int32_t id = e == NULL ? 0 : e->id;
     if (d->at[slot] != 0)
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, id, offset,
                             "duplicate key '%s' (at bytes %llu and %llu; '%.*s' the second time): "
                             "give each key once",
                             name, (unsigned long long)(d->at[slot] - 1),
                             (unsigned long long)offset, (int)(klen > 64 ? 64 : klen), key);
-    for (size_t c = 0; c < sizeof conflicts / sizeof conflicts[0]; c++) {
+    for (size_t c = 0; id != 0 && c < sizeof conflicts / sizeof conflicts[0]; c++) {
         for (int side = 0; side < 2; side++) {
             if (conflicts[c][side] != id)
                 continue;
@@ -564,39 +585,61 @@ int32_t gpufit__doc_key(gpufit__doc_keys *d, const char *key, size_t klen, uint6
     return GPUFIT_OK;
 }
 
+int32_t gpufit__doc_key(gpufit__doc_keys *d, const char *key, size_t klen, uint64_t offset,
+                        gpufit_error *err)
+{
+    const gpufit__param_entry *e = NULL;
+    if (!(klen == 5 && memcmp(key, "model", 5) == 0) &&
+        (e = gpufit__param_find_name(key, klen)) == NULL)
+        return GPUFIT_OK;
+    return gpufit__doc_entry(d, e, key, klen, offset, err);
+}
+
 static void *field_of(const gpufit__param_entry *e, struct gpufit_model *m, struct gpufit_job *j)
 {
     char *base = e->domain == GPUFIT_DOMAIN_MODEL ? (char *)m : (char *)j;
     return base != NULL ? base + e->offset : NULL;
 }
 
+static void set_default(const gpufit__param_entry *e, void *f)
+{
+    if (e->is_double)
+        *(double *)f = e->def_f;
+    else
+        *(int64_t *)f = e->def_i;
+}
+
+/* All-zero bytes, then the rows with another default (model_default_rows[] and
+ * job_default_rows[] in param_index.inc; lists start empty). */
+static void defaults(int32_t domain, void *h, const uint16_t *rows, size_t n_rows)
+{
+    int walk = N_PARAMS != PARAM_INDEX_ROWS; /* rows added or removed since `make index` */
+    size_t n = walk ? N_PARAMS : n_rows;
+    for (size_t i = 0; i < n; i++) {
+        size_t r = walk ? i : rows[i];
+        if (r < N_PARAMS && table[r].domain == domain && table[r].type != GPUFIT_TYPE_LIST)
+            set_default(&table[r], (char *)h + table[r].offset);
+    }
+}
+
 void gpufit__model_defaults(struct gpufit_model *m)
 {
-    memset(m, 0, sizeof *m);
-    for (size_t i = 0; i < N_PARAMS; i++) {
-        if (table[i].domain != GPUFIT_DOMAIN_MODEL)
-            continue;
-        void *f = field_of(&table[i], m, NULL);
-        if (table[i].is_double)
-            *(double *)f = table[i].def_f;
-        else
-            *(int64_t *)f = table[i].def_i;
-    }
+    /* zero bytes everywhere but the two arrays (gguf_layer_bytes, cache_groups: 3.5 KiB),
+     * which nothing reads past their counts (gguf_layers, cache_ng), zero here */
+    memset(m, 0, offsetof(struct gpufit_model, gguf_layer_bytes));
+    memset(&m->cache_state, 0,
+           offsetof(struct gpufit_model, cache_groups) - offsetof(struct gpufit_model, cache_state));
+    memset(&m->cache_agg, 0, sizeof *m - offsetof(struct gpufit_model, cache_agg));
+    defaults(GPUFIT_DOMAIN_MODEL, m, model_default_rows,
+             sizeof model_default_rows / sizeof model_default_rows[0]);
     memcpy(m->name, "custom", sizeof "custom");
 }
 
 void gpufit__job_defaults(struct gpufit_job *j)
 {
     memset(j, 0, sizeof *j);
-    for (size_t i = 0; i < N_PARAMS; i++) {
-        if (table[i].domain != GPUFIT_DOMAIN_JOB || table[i].type == GPUFIT_TYPE_LIST)
-            continue; /* lists start empty */
-        void *f = field_of(&table[i], NULL, j);
-        if (table[i].is_double)
-            *(double *)f = table[i].def_f;
-        else
-            *(int64_t *)f = table[i].def_i;
-    }
+    defaults(GPUFIT_DOMAIN_JOB, j, job_default_rows,
+             sizeof job_default_rows / sizeof job_default_rows[0]);
 }
 
 /* ---- typed set/get ------------------------------------------------------------------ */
@@ -875,6 +918,17 @@ static int parse_number(const char *s, size_t n, double *out, double *unit_out)
     char buf[64];
     if (n == 0 || n >= sizeof buf)
         return -1;
+    if (n <= 15) { /* plain decimal digits: exact below 2^53, what strtod gives */
+        uint64_t x = 0;
+        size_t i = 0;
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            x = x * 10 + (uint64_t)(s[i] - '0');
+        if (i == n) {
+            *out = (double)x;
+            *unit_out = 1.0;
+            return 0;
+        }
+    }
     memcpy(buf, s, n);
     buf[n] = '\0';
     for (size_t i = 0; i < n; i++) /* strtod would accept "nan", "inf" and hex forms */
@@ -1082,27 +1136,19 @@ static int32_t apply_lora_modules(struct gpufit_job *j, const char *val, size_t 
     return set_int(e, NULL, j, mask, offset, err);
 }
 
-int32_t gpufit__apply_kv(struct gpufit_model *m, struct gpufit_job *j, const char *key,
-                         size_t klen, const char *val, size_t vlen, uint64_t offset,
-                         gpufit_error *err)
+int32_t gpufit__apply_entry(struct gpufit_model *m, struct gpufit_job *j,
+                            const gpufit__param_entry *e, const char *val, size_t vlen,
+                            uint64_t offset, gpufit_error *err)
 {
-    int kshow = (int)(klen > 64 ? 64 : klen);
-    /* "model" (a preset) is applied by the readers above (spec.c), not here: the parameter
-     * table sits below the presets (docs/architecture.md) */
-    if (klen == 3 && memcmp(key, "gpu", 3) == 0) {
+    char hint[96];
+    if (e->id == GPUFIT_JOB_GPU) {
         if (j == NULL)
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_GPU, offset,
                                 "gpu: no job handle");
         return apply_gpu(j, val, vlen, offset, err);
     }
-    if (klen == 12 && memcmp(key, "lora_modules", 12) == 0 && j != NULL)
+    if (e->id == GPUFIT_JOB_LORA_MODULES && j != NULL)
         return apply_lora_modules(j, val, vlen, offset, err);
-    const gpufit__param_entry *e = gpufit__param_find_name(key, klen);
-    char hint[96];
-    if (e == NULL)
-        return gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, 0, offset,
-                            "unknown parameter '%.*s' (see 'gpufit params')%s", kshow, key,
-                            (gpufit__suggest_key(key, klen, hint, sizeof hint), hint));
     if ((e->domain == GPUFIT_DOMAIN_MODEL && m == NULL) ||
         (e->domain == GPUFIT_DOMAIN_JOB && j == NULL))
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset, "%s: no %s handle", e->name,
@@ -1135,6 +1181,22 @@ int32_t gpufit__apply_kv(struct gpufit_model *m, struct gpufit_job *j, const cha
                             "%s: a size suffix is only allowed on byte values", e->name);
     /* set_float checks integrality for integer parameters, then calls set_int */
     return set_float(e, m, j, v * unit, offset, err);
+}
+
+int32_t gpufit__apply_kv(struct gpufit_model *m, struct gpufit_job *j, const char *key,
+                         size_t klen, const char *val, size_t vlen, uint64_t offset,
+                         gpufit_error *err)
+{
+    /* "model" (a preset) is applied by the readers above (spec.c), not here: the parameter
+     * table sits below the presets (docs/architecture.md) */
+    const gpufit__param_entry *e = gpufit__param_find_name(key, klen);
+    char hint[96];
+    if (e == NULL)
+        return gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, 0, offset,
+                            "unknown parameter '%.*s' (see 'gpufit params')%s",
+                            (int)(klen > 64 ? 64 : klen), key,
+                            (gpufit__suggest_key(key, klen, hint, sizeof hint), hint));
+    return gpufit__apply_entry(m, j, e, val, vlen, offset, err);
 }
 
 /* ---- introspection ------------------------------------------------------------------ */

@@ -550,6 +550,8 @@ Test(presets, names_and_aliases_are_unique)
         const char *name;
         gpufit__preset_get(i, NULL, &name, NULL, NULL);
         struct gpufit_model m, ref;
+        memset(&m, 0, sizeof m); /* loading leaves the arrays' unused tails alone */
+        memset(&ref, 0, sizeof ref);
         gpufit__preset_get(i, &ref, NULL, NULL, NULL);
         cr_assert_eq(gpufit__preset_load(&m, name, strlen(name), NULL), GPUFIT_OK);
         memcpy(m.name, ref.name, sizeof m.name);
