@@ -202,6 +202,44 @@ int32_t gpufit__summary_out(const struct gpufit_result *r, gpufit_summary *out);
 
 /* Candidate changes that make a job fit, evaluated and ranked; keeps the best
  * j->mitigations in r->mitigations, allocated (mitigate.c). GPUFIT_OK or GPUFIT_E_NOMEM. */
+/* What each kind of change costs the user (lib/advise/costs.c, docs/mitigations.md): cost =
+ * base + per x, x the row's measure (per_what: log2 of the micro-batch ratio, the ZeRO stage,
+ * log2 of the GPU count), 0 when per is 0. */
+enum gpufit__cost_id {
+    GPUFIT__COST_FLASH,
+    GPUFIT__COST_AMP,
+    GPUFIT__COST_SELECTIVE,
+    GPUFIT__COST_UTIL,
+    GPUFIT__COST_ZERO,
+    GPUFIT__COST_ADAM8,
+    GPUFIT__COST_KV8,
+    GPUFIT__COST_MICRO_BATCH,
+    GPUFIT__COST_PURE16,
+    GPUFIT__COST_SEQS,
+    GPUFIT__COST_W8,
+    GPUFIT__COST_MORE_TP_PP,
+    GPUFIT__COST_FULL_CKPT,
+    GPUFIT__COST_W4,
+    GPUFIT__COST_QLORA_FROM_LORA,
+    GPUFIT__COST_OFFLOAD,
+    GPUFIT__COST_CONTEXT,
+    GPUFIT__COST_GPU,
+    GPUFIT__COST_NGL,
+    GPUFIT__COST_FSDP,
+    GPUFIT__COST_LORA,
+    GPUFIT__COST_TP_GPUS,
+    GPUFIT__COST_QLORA,
+    GPUFIT__COST_COUNT
+};
+typedef struct gpufit__cost_row {
+    const char *change; /* as docs/mitigations.md names it */
+    double base, per;
+    const char *cost_text; /* the cost column of the docs table */
+    const char *why;
+} gpufit__cost_row;
+const gpufit__cost_row *gpufit__cost_row_at(int32_t id); /* NULL past the end */
+double gpufit__cost(int32_t id, double x);
+
 int32_t gpufit__mitigate(struct gpufit_result *r, const struct gpufit_model *m,
                          const struct gpufit_job *j);
 /* Largest value of a monotone parameter that still fits (search.c); 0 if none does. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Mitigations: candidate changes that make a job fit, each evaluated for real and ranked by
  * what it costs the user (speed, quality, money), not only by the bytes it saves. The costs
- * and their reasons are listed in docs/mitigations.md. Runs only for jobs that do not fit or
+ * are the table in costs.c, printed in docs/mitigations.md. Runs only for jobs that do not fit or
  * fit with little headroom; it is not on the evaluation hot path. */
 #include "eval.h"
 
@@ -106,7 +106,7 @@ static void training_candidates(ctx *x, const gpufit__plan *p, const gpufit__sha
         mb = 1; /* not enough alone; still a step of a combination */
     if (mb > 0) {
         double ratio = (double)j->micro_batch / (double)mb;
-        c = add(x, 1, 1.0 + 0.5 * log2(ratio),
+        c = add(x, 1, gpufit__cost(GPUFIT__COST_MICRO_BATCH, log2(ratio)),
                 "micro-batch %lld -> %lld with %lldx gradient accumulation (global batch %lld "
                 "kept)",
                 (long long)j->micro_batch, (long long)mb,
@@ -115,41 +115,41 @@ static void training_candidates(ctx *x, const gpufit__plan *p, const gpufit__sha
         set_i(c, GPUFIT_JOB_GLOBAL_BATCH, gbs);
     }
     if (p->attention == GPUFIT_ATTN_EAGER) { /* no s x s scores; usually faster too */
-        c = add(x, 3, 0.1, "use flash attention (no s x s score tensors)");
+        c = add(x, 3, gpufit__cost(GPUFIT__COST_FLASH, 0), "use flash attention (no s x s score tensors)");
         set_i(c, GPUFIT_JOB_ATTENTION, GPUFIT_ATTN_FLASH);
     }
     if (p->ckpt == GPUFIT_CKPT_NONE && p->attention == GPUFIT_ATTN_EAGER) {
-        c = add(x, 2, 0.5, "selective activation checkpointing (recompute attention scores)");
+        c = add(x, 2, gpufit__cost(GPUFIT__COST_SELECTIVE, 0), "selective activation checkpointing (recompute attention scores)");
         set_i(c, GPUFIT_JOB_CHECKPOINTING, GPUFIT_CKPT_SELECTIVE);
     }
     if (p->ckpt != GPUFIT_CKPT_FULL) { /* ~1/3 more compute: one extra forward */
-        c = add(x, 2, 2.5, "full activation checkpointing (about 30 %% more compute)");
+        c = add(x, 2, gpufit__cost(GPUFIT__COST_FULL_CKPT, 0), "full activation checkpointing (about 30 %% more compute)");
         set_i(c, GPUFIT_JOB_CHECKPOINTING, GPUFIT_CKPT_FULL);
     }
     if (p->c_dt == GPUFIT_DTYPE_FP32 || p->c_dt == GPUFIT_DTYPE_TF32) {
         int bf16 = p->gpu == NULL || p->gpu->supports_bf16;
-        c = add(x, 4, 0.3, "mixed precision (%s autocast)", bf16 ? "bf16" : "fp16");
+        c = add(x, 4, gpufit__cost(GPUFIT__COST_AMP, 0), "mixed precision (%s autocast)", bf16 ? "bf16" : "fp16");
         set_i(c, GPUFIT_JOB_PRECISION, bf16 ? GPUFIT_PRECISION_AMP_BF16 : GPUFIT_PRECISION_AMP_FP16);
     }
     if (p->amp) { /* 16-bit weights without an fp32 copy: quality risk (memory-model §2.2) */
         int bf16 = p->gpu == NULL || p->gpu->supports_bf16;
-        c = add(x, 4, 1.5, "%s weights and optimizer states (no fp32 copy)", bf16 ? "bf16" : "fp16");
+        c = add(x, 4, gpufit__cost(GPUFIT__COST_PURE16, 0), "%s weights and optimizer states (no fp32 copy)", bf16 ? "bf16" : "fp16");
         set_i(c, GPUFIT_JOB_PRECISION, bf16 ? GPUFIT_PRECISION_BF16 : GPUFIT_PRECISION_FP16);
     }
     if ((p->optimizer == GPUFIT_OPT_ADAMW || p->optimizer == GPUFIT_OPT_ADAM) &&
         (p->o_dt == GPUFIT_DTYPE_FP32 || p->o_dt == GPUFIT_DTYPE_NONE)) {
-        c = add(x, 5, 1.0, "8-bit AdamW (bitsandbytes): 2 bytes of state per parameter");
+        c = add(x, 5, gpufit__cost(GPUFIT__COST_ADAM8, 0), "8-bit AdamW (bitsandbytes): 2 bytes of state per parameter");
         set_i(c, GPUFIT_JOB_OPTIMIZER, GPUFIT_OPT_ADAMW_8BIT);
     }
     if (p->dp > 1 && p->zero < 3) {
-        c = add(x, 6, 1.0 + 0.5 * (double)p->zero, "ZeRO stage %llu -> %llu (shard %s over %llu GPUs)",
+        c = add(x, 6, gpufit__cost(GPUFIT__COST_ZERO, (double)p->zero), "ZeRO stage %llu -> %llu (shard %s over %llu GPUs)",
                 (unsigned long long)p->zero, (unsigned long long)p->zero + 1,
                 p->zero == 0 ? "optimizer states" : p->zero == 1 ? "gradients" : "parameters",
                 (unsigned long long)p->dp);
         set_i(c, GPUFIT_JOB_ZERO, (int64_t)p->zero + 1);
     }
     if (p->dp % 2 == 0 && s->nq % (p->tp * 2) == 0 && s->f % (p->tp * 2) == 0 && p->tp < 8) {
-        c = add(x, 7, 2.0, "tensor parallelism %llu -> %llu (data parallelism %llu -> %llu)",
+        c = add(x, 7, gpufit__cost(GPUFIT__COST_MORE_TP_PP, 0), "tensor parallelism %llu -> %llu (data parallelism %llu -> %llu)",
                 (unsigned long long)p->tp, (unsigned long long)p->tp * 2,
                 (unsigned long long)p->dp, (unsigned long long)p->dp / 2);
         set_i(c, GPUFIT_JOB_TP, (int64_t)p->tp * 2);
@@ -157,7 +157,7 @@ static void training_candidates(ctx *x, const gpufit__plan *p, const gpufit__sha
         set_i(c, GPUFIT_JOB_GPUS, (int64_t)(p->dp * p->tp * p->pp * p->cp)); /* same count */
     }
     if (p->dp % 2 == 0 && p->pp * 2 <= s->n_layers) {
-        c = add(x, 8, 2.0, "pipeline stages %llu -> %llu (data parallelism %llu -> %llu)",
+        c = add(x, 8, gpufit__cost(GPUFIT__COST_MORE_TP_PP, 0), "pipeline stages %llu -> %llu (data parallelism %llu -> %llu)",
                 (unsigned long long)p->pp, (unsigned long long)p->pp * 2,
                 (unsigned long long)p->dp, (unsigned long long)p->dp / 2);
         set_i(c, GPUFIT_JOB_PP, (int64_t)p->pp * 2);
@@ -183,7 +183,7 @@ static void training_candidates(ctx *x, const gpufit__plan *p, const gpufit__sha
         uint64_t peak;
         int32_t fits;
         if (try_cand(x, &cs, &peak, &fits) && (fits == 1 || n == 64)) {
-            c = add(x, 17, 5.0 + log2((double)n),
+            c = add(x, 17, gpufit__cost(GPUFIT__COST_FSDP, log2((double)n)),
                     "shard over %llu GPUs with FSDP full shard (ZeRO-3)%s", (unsigned long long)n,
                     mbn != j->micro_batch ? ", micro-batch lowered to keep the global batch"
                                           : "");
@@ -193,20 +193,20 @@ static void training_candidates(ctx *x, const gpufit__plan *p, const gpufit__sha
         }
     }
     if (p->offload == GPUFIT_OFFLOAD_NONE) {
-        c = add(x, 9, 4.0, "offload optimizer states to CPU memory (ZeRO-Offload; slower steps)");
+        c = add(x, 9, gpufit__cost(GPUFIT__COST_OFFLOAD, 0), "offload optimizer states to CPU memory (ZeRO-Offload; slower steps)");
         set_i(c, GPUFIT_JOB_OFFLOAD, GPUFIT_OFFLOAD_OPTIMIZER);
     }
     if (p->task == GPUFIT_TASK_FINETUNE) {
-        c = add(x, 10, 6.0, "LoRA adapters instead of full fine-tuning (rank %lld)",
+        c = add(x, 10, gpufit__cost(GPUFIT__COST_LORA, 0), "LoRA adapters instead of full fine-tuning (rank %lld)",
                 (long long)j->lora_rank);
         set_i(c, GPUFIT_JOB_TASK, GPUFIT_TASK_LORA);
-        c = add(x, 10, 7.0, "QLoRA (4-bit NF4 base, rank %lld adapters) instead of full "
+        c = add(x, 10, gpufit__cost(GPUFIT__COST_QLORA, 0), "QLoRA (4-bit NF4 base, rank %lld adapters) instead of full "
                             "fine-tuning",
                 (long long)j->lora_rank);
         set_i(c, GPUFIT_JOB_TASK, GPUFIT_TASK_QLORA);
     }
     if (p->task == GPUFIT_TASK_LORA) {
-        c = add(x, 10, 3.0, "QLoRA: a 4-bit NF4 base under the adapters");
+        c = add(x, 10, gpufit__cost(GPUFIT__COST_QLORA_FROM_LORA, 0), "QLoRA: a 4-bit NF4 base under the adapters");
         set_i(c, GPUFIT_JOB_TASK, GPUFIT_TASK_QLORA);
     }
 }
@@ -218,7 +218,7 @@ static void inference_candidates(ctx *x, const gpufit__plan *p, const gpufit__sh
     cand *c;
     if (p->kv_dt == GPUFIT_DTYPE_FP16 || p->kv_dt == GPUFIT_DTYPE_BF16 ||
         p->kv_dt == GPUFIT_DTYPE_FP32) {
-        c = add(x, 12, 1.0, "%s KV cache (half the bytes per token)", llamacpp ? "q8_0" : "fp8");
+        c = add(x, 12, gpufit__cost(GPUFIT__COST_KV8, 0), "%s KV cache (half the bytes per token)", llamacpp ? "q8_0" : "fp8");
         set_i(c, GPUFIT_JOB_KV_DTYPE, llamacpp ? GPUFIT_DTYPE_Q8_0 : GPUFIT_DTYPE_FP8);
         if (llamacpp && p->attention != GPUFIT_ATTN_FLASH)
             set_i(c, GPUFIT_JOB_ATTENTION, GPUFIT_ATTN_FLASH);
@@ -229,28 +229,28 @@ static void inference_candidates(ctx *x, const gpufit__plan *p, const gpufit__sh
     if (!ckpt && (p->w_dt == GPUFIT_DTYPE_FP16 || p->w_dt == GPUFIT_DTYPE_BF16 ||
                   p->w_dt == GPUFIT_DTYPE_FP32 || p->w_dt == GPUFIT_DTYPE_F16_GGUF)) {
         int fp8 = p->gpu != NULL && p->gpu->supports_fp8 && !llamacpp;
-        c = add(x, 11, 2.0, "%s weights", llamacpp ? "Q8_0" : fp8 ? "fp8" : "int8");
+        c = add(x, 11, gpufit__cost(GPUFIT__COST_W8, 0), "%s weights", llamacpp ? "Q8_0" : fp8 ? "fp8" : "int8");
         set_i(c, GPUFIT_JOB_WEIGHT_DTYPE,
               llamacpp ? GPUFIT_DTYPE_Q8_0 : fp8 ? GPUFIT_DTYPE_FP8 : GPUFIT_DTYPE_INT8);
     }
     if (!ckpt && p->w_dt != GPUFIT_DTYPE_Q4_K_M && p->w_dt != GPUFIT_DTYPE_AWQ4 &&
         !(p->w_dt >= GPUFIT_DTYPE_INT4 && p->w_dt <= GPUFIT_DTYPE_NVFP4)) {
-        c = add(x, 11, 3.0, "4-bit weights (%s)", llamacpp ? "Q4_K_M" : "AWQ");
+        c = add(x, 11, gpufit__cost(GPUFIT__COST_W4, 0), "4-bit weights (%s)", llamacpp ? "Q4_K_M" : "AWQ");
         set_i(c, GPUFIT_JOB_WEIGHT_DTYPE, llamacpp ? GPUFIT_DTYPE_Q4_K_M : GPUFIT_DTYPE_AWQ4);
     }
     if (p->attention == GPUFIT_ATTN_EAGER && !llamacpp) {
-        c = add(x, 3, 0.1, "use flash attention (no score tensors)");
+        c = add(x, 3, gpufit__cost(GPUFIT__COST_FLASH, 0), "use flash attention (no score tensors)");
         set_i(c, GPUFIT_JOB_ATTENTION, GPUFIT_ATTN_FLASH);
     }
     int64_t v = largest_fitting(x, GPUFIT_JOB_BATCH, j->batch);
     if (v > 0) {
-        c = add(x, 13, 2.0, "%lld concurrent sequences instead of %lld", (long long)v,
+        c = add(x, 13, gpufit__cost(GPUFIT__COST_SEQS, 0), "%lld concurrent sequences instead of %lld", (long long)v,
                 (long long)j->batch);
         set_i(c, GPUFIT_JOB_BATCH, v);
     }
     v = largest_fitting(x, GPUFIT_JOB_CONTEXT_LEN, j->context_len);
     if (v > 0) {
-        c = add(x, 14, 4.0, "context of %lld tokens instead of %lld", (long long)v,
+        c = add(x, 14, gpufit__cost(GPUFIT__COST_CONTEXT, 0), "context of %lld tokens instead of %lld", (long long)v,
                 (long long)j->context_len);
         set_i(c, GPUFIT_JOB_CONTEXT_LEN, v);
     }
@@ -258,18 +258,18 @@ static void inference_candidates(ctx *x, const gpufit__plan *p, const gpufit__sh
         v = largest_fitting(x, GPUFIT_JOB_N_GPU_LAYERS,
                             j->n_gpu_layers >= 0 ? j->n_gpu_layers : (int64_t)s->n_layers + 1);
         if (v > 0) {
-            c = add(x, 15, 5.0, "offload only %lld of %llu layers to the GPU (the rest run on "
+            c = add(x, 15, gpufit__cost(GPUFIT__COST_NGL, 0), "offload only %lld of %llu layers to the GPU (the rest run on "
                                 "the CPU, much slower)",
                     (long long)v, (unsigned long long)s->n_layers);
             set_i(c, GPUFIT_JOB_N_GPU_LAYERS, v);
         }
     }
     if (p->util > 0.0 && p->util < 0.95) {
-        c = add(x, 18, 0.5, "gpu_memory_utilization %.2f -> 0.95", p->util);
+        c = add(x, 18, gpufit__cost(GPUFIT__COST_UTIL, 0), "gpu_memory_utilization %.2f -> 0.95", p->util);
         set_f(c, GPUFIT_JOB_GPU_MEMORY_UTILIZATION, 0.95);
     }
     if (s->nq % (p->tp * 2) == 0 && s->f % (p->tp * 2) == 0 && p->tp < 8 && !llamacpp) {
-        c = add(x, 17, 6.0, "tensor parallelism over %llu GPUs", (unsigned long long)p->tp * 2);
+        c = add(x, 17, gpufit__cost(GPUFIT__COST_TP_GPUS, 0), "tensor parallelism over %llu GPUs", (unsigned long long)p->tp * 2);
         set_i(c, GPUFIT_JOB_TP, (int64_t)p->tp * 2);
         set_i(c, GPUFIT_JOB_GPUS, (int64_t)(p->dp * p->tp * 2 * p->pp * p->cp));
     }
@@ -293,7 +293,7 @@ static void larger_gpu(ctx *x, const gpufit__plan *p)
             best = g;
     }
     if (best != NULL) {
-        cand *c = add(x, 16, 5.0, "a GPU with more memory: %s (%.0f GiB)", best->name,
+        cand *c = add(x, 16, gpufit__cost(GPUFIT__COST_GPU, 0), "a GPU with more memory: %s (%.0f GiB)", best->name,
                       (double)best->memory_bytes / 1073741824.0);
         set_i(c, GPUFIT_JOB_GPU, best->id);
     }
@@ -448,14 +448,14 @@ typedef struct node {
 
 /* Steps whose value depends on the rest of the combination: searched for on top of it (the
  * largest value that fits, search.c), as the combination's last step. Their costs are the
- * same as the single changes' (docs/mitigations.md). */
+ * same as the single changes' (costs.c). */
 static const struct {
     int32_t param, kind;
-    double cost;
+    int32_t cost; /* enum gpufit__cost_id (costs.c) */
 } refinable[] = {
-    {GPUFIT_JOB_BATCH, GPUFIT_MIT_BATCH, 2.0},
-    {GPUFIT_JOB_CONTEXT_LEN, GPUFIT_MIT_CONTEXT, 4.0},
-    {GPUFIT_JOB_N_GPU_LAYERS, GPUFIT_MIT_GPU_LAYERS, 5.0},
+    {GPUFIT_JOB_BATCH, GPUFIT_MIT_BATCH, GPUFIT__COST_SEQS},
+    {GPUFIT_JOB_CONTEXT_LEN, GPUFIT_MIT_CONTEXT, GPUFIT__COST_CONTEXT},
+    {GPUFIT_JOB_N_GPU_LAYERS, GPUFIT_MIT_GPU_LAYERS, GPUFIT__COST_NGL},
 };
 /* Evaluations one largest-that-fits search is counted as (exponential search and bisection
  * over a range below 2^26: at most about 2 x 26) */
@@ -564,7 +564,7 @@ static void refine(const ctx *x, node *h, uint32_t *nh, const node *parent,
         node child = *parent;
         child.last = (uint8_t)(k + 1);
         child.value = v;
-        child.cost += refinable[k].cost;
+        child.cost += gpufit__cost(refinable[k].cost, 0);
         heap_push(h, nh, &child);
     }
 }
