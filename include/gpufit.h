@@ -243,6 +243,14 @@ typedef enum gpufit_framework {
     GPUFIT_FW_MAX_ = 0x7FFFFFFF /**< Not a value. */
 } gpufit_framework;
 
+/** The training front end of a PyTorch job (job key `trainer`): whose defaults and flags the
+ *  estimate follows (docs/memory/torchtune.md). */
+typedef enum gpufit_trainer {
+    GPUFIT_TRAINER_HF = 0,           /**< Transformers Trainer / PEFT / accelerate. */
+    GPUFIT_TRAINER_TORCHTUNE = 1,    /**< torchtune recipes (`tune run`). */
+    GPUFIT_TRAINER_MAX_ = 0x7FFFFFFF /**< Not a value. */
+} gpufit_trainer;
+
 /** What offload moves to host memory. */
 typedef enum gpufit_offload {
     GPUFIT_OFFLOAD_NONE = 0,             /**< Nothing. */
@@ -413,6 +421,7 @@ typedef enum gpufit_param {
     GPUFIT_JOB_MM_ITEMS_PER_PROMPT = 1012, /**< Images per prompt; -1 = auto, 0 = text only. */
     GPUFIT_JOB_LORA_MODULES = 1013,  /**< gpufit_lora_module bits; 0 = from lora_targets. */
     GPUFIT_JOB_ADAPTER_DTYPE = 1014, /**< LoRA adapter dtype (gpufit_dtype); -1 = auto. */
+    GPUFIT_JOB_TRAINER = 1015, /**< gpufit_trainer of a PyTorch training job; -1 = auto (hf). */
     /* job: precision */
     GPUFIT_JOB_PRECISION = 1100,       /**< gpufit_precision; -1 = auto. */
     GPUFIT_JOB_WEIGHT_DTYPE = 1101,    /**< gpufit_dtype; -1 = from precision. */

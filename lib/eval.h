@@ -136,6 +136,7 @@ typedef struct gpufit__resolved {
     int16_t precision, framework, attention, layout; /* layout: GPUFIT__LAYOUT_* */
     int16_t w_dt, c_dt, g_dt, m_dt, o_dt, kv_dt;
     int16_t training, overlap, ds, server;
+    int16_t trainer, reserved16[3];
     uint32_t dp, tp, pp, cp;
     uint64_t bucket, prompt, max_num_seqs;
     double util;
@@ -145,7 +146,7 @@ typedef struct gpufit__resolved {
 typedef struct gpufit__flags_in {
     int64_t context_len, batch, prompt_len, kv_dtype, max_num_seqs, weight_dtype;
     int64_t n_gpu_layers, vpp, ep, sp, micro_batch, global_batch, zero, checkpointing;
-    int64_t task, optimizer, offload, seq_len, lora_rank, set;
+    int64_t task, optimizer, offload, seq_len, lora_rank, trainer, set;
 } gpufit__flags_in;
 /* Keeps them (gpufit_evaluate); writes the flags, snprintf-style (the report, the accessor). */
 void gpufit__flags_keep(gpufit__flags_in *in, const struct gpufit_job *j);

@@ -53,6 +53,7 @@ typedef struct gpufit__plan {
     int32_t task, training, lora, framework, attention, ckpt, optimizer;
     int32_t lora_mask; /* gpufit_lora_module bits adapted (lora_modules, or lora_targets') */
     int32_t schedule; /* gpufit_pp_schedule, resolved */
+    int32_t trainer;  /* gpufit_trainer, resolved (hf unless torchtune; PyTorch training) */
     uint32_t ckpt_every;  /* full checkpointing of every N-th layer of a stage (torchtitan) */
     uint32_t ckpt_layers; /* ... or of the first N layers of each stage chunk (Megatron block);
                            * 0 = every layer */
@@ -118,6 +119,7 @@ struct gpufit_job {
     int64_t task, micro_batch, seq_len, global_batch, batch, context_len, prompt_len;
     int64_t lora_rank, lora_targets, lora_modules, adapter_dtype, n_gpu_layers, max_num_seqs;
     int64_t mm_items_per_prompt;
+    int64_t trainer; /* gpufit_trainer, -1 = auto (framework pytorch, training) */
     double gpu_memory_utilization;
     int64_t precision, weight_dtype, compute_dtype, grad_dtype, master_weights, optimizer_dtype;
     int64_t kv_dtype;
@@ -307,7 +309,8 @@ enum {
     GPUFIT__AP_MOE = 1u,     /* a mixture-of-experts model (n_experts > 0) */
     GPUFIT__AP_ENCDEC = 2u,  /* an encoder-decoder model */
     GPUFIT__AP_MLA = 4u,     /* multi-head latent attention (kv_lora_rank > 0) */
-    GPUFIT__AP_OFFLOAD = 8u  /* inference outside vLLM / SGLang (layer offload) */
+    GPUFIT__AP_OFFLOAD = 8u, /* inference outside vLLM / SGLang (layer offload) */
+    GPUFIT__AP_PT_TRAIN = 16u /* training with framework pytorch (the trainer front end) */
 };
 /* Checks the keys of `domain` in handle h (a struct gpufit_model or gpufit_job) against what
  * the model or job is (`have`, GPUFIT__AP_* bits). */

@@ -16,6 +16,7 @@ void gpufit__resolved_set(gpufit__resolved *out, const struct gpufit_job *j, con
     int64_t prec = j->precision >= 0                                   ? j->precision
                    : !p->training                                      ? GPUFIT_PRECISION_BF16
                    : p->lora && !p->amp && j->task == GPUFIT_TASK_LORA ? GPUFIT_PRECISION_BF16
+                   : p->trainer == GPUFIT_TRAINER_TORCHTUNE            ? GPUFIT_PRECISION_BF16
                                                                        : GPUFIT_PRECISION_AMP_BF16;
     out->precision = (int16_t)prec;
     out->framework = (int16_t)p->framework;
@@ -31,6 +32,7 @@ void gpufit__resolved_set(gpufit__resolved *out, const struct gpufit_job *j, con
     out->ds = p->ds_opt != GPUFIT__DS_NONE;
     out->overlap = (int16_t)p->overlap;
     out->server = p->framework == GPUFIT_FW_VLLM || p->framework == GPUFIT_FW_SGLANG;
+    out->trainer = (int16_t)p->trainer;
     out->dp = (uint32_t)p->dp;
     out->tp = (uint32_t)p->tp;
     out->pp = (uint32_t)p->pp;
@@ -90,6 +92,8 @@ size_t gpufit__resolved_write(const gpufit__resolved *res, int json, char *buf, 
         name(&w, "kv_dtype", GPUFIT_JOB_KV_DTYPE, res->kv_dt);
     }
     name(&w, "attention", GPUFIT_JOB_ATTENTION, res->attention);
+    if (res->training && res->framework == GPUFIT_FW_PYTORCH)
+        name(&w, "trainer", GPUFIT_JOB_TRAINER, res->trainer);
     num(&w, "dp", res->dp);
     num(&w, "tp", res->tp);
     num(&w, "pp", res->pp);

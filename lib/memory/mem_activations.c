@@ -332,11 +332,25 @@ int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
          * the start of backward, their gradient and the logits gradient (ledger (c): 4sbV
          * saved; §4.4: ~10-12 sbV live); Megatron's vocab-parallel CE turns the 16-bit
          * logits into fp32 softmax in place (4sbV/t kept) and casts its gradient back to
-         * 16 bit: 6sbV/t at either peak. */
+         * 16 bit: 6sbV/t at either peak. torchtune's CEWithChunkedOutputLoss
+         * (torchtune/modules/loss/ce_chunked_output_loss.py; the model emits 8 chunks of
+         * logits, TransformerDecoder.chunked_output) upcasts one chunk at a time and saves its
+         * fp32 log-probs: at the end of the forward the chunks (a sbV), the saved log-probs
+         * (4sbV) and the last chunk's fp32 copy (4sbV/8, none when the chunks are fp32); the
+         * recipes then `del logits` before backward, so that is the peak. */
         stored += norm_bytes(p, s, tok, s->h) + p->a_b * tok * s->h;
-        uint64_t coef = p->framework == GPUFIT_FW_PYTORCH ? 12 : 4 + p->a_b;
-        if (gpufit__mul(coef * tok, gpufit__div_up(s->V, p->tp), &logits))
-            return 1;
+        uint64_t v = gpufit__div_up(s->V, p->tp);
+        if (p->trainer == GPUFIT_TRAINER_TORCHTUNE) {
+            uint64_t chunks, copy = 0;
+            if (gpufit__mul((p->a_b + 4) * tok, v, &chunks) ||
+                (p->a_b < 4 && gpufit__mul(4 * tok, v, &copy)) ||
+                gpufit__add(chunks, gpufit__div_up(copy, 8), &logits))
+                return 1;
+        } else {
+            uint64_t coef = p->framework == GPUFIT_FW_PYTORCH ? 12 : 4 + p->a_b;
+            if (gpufit__mul(coef * tok, v, &logits))
+                return 1;
+        }
     }
     if (gpufit__add(stored, transient, act_out))
         return 1;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Ready-to-paste flags: a change set written in the words of the job's framework
  * (docs/flags.md): vLLM and SGLang server arguments, llama.cpp options, Hugging Face Trainer /
- * PEFT / accelerate arguments, DeepSpeed config keys, Megatron-LM arguments. A change with no
+ * PEFT / accelerate arguments or torchtune config keys (job key trainer), DeepSpeed config
+ * keys, Megatron-LM arguments. A change with no
  * flag of its own in that framework is written as its scenario key (key=value). The names are
  * the frameworks' own: vLLM vllm/engine/arg_utils.py EngineArgs.add_cli_args; SGLang
  * python/sglang/srt/server_args.py ServerArgs.add_cli_args; llama.cpp common/arg.cpp
@@ -206,7 +207,7 @@ static int deepspeed_flag(fbuf *b, const gpufit__change *c)
     }
 }
 
-/* Hugging Face Trainer / PEFT / accelerate (and torchtune-style config keys). */
+/* Hugging Face Trainer / PEFT / accelerate. */
 static int trainer_flag(fbuf *b,
                         const gpufit__change *c,
                         const gpufit__changes *cs,
@@ -298,6 +299,88 @@ static int trainer_flag(fbuf *b,
     }
 }
 
+/* torchtune: config overrides of `tune run RECIPE --config CONFIG key=value ...`, named as the
+ * recipes' configs name them (recipes/configs/llama3/8B_lora_single_device.yaml: batch_size,
+ * gradient_accumulation_steps, enable_activation_checkpointing, dtype, optimizer, model.*,
+ * tokenizer.max_seq_len; the distributed recipes' fsdp_reshard_after_forward and
+ * fsdp_cpu_offload). */
+static int torchtune_flag(fbuf *b,
+                          const gpufit__change *c,
+                          const gpufit__changes *cs,
+                          const struct gpufit_job *j)
+{
+    const char *v = vname(c);
+    switch (c->param) {
+    case GPUFIT_JOB_MICRO_BATCH:
+        gpufit__text_put(b, "batch_size=%lld", (long long)c->i);
+        return 1;
+    case GPUFIT_JOB_GLOBAL_BATCH: { /* accumulation = global / (micro x dp) */
+        const gpufit__change *mb = find(cs, GPUFIT_JOB_MICRO_BATCH);
+        const gpufit__change *dc = find(cs, GPUFIT_JOB_DP);
+        uint64_t ldp, ltp, lpp;
+        gpufit__job_layout(j, &ldp, &ltp, &lpp);
+        int64_t micro = mb != NULL ? mb->i : j->micro_batch;
+        int64_t dp = dc != NULL && dc->i > 0 ? dc->i : (int64_t)ldp;
+        if (micro <= 0)
+            return 0;
+        gpufit__text_put(b, "gradient_accumulation_steps=%lld", (long long)(c->i / (micro * dp)));
+        return 1;
+    }
+    case GPUFIT_JOB_CHECKPOINTING: /* whole-layer checkpointing; selective is not a config key */
+        if (v == NULL || (strcmp(v, "full") != 0 && strcmp(v, "none") != 0))
+            return 0;
+        gpufit__text_put(b, "enable_activation_checkpointing=%s",
+                         strcmp(v, "full") == 0 ? "True" : "False");
+        return 1;
+    case GPUFIT_JOB_PRECISION: /* one dtype, no autocast; the recipes refuse fp16 */
+        if (v == NULL || (strcmp(v, "bf16") != 0 && strcmp(v, "fp32") != 0))
+            return 0;
+        gpufit__text_put(b, "dtype=%s", v);
+        return 1;
+    case GPUFIT_JOB_OPTIMIZER:
+        if (v != NULL && strcmp(v, "adamw_8bit") == 0)
+            gpufit__text_put(b, "optimizer._component_=bitsandbytes.optim.PagedAdamW8bit");
+        else if (v != NULL && (strcmp(v, "adamw") == 0 || strcmp(v, "adam") == 0))
+            gpufit__text_put(b, "optimizer._component_=torch.optim.%s",
+                             strcmp(v, "adamw") == 0 ? "AdamW" : "Adam");
+        else
+            return 0;
+        return 1;
+    case GPUFIT_JOB_TASK: /* the recipe and the model builder's family (lora_* / qlora_*) */
+        if (v == NULL || (strcmp(v, "lora") != 0 && strcmp(v, "qlora") != 0))
+            return 0;
+        gpufit__text_put(b,
+                         "lora_finetune_single_device with model._component_=torchtune.models."
+                         "FAMILY.%s_MODEL model.lora_rank=%lld",
+                         v, (long long)(j->lora_rank > 0 ? j->lora_rank : 16));
+        return 1;
+    case GPUFIT_JOB_LORA_RANK:
+        gpufit__text_put(b, "model.lora_rank=%lld", (long long)c->i);
+        return 1;
+    case GPUFIT_JOB_ZERO: /* FSDP2 in the distributed recipes: full shard, or keep the
+                           * parameters gathered between forward and backward */
+        if (c->i != 2 && c->i != 3)
+            return 0;
+        gpufit__text_put(b, "fsdp_reshard_after_forward=%s", c->i == 3 ? "True" : "False");
+        return 1;
+    case GPUFIT_JOB_OFFLOAD:
+        if (v != NULL && strcmp(v, "optimizer") == 0)
+            gpufit__text_put(b,
+                             "optimizer._component_=torchao.prototype.low_bit_optim."
+                             "CPUOffloadOptimizer");
+        else if (v != NULL && strcmp(v, "optimizer_params") == 0)
+            gpufit__text_put(b, "fsdp_cpu_offload=True");
+        else
+            return 0;
+        return 1;
+    case GPUFIT_JOB_SEQ_LEN:
+        gpufit__text_put(b, "tokenizer.max_seq_len=%lld", (long long)c->i);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* keys: 1 writes a change with no flag of its own as key=value, 0 leaves it out */
 static size_t write_flags(const gpufit__changes *cs,
                           const struct gpufit_job *j,
@@ -333,7 +416,8 @@ static size_t write_flags(const gpufit__changes *cs,
             done = deepspeed_flag(&b, c) || trainer_flag(&b, c, cs, j);
             break;
         default:
-            done = trainer_flag(&b, c, cs, j);
+            done = j->trainer == GPUFIT_TRAINER_TORCHTUNE ? torchtune_flag(&b, c, cs, j)
+                                                          : trainer_flag(&b, c, cs, j);
             break;
         }
         if (!done) {

@@ -29,6 +29,7 @@ void gpufit__flags_keep(gpufit__flags_in *in, const struct gpufit_job *j)
     in->offload = j->offload;
     in->seq_len = j->seq_len;
     in->lora_rank = j->lora_rank;
+    in->trainer = j->trainer;
     in->set = 1;
 }
 
@@ -62,6 +63,7 @@ size_t gpufit__job_flags_write(const gpufit__flags_in *fi, const gpufit__resolve
     jb.offload = fi->offload;
     jb.seq_len = fi->seq_len;
     jb.lora_rank = fi->lora_rank;
+    jb.trainer = fi->trainer;
     jb.framework = res->framework;
     jb.dp = res->dp;
     jb.tp = res->tp;

@@ -281,10 +281,16 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     p->framework = (int32_t)j->framework;
     int fw = p->framework;
     int server = fw == GPUFIT_FW_VLLM || fw == GPUFIT_FW_SGLANG;
+    /* torchtune (docs/memory/torchtune.md): the recipes train in one dtype, `dtype: bf16` in
+     * their configs, with no autocast (recipes/lora_finetune_single_device.py and the others: training.get_dtype) */
+    int tune = p->training && fw == GPUFIT_FW_PYTORCH && j->trainer == GPUFIT_TRAINER_TORCHTUNE;
+    p->trainer = tune ? GPUFIT_TRAINER_TORCHTUNE : GPUFIT_TRAINER_HF;
 
     int64_t prec = j->precision;
     if (prec < 0)
-        prec = p->training ? GPUFIT_PRECISION_AMP_BF16 : GPUFIT_PRECISION_BF16;
+        prec = !p->training ? GPUFIT_PRECISION_BF16
+               : tune       ? GPUFIT_PRECISION_BF16
+                            : GPUFIT_PRECISION_AMP_BF16;
     if (p->training)
         training_policy(j, prec, p);
     else
@@ -318,9 +324,21 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
          * autocast_adapter_dtype=True in get_peft_model); recipes that keep 16-bit adapters
          * say so through grad_dtype (qlora.py --bf16) or adapter_dtype; other frameworks keep
          * the gradient dtype (docs/memory/lora.md). */
+        /* torchtune builds the whole model, adapters included, under the recipe's dtype
+         * (recipes/lora_finetune_single_device.py _setup_model: `with
+         * training.set_default_dtype(self._dtype)`): adapters in the model's float dtype,
+         * the compute dtype under a 4-bit base (QLoRA) */
         int64_t ad = j->adapter_dtype;
-        if (ad < 0)
+        int float_w = p->w_dt == GPUFIT_DTYPE_FP32 || p->w_dt == GPUFIT_DTYPE_BF16 ||
+                      p->w_dt == GPUFIT_DTYPE_FP16;
+        if (ad < 0 && tune)
+            ad = float_w ? p->w_dt : p->c_dt == GPUFIT_DTYPE_TF32 ? GPUFIT_DTYPE_FP32 : p->c_dt;
+        else if (ad < 0)
             ad = fw == GPUFIT_FW_PYTORCH && j->grad_dtype < 0 ? GPUFIT_DTYPE_FP32 : p->g_dt;
+        /* torch.optim.AdamW keeps its states in the parameter's dtype (adamw.py _init_group:
+         * zeros_like(p)): under torchtune the adapters' */
+        if (tune && j->optimizer_dtype < 0 && p->o_dt != GPUFIT_DTYPE_NONE)
+            p->o_dt = ad;
         if (ad != GPUFIT_DTYPE_FP32 && ad != GPUFIT_DTYPE_BF16 && ad != GPUFIT_DTYPE_FP16)
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_ADAPTER_DTYPE, UINT64_MAX,
                                 "adapter_dtype must be fp32, bf16 or fp16");
@@ -428,7 +446,11 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     int32_t st = deepspeed_policy(j, p, err);
     if (st == GPUFIT_OK) /* keys that do not apply to this task or framework (params.c) */
         st = gpufit__check_applies(GPUFIT_DOMAIN_JOB, j,
-                                   !p->training && !server ? GPUFIT__AP_OFFLOAD : 0u, err);
+                                   (!p->training && !server ? GPUFIT__AP_OFFLOAD : 0u) |
+                                       (p->training && fw == GPUFIT_FW_PYTORCH
+                                            ? GPUFIT__AP_PT_TRAIN
+                                            : 0u),
+                                   err);
     if (st != GPUFIT_OK)
         return st;
     p->n_gpu_layers = j->n_gpu_layers;

@@ -91,6 +91,10 @@ static const gpufit__enum_value vproj_values[] = {{"mlp", GPUFIT_VPROJ_MLP},
                                                   {"mistral3", GPUFIT_VPROJ_MISTRAL3},
                                                   {"mllama", GPUFIT_VPROJ_MLLAMA},
                                                   {NULL, 0}};
+static const gpufit__enum_value trainer_values[] = {{"auto", -1},
+                                                    {"hf", GPUFIT_TRAINER_HF},
+                                                    {"torchtune", GPUFIT_TRAINER_TORCHTUNE},
+                                                    {NULL, 0}};
 static const gpufit__enum_value lora_values[] = {{"qv", GPUFIT_LORA_QV},
                                                  {"attention", GPUFIT_LORA_ATTENTION},
                                                  {"all_linear", GPUFIT_LORA_ALL_LINEAR},
@@ -280,7 +284,12 @@ static const gpufit__param_entry table[] = {
        "down=64; 0 = lora_targets"),
     JD(GPUFIT_JOB_ADAPTER_DTYPE, adapter_dtype, -1, "adapter_dtype",
        "LoRA adapter weights and their gradients: fp32, bf16, fp16; auto = fp32 for "
-       "framework=pytorch (PEFT upcasts) unless grad_dtype is set, else grad_dtype"),
+       "framework=pytorch with trainer=hf (PEFT upcasts) unless grad_dtype is set, the model's "
+       "dtype with trainer=torchtune, else grad_dtype"),
+    JE(GPUFIT_JOB_TRAINER, trainer, -1, 1, -1, trainer_values, "trainer", NULL,
+       "training front end of a framework=pytorch job: hf (Transformers Trainer, PEFT, "
+       "accelerate) or torchtune (tune run recipes: adapters in the model's dtype, chunked "
+       "cross-entropy, config-key flags); auto = hf (docs/memory/torchtune.md)"),
     JI(GPUFIT_JOB_N_GPU_LAYERS, n_gpu_layers, -1, 1 << 20, -1, "n_gpu_layers", "ngl", "layers",
        "inference: layers placed on the GPU, the rest in host memory; -1 = all; llama.cpp and "
        "PyTorch inference only (not vllm, sglang or training)"),
@@ -528,6 +537,7 @@ static const applies_row applies[] = {
     {GPUFIT_MODEL_QK_NOPE_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
     {GPUFIT_MODEL_QK_ROPE_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
     {GPUFIT_MODEL_V_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
+    {GPUFIT_JOB_TRAINER, GPUFIT__AP_PT_TRAIN, "training with framework=pytorch"},
     {GPUFIT_JOB_N_GPU_LAYERS, GPUFIT__AP_OFFLOAD,
      "inference with llama.cpp or PyTorch (vLLM and SGLang keep every layer on the GPU; "
      "training offloads no layers)"},

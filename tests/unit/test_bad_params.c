@@ -212,6 +212,10 @@ static const battery_row battery[] = {
     {"adapter_dtype",
      {E("model=llama-3-8b task=lora adapter_dtype=q4_0", INV, GPUFIT_JOB_ADAPTER_DTYPE)},
      NULL},
+    {"trainer",
+     {E("model=llama-3-8b task=inference trainer=torchtune", INC, GPUFIT_JOB_TRAINER),
+      E("model=llama-3-8b task=lora framework=deepspeed trainer=hf", INC, GPUFIT_JOB_TRAINER)},
+     NULL},
     /* llama.cpp: a partial offload over several devices is not modelled (docs/splits.md) */
     {"n_gpu_layers",
      {E("model=llama-3-8b task=inference framework=llamacpp pp=2 n_gpu_layers=32", INC,
