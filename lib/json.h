@@ -73,6 +73,13 @@ typedef struct gpufit__json {
  * GPUFIT__JSON_LEN_MAX. */
 int32_t gpufit__json_init(gpufit__json *p, const char *buf, size_t len, gpufit_error *err);
 
+/* A parser whose next token is the value that starts at byte `offset` of buf: one that a
+ * complete parse of buf found there (a reader that recorded the value's token comes back to
+ * walk it). Its containers count depth from 0, and after the value it expects the end of
+ * input: read the value and stop. Offsets stay those of buf. */
+int32_t gpufit__json_at(gpufit__json *p, const char *buf, size_t len, size_t offset,
+                        gpufit_error *err);
+
 /* Reads the next token into *t. Returns GPUFIT_OK, or GPUFIT_E_PARSE with err filled. After the
  * complete top-level value and trailing whitespace it returns a GPUFIT__JSON_END token (again on
  * every further call); anything else after the top-level value is an error. */

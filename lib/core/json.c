@@ -117,6 +117,18 @@ int32_t gpufit__json_init(gpufit__json *p, const char *buf, size_t len, gpufit_e
     return GPUFIT_OK;
 }
 
+int32_t gpufit__json_at(gpufit__json *p, const char *buf, size_t len, size_t offset,
+                        gpufit_error *err)
+{
+    int32_t st = gpufit__json_init(p, buf, len, err);
+    if (st != GPUFIT_OK)
+        return st;
+    if (offset > len)
+        return perr(p, err, len, "internal: a value offset %zu past the end", offset);
+    p->pos = offset; /* state S_TOP: the next token is the value there */
+    return GPUFIT_OK;
+}
+
 static void skip_ws(gpufit__json *p)
 {
     while (p->pos < p->len && is_ws((unsigned char)p->buf[p->pos]))

@@ -36,7 +36,10 @@ int gpufit__name_cmp(const char *a, size_t alen, const char *b, size_t blen)
 {
     if (alen != blen) /* by length first: most probes end on one integer compare */
         return alen < blen ? -1 : 1;
-    return memcmp(a, b, alen);
+    for (size_t i = 0; i < alen; i++) /* names are short: no call into memcmp */
+        if (a[i] != b[i])
+            return (unsigned char)a[i] < (unsigned char)b[i] ? -1 : 1;
+    return 0;
 }
 
 int32_t gpufit__name_index_find(const gpufit__name_row *rows, size_t n, const char *name,

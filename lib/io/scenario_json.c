@@ -529,15 +529,29 @@ static int ignored_key(const key *k)
            (k->len > 0 && k->text[0] == '_');
 }
 
-/* Pass 1: checks the whole document and finds the last "model" value and "gpu" key. */
-static int32_t scan_top(const char *json,
-                        size_t len,
-                        gpufit__json *model_at,
-                        int *has_model,
-                        size_t *gpu_off,
-                        gpufit__json *gpu_at,
-                        int *has_gpu,
-                        gpufit_error *err)
+/* A raw key token equal to lit (n bytes); escaped keys are decoded first. */
+static int key_tok_is(const gpufit__json_token *t, const char *lit, size_t n)
+{
+    return t->escaped ? gpufit__json_equals(t, lit)
+                      : t->len == n && memcmp(t->text, lit, n) == 0;
+}
+
+/* The top-level members, recorded by the checking pass so that the applying pass does not
+ * tokenize the document again; past MEMBERS_MAX the applying pass reads on from `rest`. */
+#define MEMBERS_MAX 64
+typedef struct top {
+    gpufit__json_token k[MEMBERS_MAX], v[MEMBERS_MAX];
+    size_t n;
+    int more;          /* members past MEMBERS_MAX: read them from rest */
+    gpufit__json rest; /* positioned before member MEMBERS_MAX's key */
+    gpufit__json model_at, gpu_at;
+    int has_model, has_gpu;
+    size_t gpu_off;
+} top;
+
+/* Pass 1: checks the whole document, records its members and finds the last "model" value
+ * and "gpu" key. */
+static int32_t scan_top(const char *json, size_t len, top *t, gpufit_error *err)
 {
     gpufit__json p;
     gpufit__json_token k, v;
@@ -550,26 +564,90 @@ static int32_t scan_top(const char *json,
         return gpufit__fail(err, GPUFIT_E_PARSE, 0, (uint64_t)k.offset,
                             "JSON: a scenario is a JSON object: expected '{' at byte %zu",
                             k.offset);
+    t->n = 0;
+    t->more = 0;
+    t->has_model = t->has_gpu = 0;
     for (;;) {
+        if (t->n == MEMBERS_MAX && !t->more)
+            t->rest = p;
         if ((st = next_member(&p, &k, err)) != GPUFIT_OK)
             return st;
         if (k.type == GPUFIT__JSON_OBJECT_END)
             break;
-        if (gpufit__json_equals(&k, "model")) {
-            *model_at = p;
-            *has_model = 1;
-        } else if (gpufit__json_equals(&k, "gpu")) {
-            *gpu_off = k.offset;
-            *gpu_at = p;
-            *has_gpu = 1;
+        if (key_tok_is(&k, "model", 5)) {
+            t->model_at = p;
+            t->has_model = 1;
+        } else if (key_tok_is(&k, "gpu", 3)) {
+            t->gpu_off = k.offset;
+            t->gpu_at = p;
+            t->has_gpu = 1;
         }
         if ((st = gpufit__json_next(&p, &v, err)) != GPUFIT_OK ||
             (st = gpufit__json_skip(&p, &v, err)) != GPUFIT_OK)
             return st;
+        if (t->n < MEMBERS_MAX) {
+            t->k[t->n] = k;
+            t->v[t->n] = v;
+            t->n++;
+        } else {
+            t->more = 1;
+        }
     }
     if ((st = gpufit__json_next(&p, &k, err)) != GPUFIT_OK) /* trailing bytes */
         return st;
     return GPUFIT_OK;
+}
+
+/* Applies one top-level member: key k, value v. live is the parser right after v when the
+ * member is read live, NULL for a recorded one (a container value is then walked again from
+ * its offset). */
+static int32_t apply_member(ctx *c, const char *json, size_t len, gpufit__json *live,
+                            const gpufit__json_token *k, const gpufit__json_token *v,
+                            gpufit_error *err)
+{
+    key kk;
+    scalar s;
+    int32_t st;
+    if ((st = read_key(k, "", &kk, err)) != GPUFIT_OK)
+        return st;
+    if (ignored_key(&kk))
+        return live != NULL ? gpufit__json_skip(live, v, err) : GPUFIT_OK;
+    int is_model = key_is(&kk, "model");
+    const gpufit__param_entry *pe =
+        is_model ? NULL : gpufit__param_find_name(kk.text, kk.len); /* found once */
+    if ((is_model || pe != NULL) &&
+        (st = gpufit__doc_entry(&c->seen, pe, kk.text, kk.len, k->offset, err)) != GPUFIT_OK)
+        return st;
+    if (is_model || (pe != NULL && pe->id == GPUFIT_JOB_GPU)) /* applied before the loop */
+        return live != NULL ? gpufit__json_skip(live, v, err) : GPUFIT_OK;
+    if (pe == NULL)
+        return unknown_key(&kk, "", err);
+    /* lora_modules also takes an array of module names (names only: a number is the
+     * bit mask, a single value) */
+    int names = pe->id == GPUFIT_JOB_LORA_MODULES && v->type == GPUFIT__JSON_ARRAY;
+    if (pe->type == GPUFIT_TYPE_LIST || names) {
+        gpufit__json again;
+        gpufit__json_token open;
+        gpufit__json *p = live;
+        if (p == NULL && v->type == GPUFIT__JSON_ARRAY) { /* walk the recorded array again */
+            if ((st = gpufit__json_at(&again, json, len, v->offset, err)) != GPUFIT_OK ||
+                (st = gpufit__json_next(&again, &open, err)) != GPUFIT_OK)
+                return st;
+            p = &again;
+        }
+        st = list_text(p, v, &kk, &s, err);
+    } else {
+        st = scalar_text(v, "", &kk, &s, err);
+    }
+    if (st == GPUFIT_OK && names && s.text[0] >= '0' && s.text[0] <= '9')
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, pe->id, (uint64_t)v->offset,
+                            "'lora_modules' takes an array of module names or one value");
+    if (st != GPUFIT_OK)
+        return st;
+    st = gpufit__apply_entry(&c->m, &c->j, pe, s.text, s.len, (uint64_t)v->offset, err);
+    if (st != GPUFIT_OK)
+        default_offset(err, v->offset);
+    return st;
 }
 
 int32_t
@@ -582,79 +660,39 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
                             : j == NULL ? "the job"
                                         : "the JSON text");
     ctx c;
+    top t;
+    int32_t st = scan_top(json, len, &t, err);
+    if (st != GPUFIT_OK)
+        return st;
     gpufit__model_assign(&c.m, m); /* a working copy: the handles change only on success */
     c.j = *j;
     memset(&c.seen, 0, sizeof c.seen);
-
-    gpufit__json model_at, gpu_at, p;
-    int has_model = 0, has_gpu = 0;
-    size_t gpu_off = 0;
-    int32_t st = scan_top(json, len, &model_at, &has_model, &gpu_off, &gpu_at, &has_gpu, err);
-    if (st != GPUFIT_OK)
-        return st;
-    if (has_model && (st = apply_model(&c, &model_at, err)) != GPUFIT_OK)
+    if (t.has_model && (st = apply_model(&c, &t.model_at, err)) != GPUFIT_OK)
         return st;
     /* "gpu" right after "model", wherever it stands: gpu_memory_gib/_bytes then override the
      * GPU's capacity whatever the key order (they reset nothing). */
-    if (has_gpu) {
+    if (t.has_gpu) {
         gpufit__json_token gv;
         key gk;
         memcpy(gk.text, "gpu", 4);
         gk.len = 3;
-        gk.offset = gpu_off;
-        if ((st = gpufit__json_next(&gpu_at, &gv, err)) != GPUFIT_OK ||
-            (st = apply_gpu(&c, &gpu_at, &gv, &gk, err)) != GPUFIT_OK)
+        gk.offset = t.gpu_off;
+        if ((st = gpufit__json_next(&t.gpu_at, &gv, err)) != GPUFIT_OK ||
+            (st = apply_gpu(&c, &t.gpu_at, &gv, &gk, err)) != GPUFIT_OK)
             return st;
     }
-
-    gpufit__json_token k, v;
-    if ((st = gpufit__json_init(&p, json, len, err)) != GPUFIT_OK ||
-        (st = gpufit__json_next(&p, &k, err)) != GPUFIT_OK)
-        return st;
-    for (;;) {
-        key kk;
-        scalar s;
-        if ((st = next_member(&p, &k, err)) != GPUFIT_OK)
+    for (size_t i = 0; i < t.n; i++)
+        if ((st = apply_member(&c, json, len, NULL, &t.k[i], &t.v[i], err)) != GPUFIT_OK)
+            return st;
+    for (gpufit__json *p = t.more ? &t.rest : NULL; p != NULL;) { /* past MEMBERS_MAX */
+        gpufit__json_token k, v;
+        if ((st = next_member(p, &k, err)) != GPUFIT_OK)
             return st;
         if (k.type == GPUFIT__JSON_OBJECT_END)
             break;
-        if ((st = read_key(&k, "", &kk, err)) != GPUFIT_OK)
+        if ((st = gpufit__json_next(p, &v, err)) != GPUFIT_OK ||
+            (st = apply_member(&c, json, len, p, &k, &v, err)) != GPUFIT_OK)
             return st;
-        if ((st = gpufit__json_next(&p, &v, err)) != GPUFIT_OK)
-            return st;
-        if (ignored_key(&kk)) {
-            if ((st = gpufit__json_skip(&p, &v, err)) != GPUFIT_OK)
-                return st;
-            continue;
-        }
-        int is_model = key_is(&kk, "model");
-        const gpufit__param_entry *pe =
-            is_model ? NULL : gpufit__param_find_name(kk.text, kk.len); /* found once */
-        if ((is_model || pe != NULL) &&
-            (st = gpufit__doc_entry(&c.seen, pe, kk.text, kk.len, k.offset, err)) != GPUFIT_OK)
-            return st;
-        if (is_model || (pe != NULL && pe->id == GPUFIT_JOB_GPU)) {
-            if ((st = gpufit__json_skip(&p, &v, err)) != GPUFIT_OK)
-                return st;
-            continue;
-        }
-        if (pe == NULL)
-            return unknown_key(&kk, "", err);
-        /* lora_modules also takes an array of module names (names only: a number is the
-         * bit mask, a single value) */
-        int names = pe->id == GPUFIT_JOB_LORA_MODULES && v.type == GPUFIT__JSON_ARRAY;
-        st = pe->type == GPUFIT_TYPE_LIST || names ? list_text(&p, &v, &kk, &s, err)
-                                                   : scalar_text(&v, "", &kk, &s, err);
-        if (st == GPUFIT_OK && names && s.text[0] >= '0' && s.text[0] <= '9')
-            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, pe->id, (uint64_t)v.offset,
-                                "'lora_modules' takes an array of module names or one value");
-        if (st != GPUFIT_OK)
-            return st;
-        st = gpufit__apply_entry(&c.m, &c.j, pe, s.text, s.len, (uint64_t)v.offset, err);
-        if (st != GPUFIT_OK) {
-            default_offset(err, v.offset);
-            return st;
-        }
     }
     gpufit__model_refresh(&c.m);
     gpufit__job_refresh(&c.j);

@@ -1065,3 +1065,41 @@ Test(scenario, null_arguments)
     cr_assert_str_eq(err.message, "");
     release(h);
 }
+
+/* gpufit_apply_json records the members it checked (64 of them) and reads the rest live: a
+ * document with more members applies the same, and duplicates across the boundary are found. */
+Test(apply_json, more_members_than_recorded)
+{
+    char doc[4096];
+    size_t n = 0;
+    n += (size_t)snprintf(doc + n, sizeof doc - n, "{");
+    for (int i = 0; i < 70; i++)
+        n += (size_t)snprintf(doc + n, sizeof doc - n, "\"_k%d\": [%d, {\"x\": 1}], ", i, i);
+    n += (size_t)snprintf(doc + n, sizeof doc - n,
+                          "\"model\": \"llama-3-70b\", \"task\": \"inference\", \"framework\": "
+                          "\"llamacpp\", \"gpus\": 2, \"tensor_split\": [3, 1], \"gpu\": "
+                          "\"rtx-3090\"}");
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    cr_assert_eq(gpufit_model_new(&m, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_job_new(&j, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_apply_json(m, j, doc, n, &err), GPUFIT_OK, "%s", err.message);
+    double split[4] = {0};
+    uint32_t got = 0;
+    cr_assert_eq(gpufit_job_get_list(j, GPUFIT_JOB_TENSOR_SPLIT, split, 4, &got, NULL), GPUFIT_OK);
+    cr_assert_eq(got, 2);
+    cr_assert_float_eq(split[0], 3.0, 0.0);
+    cr_assert_float_eq(split[1], 1.0, 0.0);
+    /* a key before member 64 and again after it */
+    n = 0;
+    n += (size_t)snprintf(doc + n, sizeof doc - n, "{\"tp\": 2, ");
+    for (int i = 0; i < 70; i++)
+        n += (size_t)snprintf(doc + n, sizeof doc - n, "\"_k%d\": %d, ", i, i);
+    n += (size_t)snprintf(doc + n, sizeof doc - n, "\"model\": \"llama-3-8b\", \"tp\": 4}");
+    err = (gpufit_error)GPUFIT_ERROR_INIT;
+    cr_assert_eq(gpufit_apply_json(m, j, doc, n, &err), GPUFIT_E_INVALID_ARG);
+    cr_assert_not_null(strstr(err.message, "duplicate key 'tp'"), "%s", err.message);
+    gpufit_job_free(j);
+    gpufit_model_free(m);
+}
