@@ -53,11 +53,12 @@ typedef struct gpufit__plan {
     int32_t task, training, lora, framework, attention, ckpt, optimizer;
     int32_t lora_mask; /* gpufit_lora_module bits adapted (lora_modules, or lora_targets') */
     int32_t schedule; /* gpufit_pp_schedule, resolved */
-    int32_t trainer;  /* gpufit_trainer, resolved (hf unless torchtune; PyTorch training) */
     uint32_t ckpt_every;  /* full checkpointing of every N-th layer of a stage (torchtitan) */
     uint32_t ckpt_layers; /* ... or of the first N layers of each stage chunk (Megatron block);
                            * 0 = every layer */
     int32_t amp;                                 /* autocast over fp32 weights */
+    int64_t trainer; /* gpufit_trainer, resolved (hf unless torchtune; PyTorch training); 64
+                      * bits: the plan has no padding (tests compare plans bytewise) */
     int64_t w_dt, c_dt, g_dt, m_dt, o_dt, kv_dt; /* resolved dtypes */
     uint64_t a_b;                                /* activation bytes per element */
     uint64_t resid_b;                            /* residual-stream bytes per element */

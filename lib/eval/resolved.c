@@ -33,6 +33,7 @@ void gpufit__resolved_set(gpufit__resolved *out, const struct gpufit_job *j, con
     out->overlap = (int16_t)p->overlap;
     out->server = p->framework == GPUFIT_FW_VLLM || p->framework == GPUFIT_FW_SGLANG;
     out->trainer = (int16_t)p->trainer;
+    out->reserved16[0] = out->reserved16[1] = out->reserved16[2] = 0;
     out->dp = (uint32_t)p->dp;
     out->tp = (uint32_t)p->tp;
     out->pp = (uint32_t)p->pp;
