@@ -323,6 +323,8 @@ check: all $(UNIT_DEP) $(HEADER_OBJS) $(GEN_INDEX)
 	$(run-params-doc)
 	@echo "==> the GPU catalogue matches data/gpus.csv (tools/gen_gpu_catalog.py --check)"
 	@$(PYTHON) tools/gen_gpu_catalog.py --check && echo "    lib/core/gpu_catalog.inc is current"
+	@echo "==> python3 -m gpufit takes the C command's options (tools/gen_options.py --check)"
+	@$(PYTHON) tools/gen_options.py --check
 	@echo "==> the library's layers call only downward (tools/check_layers.py)"
 	@$(PYTHON) tools/check_layers.py
 	@echo "==> make check: all steps passed"

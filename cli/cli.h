@@ -29,6 +29,21 @@ typedef struct cli_opts {
     long gpus_per_node, nodes, top, max_gpus;
 } cli_opts;
 
+/* One option of the scenario commands (cli/options.def, the table shared with Python). */
+enum { OPT_FLAG, OPT_STRING, OPT_SPEC, OPT_COUNT };
+enum { OPT_E = 1, OPT_R = 2, OPT_P = 4 };
+typedef struct cli_option {
+    const char *name;
+    size_t offset; /* of its field in cli_opts */
+    int kind, cmds;
+    const char *metavar;
+    long def;
+    const char *help;
+} cli_option;
+
+/* Prints the option lines of `gpufit CMD --help` from the table (options.c). */
+void print_options(FILE *f, const char *cmd);
+
 /* Prints item i of a list: a JSON object, or a text line. */
 typedef void (*item_printer)(const gpufit_list *l, uint32_t i, int json);
 

@@ -25,10 +25,9 @@
 
 static const char *usage_text =
     "usage:\n"
-    "  gpufit estimate [FILE.json] [--model PATH] [--spec \"key=value ...\"] [--json]\n"
-    "                  [--max PARAM] [--strict] [--profile PROFILE.json] [--allow-hardware]\n"
-    "  gpufit recommend [FILE.json] [--spec ...] [--only gpu,gpu] [--max-gpus N] [--json]\n"
-    "  gpufit plan [FILE.json] [--spec ...] [--gpus-per-node N] [--nodes N] [--top N] [--json]\n"
+    "  gpufit estimate [FILE.json] [options]    one job: memory, band, verdict, fixes\n"
+    "  gpufit recommend [FILE.json] [options]   which GPUs, and how many, fit the job\n"
+    "  gpufit plan [FILE.json] [options]        the cheapest parallel layouts that fit\n"
     "  gpufit calibrate RUNS.jsonl [-o PROFILE.json]   fit the stack constants to measured\n"
     "                           runs (docs/calibration.md); --profile applies the result\n"
     "  gpufit models            built-in model presets\n"
@@ -52,51 +51,51 @@ static const char *usage_text =
     "            exits 2 (a gate fails closed).\n"
     "gpufit COMMAND --help explains one command; man gpufit after make install.\n";
 
-/* gpufit COMMAND --help */
+/* gpufit COMMAND --help: a generated usage line and option lines (cli/options.def, shared
+ * with python3 -m gpufit) between a description and a tail */
 static const struct {
-    const char *cmd, *help;
+    const char *cmd, *head, *tail;
 } command_help[] = {
     {"estimate",
-     "usage: gpufit estimate [FILE.json] [--model PATH] [--spec \"key=value ...\"]... [--json]\n"
-     "                       [--max PARAM] [--strict] [--profile PROFILE.json]\n"
      "Per-device memory of one job by component, its band and the verdict (fits, marginal,\n"
      "does not fit), and ranked fixes when it does not fit (the cheapest combination that\n"
      "keeps the GPU first, with the framework's flags). 'resolved:' says what every auto\n"
-     "resolved to, 'flags:' gives the job's own flags (docs/report.md, docs/flags.md).\n"
-     "  FILE.json        a JSON scenario (docs/scenario.md; every key: docs/params.md)\n"
-     "  --model PATH     a Hugging Face model directory, its config.json, or a .gguf file\n"
-     "  --spec \"k=v\"     scenario keys; up to 16 --spec apply in order, after the file\n"
-     "                   (a later --spec overrides an earlier one's keys)\n"
-     "  --json           the JSON report (docs/report.md)\n"
-     "  --max PARAM      the largest micro_batch, seq_len, batch, context_len, prompt_len or\n"
-     "                   n_gpu_layers that is sure to fit (the band's high end)\n"
-     "  --strict         a gate: marginal exits 1, no GPU exits 2\n"
-     "  --allow-hardware list another GPU or more GPUs among the fixes even when software\n"
-     "                   changes that keep the GPU make it fit (job key allow_hardware)\n"
-     "  --profile FILE   a calibration profile (gpufit calibrate; docs/calibration.md)\n"
+     "resolved to, 'flags:' gives the job's own flags (docs/report.md, docs/flags.md).\n",
      "exit codes: 0 fits, 1 does not fit, 2 bad input, 3 unreadable file, 4 internal,\n"
      "            5 marginal\n"},
     {"recommend",
-     "usage: gpufit recommend [FILE.json] [--model PATH] [--spec ...]... [--only gpu,gpu]\n"
-     "                        [--max-gpus N] [--json] [--profile PROFILE.json]\n"
      "Every catalogue GPU (or those of --only) and the smallest count of it on which the job\n"
-     "fits, ranked; each with the --spec that reproduces it. --max-gpus: at most N per job\n"
-     "(1 to 4294967295, default 8). Exit 0 when some GPU fits, 1 when none does.\n"},
+     "fits, ranked; each with the --spec that reproduces it.\n",
+     "Exit 0 when some GPU fits, 1 when none does.\n"},
     {"plan",
-     "usage: gpufit plan [FILE.json] [--model PATH] [--spec ...]... [--gpus-per-node N]\n"
-     "                   [--nodes N] [--top N] [--json] [--profile PROFILE.json]\n"
      "Training: every valid (tp, pp, vpp, dp, cp, ep, zero, micro-batch, checkpointing) on N\n"
      "nodes of the scenario's GPU, the cheapest --top that fit (docs/planner.md); serving:\n"
      "the replica layouts with their KV room. Each layout prints the --spec that reproduces\n"
-     "it. Defaults: --gpus-per-node the job's gpus= (on one node), else 8; --nodes 1;\n"
-     "--top 10 (each 1 to 4294967295); the plan says how many GPUs it used and why.\n"},
-    {"models", "usage: gpufit models\nThe built-in presets with exact parameter counts.\n"},
-    {"gpus", "usage: gpufit gpus\nThe GPU catalogue: names, aliases, usable capacities.\n"},
+     "it; the plan says how many GPUs it used and why.\n",
+     "Exit 0 when some layout fits, 1 when none does.\n"},
+    {"models", "usage: gpufit models\nThe built-in presets with exact parameter counts.\n", NULL},
+    {"gpus", "usage: gpufit gpus\nThe GPU catalogue: names, aliases, usable capacities.\n", NULL},
     {"params",
      "usage: gpufit params\nEvery scenario key with its unit, default and range or values\n"
-     "(the same table as docs/params.md).\n"},
-    {"version", "usage: gpufit version\nThe library's version.\n"},
+     "(the same table as docs/params.md).\n",
+     NULL},
+    {"version", "usage: gpufit version\nThe library's version.\n", NULL},
 };
+
+/* The help of a scenario command (tail != NULL): usage, description, FILE.json, options. */
+static void command_usage(size_t k)
+{
+    if (command_help[k].tail == NULL) {
+        fputs(command_help[k].head, stdout);
+        return;
+    }
+    printf("usage: gpufit %s [FILE.json] [options]\n", command_help[k].cmd);
+    fputs(command_help[k].head, stdout);
+    printf("  %-18s a JSON scenario (docs/scenario.md; every key: docs/params.md)\n",
+           "FILE.json");
+    print_options(stdout, command_help[k].cmd);
+    fputs(command_help[k].tail, stdout);
+}
 
 static const char *const command_names = "estimate, recommend, plan, calibrate, models, gpus, "
                                          "params, version";
@@ -121,7 +120,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
             for (size_t k = 0; k < sizeof command_help / sizeof command_help[0]; k++)
                 if (strcmp(cmd, command_help[k].cmd) == 0) {
-                    fputs(command_help[k].help, stdout);
+                    command_usage(k);
                     return EXIT_FITS;
                 }
     if (strcmp(cmd, "estimate") == 0)

@@ -90,9 +90,7 @@ static void print_layouts(const gpufit_list *l, const cli_opts *o)
 
 int cmd_plan(int argc, char **argv)
 {
-    cli_opts o = {0};
-    o.gpus_per_node = 0; /* not given: the job's gpus, else 8 (make_plan) */
-    o.nodes = 1;
-    o.top = 10;
+    cli_opts o = {0}; /* defaults from cli/options.def; --gpus-per-node 0 = the job's gpus,
+                       * else 8 (make_plan) */
     return run_list_cmd("plan", argc, argv, &o, make_plan, print_layouts);
 }

@@ -72,8 +72,7 @@ static void print_recommendations(const gpufit_list *l, const cli_opts *o)
 
 int cmd_recommend(int argc, char **argv)
 {
-    cli_opts o = {0};
-    o.max_gpus = 64;
+    cli_opts o = {0}; /* --max-gpus defaults to 8 (cli/options.def) */
     return run_list_cmd("recommend", argc, argv, &o, make_recommendations,
                         print_recommendations);
 }

@@ -215,14 +215,23 @@ err_has "gpufit: unknown option '--frobnicate' (commands: estimate,"
 # an unknown option names the subcommand and the option; a value missing names the option
 for c in estimate recommend plan; do
     expect_exit 2 "$c" --bogus --spec model=llama-3-8b
-    err_has "gpufit $c: unknown option '--bogus' (see gpufit --help)"
+    err_has "gpufit $c: unknown option '--bogus' (see gpufit $c --help)"
     expect_exit 2 "$c" --spec model=llama-3-8b --frob=1
     err_has "gpufit $c: unknown option '--frob=1'"
-    expect_exit 2 "$c" --spec model=llama-3-8b --top
-    err_has "gpufit $c: --top needs a value"
-    expect_exit 2 "$c" --spec model=llama-3-8b --nodes=0
-    err_has "gpufit $c: --nodes needs an integer in [1, 4294967295], not '0'"
+    expect_exit 2 "$c" --spec model=llama-3-8b --json=1
+    err_has "gpufit $c: unknown option '--json=1'"
 done
+expect_exit 2 plan --spec model=llama-3-8b --top
+err_has "gpufit plan: --top needs a value"
+expect_exit 2 plan --spec model=llama-3-8b --nodes=0
+err_has "gpufit plan: --nodes needs an integer in [1, 4294967295], not '0'"
+# an option of another subcommand (cli/options.def says which takes which, as Python does)
+expect_exit 2 estimate --spec model=llama-3-8b --top 3
+err_has "gpufit estimate: --top is not an option of estimate (see gpufit estimate --help)"
+expect_exit 2 plan --spec model=llama-3-8b --max micro_batch
+err_has "gpufit plan: --max is not an option of plan"
+expect_exit 2 recommend --spec model=llama-3-8b --strict
+err_has "gpufit recommend: --strict is not an option of recommend"
 expect_exit 2 estimate --spec
 err_has "gpufit estimate: --spec needs a value"
 expect_exit 2 estimate "$tmp/ok.json" "$tmp/extra.json"

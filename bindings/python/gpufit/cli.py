@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 """``python3 -m gpufit``: the ``gpufit`` command, in Python.
 
-Same subcommands, options and exit codes as the C command (``cli/gpufit.c``)::
+Same subcommands, options and exit codes as the C command (``cli/gpufit.c``); the options of
+estimate, recommend and plan come from the C command's own table, ``cli/options.def``
+(``_options.py`` is generated from it by ``tools/gen_options.py``)::
 
     python3 -m gpufit estimate [FILE.json] [--model PATH] [--spec "key=value ..."]... [--json]
                                [--max PARAM] [--strict] [--allow-hardware] [--profile FILE]
@@ -26,7 +28,7 @@ import json
 import sys
 from typing import NoReturn, Optional, Sequence, TextIO, Tuple, Union
 
-from . import _api, _lib
+from . import _api, _lib, _options
 from . import errors as _errors
 
 EXIT_FITS, EXIT_OOM, EXIT_BAD_INPUT, EXIT_IO, EXIT_INTERNAL, EXIT_MARGINAL = 0, 1, 2, 3, 4, 5
@@ -53,36 +55,26 @@ def _parser() -> argparse.ArgumentParser:
                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    def scenario(sp: argparse.ArgumentParser) -> None:  # what every scenario command takes, as cli/options.c
-        sp.add_argument("file", nargs="?", metavar="FILE.json", help="JSON scenario file")
-        sp.add_argument("--model", metavar="PATH", help="a Hugging Face model directory, its "
-                        "config.json, or a .gguf file (replaces the scenario's model)")
-        sp.add_argument("--spec", action="append", help='spec string, "key=value ..."; up to '
-                        "16, applied in order after the file (a later one overrides)")
-        sp.add_argument("--profile", metavar="FILE", help="a calibration profile (gpufit "
-                        "calibrate; docs/calibration.md)")
-        sp.add_argument("--json", action="store_true", help="print JSON")
-
     e = sub.add_parser("estimate", help="estimate a scenario (JSON file and/or spec string)",
                        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    scenario(e)
-    e.add_argument("--max", metavar="PARAM", dest="max_param",
-                   help="print the largest value of PARAM (micro_batch, seq_len, batch, "
-                        "context_len, prompt_len, n_gpu_layers) that fits")
-    e.add_argument("--strict", action="store_true",
-                   help="a gate: marginal exits 1, no GPU exits 2")
-    e.add_argument("--allow-hardware", action="store_true",
-                   help="list another GPU or more GPUs among the fixes (job key "
-                        "allow_hardware)")
     r = sub.add_parser("recommend", help="which catalogue GPUs, and how many, fit the job")
-    scenario(r)
-    r.add_argument("--only", help="comma-separated GPU names to consider")
-    r.add_argument("--max-gpus", type=int, default=8, help="most GPUs per recommendation")
     pl = sub.add_parser("plan", help="the cheapest parallel layouts that fit a cluster")
-    scenario(pl)
-    pl.add_argument("--gpus-per-node", type=int, default=None)  # the job's gpus, else 8
-    pl.add_argument("--nodes", type=int, default=1)
-    pl.add_argument("--top", type=int, default=10, help="layouts to list")
+    commands = {"estimate": e, "recommend": r, "plan": pl}
+    for sp in commands.values():
+        sp.add_argument("file", nargs="?", metavar="FILE.json", help="JSON scenario file")
+    # the options of cli/options.def, the C command's own table (_options.py is generated)
+    for name, dest, kind, cmds, metavar, default, help_ in _options.OPTIONS:
+        for cmd in cmds:
+            sp = commands[cmd]
+            if kind == "flag":
+                sp.add_argument(name, dest=dest, action="store_true", help=help_)
+            elif kind == "spec":
+                sp.add_argument(name, dest=dest, action="append", metavar=metavar, help=help_)
+            elif kind == "count":
+                sp.add_argument(name, dest=dest, type=int, metavar=metavar,
+                                default=default if default > 0 else None, help=help_)
+            else:
+                sp.add_argument(name, dest=dest, metavar=metavar, help=help_)
     c = sub.add_parser("calibrate", help="fit the stack constants to measured runs "
                        "(docs/calibration.md)")
     c.add_argument("runs", metavar="RUNS.jsonl", help="measured runs, one JSON object per line "
