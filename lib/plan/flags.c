@@ -207,6 +207,27 @@ static int deepspeed_flag(fbuf *b, const gpufit__change *c)
     }
 }
 
+/* A global-batch change as gradient accumulation steps = global / (micro x dp): a Trainer
+ * argument, or a torchtune config key (tune); 0 when the micro-batch is unknown. */
+static int accumulation(fbuf *b, int tune, const gpufit__change *c, const gpufit__changes *cs,
+                        const struct gpufit_job *j)
+{
+    const gpufit__change *mb = find(cs, GPUFIT_JOB_MICRO_BATCH);
+    const gpufit__change *dc = find(cs, GPUFIT_JOB_DP);
+    uint64_t ldp, ltp, lpp; /* gpus=N alone: the default layout's dp (policy.c) */
+    gpufit__job_layout(j, &ldp, &ltp, &lpp);
+    int64_t micro = mb != NULL ? mb->i : j->micro_batch;
+    int64_t dp = dc != NULL && dc->i > 0 ? dc->i : (int64_t)ldp;
+    if (micro <= 0)
+        return 0;
+    long long steps = (long long)(c->i / (micro * dp));
+    if (tune)
+        gpufit__text_put(b, "gradient_accumulation_steps=%lld", steps);
+    else
+        gpufit__text_put(b, "--gradient_accumulation_steps %lld", steps);
+    return 1;
+}
+
 /* Hugging Face Trainer / PEFT / accelerate. */
 static int trainer_flag(fbuf *b,
                         const gpufit__change *c,
@@ -218,18 +239,8 @@ static int trainer_flag(fbuf *b,
     case GPUFIT_JOB_MICRO_BATCH:
         gpufit__text_put(b, "--per_device_train_batch_size %lld", (long long)c->i);
         return 1;
-    case GPUFIT_JOB_GLOBAL_BATCH: { /* accumulation = global / (micro x dp) */
-        const gpufit__change *mb = find(cs, GPUFIT_JOB_MICRO_BATCH);
-        const gpufit__change *dc = find(cs, GPUFIT_JOB_DP);
-        uint64_t ldp, ltp, lpp; /* gpus=N alone: the default layout's dp (policy.c) */
-        gpufit__job_layout(j, &ldp, &ltp, &lpp);
-        int64_t micro = mb != NULL ? mb->i : j->micro_batch;
-        int64_t dp = dc != NULL && dc->i > 0 ? dc->i : (int64_t)ldp;
-        if (micro <= 0)
-            return 0;
-        gpufit__text_put(b, "--gradient_accumulation_steps %lld", (long long)(c->i / (micro * dp)));
-        return 1;
-    }
+    case GPUFIT_JOB_GLOBAL_BATCH:
+        return accumulation(b, 0, c, cs, j);
     case GPUFIT_JOB_CHECKPOINTING:
         if (v != NULL && strcmp(v, "none") != 0)
             gpufit__text_put(b, "--gradient_checkpointing");
@@ -314,18 +325,8 @@ static int torchtune_flag(fbuf *b,
     case GPUFIT_JOB_MICRO_BATCH:
         gpufit__text_put(b, "batch_size=%lld", (long long)c->i);
         return 1;
-    case GPUFIT_JOB_GLOBAL_BATCH: { /* accumulation = global / (micro x dp) */
-        const gpufit__change *mb = find(cs, GPUFIT_JOB_MICRO_BATCH);
-        const gpufit__change *dc = find(cs, GPUFIT_JOB_DP);
-        uint64_t ldp, ltp, lpp;
-        gpufit__job_layout(j, &ldp, &ltp, &lpp);
-        int64_t micro = mb != NULL ? mb->i : j->micro_batch;
-        int64_t dp = dc != NULL && dc->i > 0 ? dc->i : (int64_t)ldp;
-        if (micro <= 0)
-            return 0;
-        gpufit__text_put(b, "gradient_accumulation_steps=%lld", (long long)(c->i / (micro * dp)));
-        return 1;
-    }
+    case GPUFIT_JOB_GLOBAL_BATCH:
+        return accumulation(b, 1, c, cs, j);
     case GPUFIT_JOB_CHECKPOINTING: /* whole-layer checkpointing; selective is not a config key */
         if (v == NULL || (strcmp(v, "full") != 0 && strcmp(v, "none") != 0))
             return 0;

@@ -5,42 +5,21 @@
  * - precision auto = one dtype, bf16, no autocast;
  * - CEWithChunkedOutputLoss: 8 chunks of logits, one fp32 copy at a time, fp32 log-probs kept;
  * - config-key flags. */
-#include <criterion/criterion.h>
-
-#include "gpufit.h"
+#include "run.h"
 
 #include <string.h>
 
-typedef struct run {
-    gpufit_model *m;
-    gpufit_job *j;
-    gpufit_result *r;
-    gpufit_error err;
-} run;
-
-static void start(run *x, const char *spec)
+/* run() then a check that it succeeded */
+static void start(run_s *x, const char *spec)
 {
-    x->err = (gpufit_error)GPUFIT_ERROR_INIT;
-    cr_assert_eq(gpufit_model_new(&x->m, &x->err), GPUFIT_OK);
-    cr_assert_eq(gpufit_job_new(&x->j, &x->err), GPUFIT_OK);
-    cr_assert_eq(gpufit_apply_spec(x->m, x->j, spec, &x->err), GPUFIT_OK, "%s: %s", spec,
-                 x->err.message);
-    cr_assert_eq(gpufit_evaluate(&x->r, x->m, x->j, &x->err), GPUFIT_OK, "%s: %s", spec,
-                 x->err.message);
+    cr_assert_eq(run(x, spec), GPUFIT_OK, "%s: %s", spec, x->err.message);
 }
 
-static uint64_t comp(run *x, int32_t c)
+static uint64_t comp(run_s *x, int32_t c)
 {
     uint64_t b = 0;
     cr_assert_eq(gpufit_result_bytes(x->r, 0, c, &b), GPUFIT_OK);
     return b;
-}
-
-static void stop(run *x)
-{
-    gpufit_result_free(x->r);
-    gpufit_job_free(x->j);
-    gpufit_model_free(x->m);
 }
 
 /* Llama-3-8B, LoRA r 16 on q and v (lora_targets' default): per layer r x (rows + cols) =
@@ -50,7 +29,7 @@ static const uint64_t ADAPTERS = 16ull * (8192 + 5120) * 32;
 
 Test(torchtune, adapters_and_their_states_in_the_model_dtype)
 {
-    run hf, tt;
+    run_s hf, tt;
     start(&hf, LORA "trainer=hf");
     start(&tt, LORA "trainer=torchtune");
     /* PEFT: fp32 adapters, fp32 grads, fp32 AdamW states; torchtune: all bf16 */
@@ -60,13 +39,13 @@ Test(torchtune, adapters_and_their_states_in_the_model_dtype)
     cr_assert_eq(comp(&tt, GPUFIT_MEM_OPTIMIZER_STATES), ADAPTERS * 4);
     /* the frozen bf16 base is the same; the adapters themselves differ by 2 bytes each */
     cr_assert_eq(comp(&hf, GPUFIT_MEM_WEIGHTS) - comp(&tt, GPUFIT_MEM_WEIGHTS), ADAPTERS * 2);
-    stop(&hf);
-    stop(&tt);
+    done(&hf);
+    done(&tt);
 }
 
 Test(torchtune, chunked_cross_entropy_by_hand)
 {
-    run hf, tt;
+    run_s hf, tt;
     start(&hf, LORA "trainer=hf");
     start(&tt, LORA "trainer=torchtune");
     const uint64_t sbv = 4ull * 4096 * 128256; /* b x s x V */
@@ -74,17 +53,17 @@ Test(torchtune, chunked_cross_entropy_by_hand)
     cr_assert_eq(comp(&hf, GPUFIT_MEM_LOGITS), 12 * sbv);
     /* torchtune: bf16 chunks 2 sbV + fp32 log-probs 4 sbV + one fp32 chunk copy 4 sbV / 8 */
     cr_assert_eq(comp(&tt, GPUFIT_MEM_LOGITS), 6 * sbv + 4 * sbv / 8);
-    stop(&hf);
-    stop(&tt);
+    done(&hf);
+    done(&tt);
     /* fp32 recipes: the chunks are fp32 already (.float() copies nothing): 4 + 4 sbV */
     start(&tt, LORA "trainer=torchtune precision=fp32");
     cr_assert_eq(comp(&tt, GPUFIT_MEM_LOGITS), 8 * sbv);
-    stop(&tt);
+    done(&tt);
 }
 
 Test(torchtune, precision_auto_is_bf16_without_autocast)
 {
-    run tt, hf;
+    run_s tt, hf;
     start(&tt, "model=llama-3-8b task=finetune micro_batch=1 seq_len=1024 gpu=h100 "
                "trainer=torchtune");
     start(&hf, "model=llama-3-8b task=finetune micro_batch=1 seq_len=1024 gpu=h100 "
@@ -98,13 +77,13 @@ Test(torchtune, precision_auto_is_bf16_without_autocast)
     cr_assert_not_null(strstr(buf, " trainer=torchtune "), "%s", buf);
     cr_assert_eq(gpufit_result_resolved(hf.r, buf, sizeof buf, NULL), GPUFIT_OK);
     cr_assert_not_null(strstr(buf, " trainer=hf "), "%s", buf);
-    stop(&tt);
-    stop(&hf);
+    done(&tt);
+    done(&hf);
 }
 
 Test(torchtune, config_key_flags)
 {
-    run tt;
+    run_s tt;
     start(&tt, LORA "trainer=torchtune global_batch=32 checkpointing=full");
     char buf[1024];
     cr_assert_eq(gpufit_result_flags(tt.r, buf, sizeof buf, NULL), GPUFIT_OK);
@@ -114,7 +93,7 @@ Test(torchtune, config_key_flags)
     cr_assert_not_null(strstr(buf, "dtype=bf16"), "%s", buf);
     cr_assert_not_null(strstr(buf, "tokenizer.max_seq_len=4096"), "%s", buf);
     cr_assert_null(strstr(buf, "--"), "no Trainer arguments: %s", buf);
-    stop(&tt);
+    done(&tt);
 }
 
 Test(torchtune, applies_to_pytorch_training_only)
@@ -124,20 +103,10 @@ Test(torchtune, applies_to_pytorch_training_only)
         "model=llama-3-8b task=lora framework=deepspeed trainer=torchtune",
         "model=llama-3-8b task=pretrain framework=megatron trainer=hf"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        gpufit_model *m = NULL;
-        gpufit_job *j = NULL;
-        gpufit_result *r = NULL;
-        gpufit_error err = GPUFIT_ERROR_INIT;
-        cr_assert_eq(gpufit_model_new(&m, NULL), GPUFIT_OK);
-        cr_assert_eq(gpufit_job_new(&j, NULL), GPUFIT_OK);
-        int32_t st = gpufit_apply_spec(m, j, bad[i], &err);
-        if (st == GPUFIT_OK)
-            st = gpufit_evaluate(&r, m, j, &err);
-        cr_assert_eq(st, GPUFIT_E_INCONSISTENT, "%s", bad[i]);
-        cr_assert_eq(err.param, GPUFIT_JOB_TRAINER, "%s: %s", bad[i], err.message);
-        cr_assert_not_null(strstr(err.message, "trainer"), "%s", err.message);
-        gpufit_result_free(r);
-        gpufit_job_free(j);
-        gpufit_model_free(m);
+        run_s x;
+        cr_assert_eq(run(&x, bad[i]), GPUFIT_E_INCONSISTENT, "%s", bad[i]);
+        cr_assert_eq(x.err.param, GPUFIT_JOB_TRAINER, "%s: %s", bad[i], x.err.message);
+        cr_assert_not_null(strstr(x.err.message, "trainer"), "%s", x.err.message);
+        done(&x);
     }
 }
