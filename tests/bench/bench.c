@@ -7,6 +7,7 @@
 #include "gpufit.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 static double now(void)
@@ -68,39 +69,64 @@ int main(void)
         best_summary = rate > best_summary ? rate : best_summary;
     }
     /* the cold path, what a scheduler does per submitted job (issue 16): new handles, the
-     * scenario as JSON, the verdict, free */
+     * scenario as JSON, the verdict, free; then where its time goes, stage by stage (each
+     * stage adds one step to the one before: best of 5, ns per job) */
     static const char cold_json[] =
         "{\"model\": \"llama-3-70b\", \"task\": \"pretrain\", \"gpu\": \"h100\", \"tp\": 8, "
         "\"pp\": 4, \"dp\": 4, \"zero\": 1, \"precision\": \"bf16\", \"framework\": \"megatron\", "
         "\"seq_len\": 8192, \"global_batch\": 256, \"sp\": true, \"checkpointing\": \"selective\"}";
-    double best_cold = 0.0;
-    for (int rep = 0; rep < 5; rep++) {
-        long n = 0;
-        double t0 = now();
-        while (now() - t0 < 0.4) {
-            for (int k = 0; k < 100; k++, n++) {
-                gpufit_model *cm = NULL;
-                gpufit_job *cj = NULL;
-                gpufit_summary sum = {.struct_size = sizeof sum};
-                if (gpufit_model_new(&cm, NULL) == GPUFIT_OK &&
-                    gpufit_job_new(&cj, NULL) == GPUFIT_OK &&
-                    gpufit_apply_json(cm, cj, cold_json, sizeof cold_json - 1, NULL) ==
-                        GPUFIT_OK &&
-                    gpufit_evaluate_summary(cm, cj, &sum, NULL) == GPUFIT_OK)
-                    sink += sum.peak_bytes;
-                gpufit_model_free(cm);
-                gpufit_job_free(cj);
+    static const struct {
+        const char *what, *json;
+        int evaluate;
+    } stages[] = {
+        {"new model and job handles, free", NULL, 0},
+        {"+ gpufit_apply_json of {}", "{}", 0},
+        {"+ a preset (\"model\": \"llama-3-70b\")", "{\"model\": \"llama-3-70b\"}", 0},
+        {"+ the GPU and 11 more keys (the scenario above)", cold_json, 0},
+        {"+ gpufit_evaluate_summary (the cold path)", cold_json, 1},
+    };
+    enum { N_STAGES = sizeof stages / sizeof stages[0] };
+    double stage_ns[N_STAGES];
+    for (int st = 0; st < N_STAGES; st++) {
+        double best = 0.0;
+        size_t jl = stages[st].json != NULL ? strlen(stages[st].json) : 0;
+        for (int rep = 0; rep < 5; rep++) {
+            long n = 0;
+            double t0 = now();
+            while (now() - t0 < 0.2) {
+                for (int k = 0; k < 100; k++, n++) {
+                    gpufit_model *cm = NULL;
+                    gpufit_job *cj = NULL;
+                    gpufit_summary sum = {.struct_size = sizeof sum};
+                    if (gpufit_model_new(&cm, NULL) == GPUFIT_OK &&
+                        gpufit_job_new(&cj, NULL) == GPUFIT_OK &&
+                        (stages[st].json == NULL ||
+                         gpufit_apply_json(cm, cj, stages[st].json, jl, NULL) == GPUFIT_OK) &&
+                        (!stages[st].evaluate ||
+                         gpufit_evaluate_summary(cm, cj, &sum, NULL) == GPUFIT_OK))
+                        sink += sum.peak_bytes + 1;
+                    gpufit_model_free(cm);
+                    gpufit_job_free(cj);
+                }
             }
+            double rate = (double)n / (now() - t0);
+            best = rate > best ? rate : best;
         }
-        double rate = (double)n / (now() - t0);
-        best_cold = rate > best_cold ? rate : best_cold;
+        stage_ns[st] = 1e9 / best;
     }
+    double best_cold = 1e9 / stage_ns[N_STAGES - 1];
     printf("single estimates per second, one core (4 scenarios in turn, best of 5):\n");
     printf("  gpufit_evaluate + gpufit_result_free    : %10.0f /s\n", best_public);
     printf("  gpufit_evaluate_summary (no allocation) : %10.0f /s\n", best_summary);
     printf("  cold: new handles + gpufit_apply_json + gpufit_evaluate_summary + free: %10.0f jobs/s "
            "(%.1f %% of gpufit_evaluate_summary; issue 16 target >= 1,000,000: %s)\n",
            best_cold, 100.0 * best_cold / best_summary, best_cold >= 1e6 ? "met" : "missed");
+    printf("  where a cold job's time goes (ns per job; each stage adds one step):\n");
+    for (int st = 0; st < N_STAGES; st++)
+        printf("    %-52s %6.0f ns  (+%5.0f ns, %4.1f %% of the cold path)\n", stages[st].what,
+               stage_ns[st], st > 0 ? stage_ns[st] - stage_ns[st - 1] : stage_ns[0],
+               100.0 * (st > 0 ? stage_ns[st] - stage_ns[st - 1] : stage_ns[0]) /
+                   stage_ns[N_STAGES - 1]);
 
     gpufit_model *dm = NULL;
     gpufit_job *dj = NULL;
