@@ -56,6 +56,8 @@ enum gpufit__stack_id {
     GPUFIT__STACK_CUBLAS_WS_SM90, /* cuBLAS workspace per handle-stream, cc >= 9 */
     GPUFIT__STACK_SERVER_NONTORCH, /* vLLM/SGLang non-torch + workspaces after the profile */
     GPUFIT__STACK_NCCL_COMM,     /* NCCL buffers per communicator */
+    GPUFIT__STACK_DRIVER_RESERVE, /* nvidia-smi total - cudaMemGetInfo total, non-whole totals */
+    GPUFIT__STACK_DRIVER_RESERVE_FULL, /* the same, floor, when nvidia-smi gives whole GiB */
     GPUFIT__STACK_COUNT
 };
 extern const gpufit__stack_const gpufit__stack[GPUFIT__STACK_COUNT];

@@ -70,6 +70,7 @@ ID_ORDER = [
     "GeForce RTX 5080",          # 37
     "GeForce RTX 5070 Ti",       # 38
     "GeForce RTX 5070",          # 39
+    "H20",                       # 40
 ]
 
 # CSV name -> (key, aliases). Keys are lowercase slugs; aliases are extra lookup names (the key
@@ -100,6 +101,7 @@ NAMES = {
                                  "h100-80gb-hbm3", "h100-80gb"]),
     "H100 NVL": ("h100-nvl", ["h100-nvl-94gb"]),
     "H200 SXM": ("h200-sxm", ["h200", "h200-sxm-141gb", "h200-141gb"]),
+    "H20": ("h20", ["h20-96gb", "hgx-h20"]),
     "B200 (HGX)": ("b200-hgx", ["b200", "hgx-b200"]),
     "GB200 (per B200 GPU)": ("gb200", []),
     "Instinct MI250X": ("mi250x", []),

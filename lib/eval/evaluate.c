@@ -433,25 +433,38 @@ static uint64_t usable(const gpufit__plan *p, uint64_t cap)
     return cap > m ? cap - m : 0;
 }
 
-/* vLLM budgets from torch.cuda.mem_get_info()'s total, which leaves out the driver's
- * reservation when nvidia-smi reports the full marketed size (a whole number of GiB: A100 80GB
- * 81920 MiB -> ~79.2 GiB, RTX 3090 24576 MiB -> 23.58 GiB; H100's 81559 MiB already excludes
- * it): about max(0.4 GiB, 1 %) (validation README notes; derived). */
-static uint64_t server_visible(uint64_t cap)
+/* vLLM and SGLang budget from torch.cuda.mem_get_info()'s total, which leaves out what the
+ * driver keeps back. end: 0 the point, 1 the low end of the reserve (the most budget), 2 the
+ * high end. When nvidia-smi reports the whole marketed size (a whole number of GiB: A100 80GB
+ * 81920 MiB -> ~79.2 GiB, RTX 3090 24576 MiB -> 23.58 GiB) the reserve is max(floor, a share
+ * of the total); otherwise nvidia-smi already leaves part out and a smaller, fixed reserve
+ * stays (H100 81559 MiB -> 79.22 GiB). Constants and sources: gpufit__stack
+ * (GPUFIT__STACK_DRIVER_RESERVE*), docs/memory/vllm.md. */
+static uint64_t server_visible(uint64_t cap, int end)
 {
-    if (cap % ((uint64_t)1 << 30) != 0)
-        return cap;
-    uint64_t reserve = cap / 100 > GIB * 2 / 5 ? cap / 100 : GIB * 2 / 5;
+    /* share of a whole-GiB total: 1 % point (A100 80GB: 0.85 GiB of 80), 0.8-1.1 % range */
+    static const uint64_t permille10[3] = {100, 80, 110}; /* hundredths of a percent */
+    const gpufit__stack_const *c;
+    uint64_t reserve;
+    if (cap % ((uint64_t)1 << 30) != 0) {
+        c = &gpufit__stack[GPUFIT__STACK_DRIVER_RESERVE];
+        reserve = end == 0 ? c->point : end == 1 ? c->low : c->high;
+    } else {
+        c = &gpufit__stack[GPUFIT__STACK_DRIVER_RESERVE_FULL];
+        uint64_t floor = end == 0 ? c->point : end == 1 ? c->low : c->high;
+        uint64_t share = end == 0 ? cap / 100 : cap / 10000 * permille10[end];
+        reserve = share > floor ? share : floor;
+    }
     return cap > reserve ? cap - reserve : 0;
 }
 
 /* The KV budget a server leaves on a device of `cap` bytes: util x its total minus the profiled
  * peak (§6.2), given the stack terms (context, NCCL), the other allocated bytes and the weights.
  * 1 on overflow. */
-static int server_kv(const gpufit__plan *p, uint64_t cap, uint64_t ctx, uint64_t comm,
+static int server_kv(const gpufit__plan *p, uint64_t cap, int rsv, uint64_t ctx, uint64_t comm,
                      uint64_t other, uint64_t weights, uint64_t *kv)
 {
-    uint64_t budget, profiled, visible = server_visible(cap);
+    uint64_t budget, profiled, visible = server_visible(cap, rsv);
     if (p->kv_rule == GPUFIT__KV_SGLANG) {
         /* SGLang (model_runner.py profile_max_num_token): KV = free memory after loading the
          * weights - (1 - mem_fraction_static) x free memory before loading, the latter measured
@@ -478,6 +491,7 @@ static int server_kv(const gpufit__plan *p, uint64_t cap, uint64_t ctx, uint64_t
 typedef struct levels_in {
     uint64_t ctx, comm, ws; /* runtime context, comm buffers, workspace component */
     double frag;            /* allocator slack fraction */
+    int rsv;                /* the driver's reserve: 0 point, 1 low end, 2 high end */
 } levels_in;
 typedef struct levels_out {
     uint64_t alloc, reserved, used, kv_cap, kv_tokens;
@@ -507,8 +521,8 @@ static int32_t levels(const gpufit__plan *p, const gpufit__role *role, uint64_t 
        gpufit__add(other, m[GPUFIT_MEM_WORKSPACE], &other));
     if (!p->training && p->util > 0.0 && cap > 0) {
         /* vLLM/SGLang: the KV pool takes util x total minus the profiled peak (§6.2) */
-        CK(server_kv(p, cap, in->ctx, m[GPUFIT_MEM_COMM_BUFFERS], other, m[GPUFIT_MEM_WEIGHTS],
-                     &o->kv_cap));
+        CK(server_kv(p, cap, in->rsv, in->ctx, m[GPUFIT_MEM_COMM_BUFFERS], other,
+                     m[GPUFIT_MEM_WEIGHTS], &o->kv_cap));
         uint64_t need = m[GPUFIT_MEM_KV_CACHE];
         o->kv_tokens = per_tok > 0 ? o->kv_cap / per_tok : 0;
         m[GPUFIT_MEM_KV_CACHE] = o->kv_cap;
@@ -604,7 +618,8 @@ static int server_totals(const gpufit__plan *p, const gpufit__role *role, const 
 {
     uint64_t other = role->alloc - m[GPUFIT_MEM_KV_CACHE] - m[GPUFIT_MEM_WORKSPACE] + in->ws;
     uint64_t kv;
-    if (server_kv(p, role->capacity, in->ctx, in->comm, other, m[GPUFIT_MEM_WEIGHTS], &kv))
+    if (server_kv(p, role->capacity, in->rsv, in->ctx, in->comm, other, m[GPUFIT_MEM_WEIGHTS],
+                  &kv))
         return 1;
     t[0] = other + kv;
     t[1] = t[0] + m[GPUFIT_MEM_FRAGMENTATION]; /* a fixed slack (servers keep none) */
@@ -627,16 +642,19 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
     int32_t f;
     CK(server_totals(p, role, m, need, fits0, &in[0], pt, &f));
     int64_t dlo[4] = {0}, dhi[4] = {0};
-    for (int c = 0; c < 3; c++) /* context, NCCL, workspace */
+    for (int c = 0; c < 4; c++) /* context, NCCL, workspace, the driver's reserve */
         for (int e = 1; e <= 2; e++) {
             levels_in v = in[0];
             if (c == 0)
                 v.ctx = in[e].ctx;
             else if (c == 1)
                 v.comm = in[e].comm;
-            else
+            else if (c == 2)
                 v.ws = in[e].ws;
-            if (v.ctx == in[0].ctx && v.comm == in[0].comm && v.ws == in[0].ws)
+            else
+                v.rsv = in[e].rsv;
+            if (v.ctx == in[0].ctx && v.comm == in[0].comm && v.ws == in[0].ws &&
+                v.rsv == in[0].rsv)
                 continue; /* this end is the point: no change to count */
             CK(server_totals(p, role, m, need, fits0, &v, t, &f));
             for (int k = 0; k < 4; k++) {
@@ -676,11 +694,11 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
     int32_t fits0 = role->fits;
     levels_in in[3] = {
         {p->ctx_bytes, role->comp[GPUFIT_MEM_COMM_BUFFERS], role->comp[GPUFIT_MEM_WORKSPACE],
-         p->frag},
+         p->frag, 0},
         {p->band.ctx[0], p->band.comm[0] + extra * p->band.nccl[0], ws_other + p->band.ws[0],
-         p->band.frag[0]},
+         p->band.frag[0], 1},
         {p->band.ctx[1], p->band.comm[1] + extra * p->band.nccl[1], ws_other + p->band.ws[1],
-         p->band.frag[1]},
+         p->band.frag[1], 2},
     };
     levels_out o[1];
     int server = !p->training && p->util > 0.0 && role->capacity > 0;

@@ -31,6 +31,16 @@ const gpufit__stack_const gpufit__stack[GPUFIT__STACK_COUNT] = {
     /* NCCL per communicator: 544 MB (2 GPUs) to 688 MB (> 2 GPUs) on A100 NVLink (NVIDIA/nccl
      * issue #964); fewer channels on PCIe, more with all-to-all peers (issue #1685) */
     [GPUFIT__STACK_NCCL_COMM] = {GIB * 6 / 10, 256 * MIB, GIB},
+    /* What the driver keeps back from cudaMemGetInfo()'s total, which vLLM/SGLang budget from
+     * (torch.cuda.mem_get_info), when nvidia-smi's total is not a whole number of GiB (it
+     * already leaves part out): H100 81559 MiB -> total_gpu_memory 79.22 GiB (vllm PR #12126
+     * log, "H100-80G"), L40S 46068 MiB -> 44.31-44.39 GiB, RTX 4090 24564 MiB -> 23.98 GiB
+     * (public vLLM start-up logs); driver-dependent (docs/memory/vllm.md) */
+    [GPUFIT__STACK_DRIVER_RESERVE] = {GIB / 2, 0, GIB * 3 / 4},
+    /* the floor of the same when nvidia-smi reports the whole marketed size (A100 80GB 81920 MiB
+     * -> 79.15-79.33 GiB, RTX 3090 24576 MiB -> 23.53-23.67 GiB in vLLM logs); the reserve is
+     * max(floor, GPUFIT__DRIVER_RESERVE_PERMILLE x total) (lib/eval/evaluate.c server_visible) */
+    [GPUFIT__STACK_DRIVER_RESERVE_FULL] = {GIB * 2 / 5, GIB * 3 / 10, GIB / 2},
 };
 
 /* A stack constant from a calibration profile: its fitted point and range; fitted from fewer

@@ -56,6 +56,7 @@ static const struct {
     {"GeForce RTX 5080", 16},
     {"GeForce RTX 5070 Ti", 16},
     {"GeForce RTX 5070", 12},
+    {"H20", 96},
 };
 #define N_CSV (sizeof csv_rows / sizeof csv_rows[0])
 
@@ -305,7 +306,7 @@ Test(gpus, compute_capability)
         int32_t cc;
     } want[] = {
         {"v100", 7},      {"t4", 7},     {"a100-80gb", 8}, {"rtx-3090", 8}, {"rtx-4090", 8},
-        {"l40s", 8},      {"h100", 9},   {"h200", 9},      {"b200", 10},    {"gb200", 10},
+        {"l40s", 8},      {"h100", 9},   {"h200", 9},      {"h20", 9},      {"b200", 10},    {"gb200", 10},
         {"rtx-5090", 12}, {"mi300x", 0}, {"gaudi3", 0},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {

@@ -39,10 +39,12 @@ static const struct {
     {"NVIDIA GeForce RTX 5080", "rtx-5080"},
     {"NVIDIA GeForce RTX 5070 Ti", "rtx-5070-ti"},
     {"NVIDIA GeForce RTX 5070", "rtx-5070"},
+    {"NVIDIA H20", "h20"},
     /* Kubernetes nvidia.com/gpu.product labels */
     {"NVIDIA-A100-SXM4-80GB", "a100-80gb-sxm4"},
     {"NVIDIA-GeForce-RTX-4090", "rtx-4090"},
     {"NVIDIA-H100-80GB-HBM3", "h100-sxm5"},
+    {"NVIDIA-H20", "h20"},
     /* Slurm GRES types */
     {"a100_80gb", "a100-80gb-sxm4"},
     {"a100-40gb", "a100-40gb-sxm4"},

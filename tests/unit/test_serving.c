@@ -47,9 +47,10 @@ static int has_note(run_s *s, const char *part)
  * profile_max_num_token) on one H100: gpu_mem 81,559 MiB -> chunked_prefill_size 8192,
  * cuda_graph_max_bs 256 (tp < 4); reserved = 512 + 1.5 x 8192 + 2 x 256 + 1 x 1 / 8 x 1024 =
  * 13,440 MiB (above the 10,240 floor) -> mem_fraction_static = round(68,119 / 81,559, 3) =
- * 0.835. Free before loading = 85,520,809,984 - 0.5 GiB context = 84,983,939,072; KV = 0.835 x
- * that (70,961,589,125.12 -> 70,961,589,125) - weights 16,060,522,496 = 54,901,066,629 B =
- * 418,861 tokens of 131,072 B (page size 1: no rounding to pages). */
+ * 0.835. Free before loading = the CUDA-visible total (85,520,809,984 less the driver's 0.5 GiB
+ * reserve, server_visible) - 0.5 GiB context = 84,447,068,160; KV = 0.835 x that
+ * (70,513,301,913.6 -> 70,513,301,914) - weights 16,060,522,496 = 54,452,779,418 B = 415,441
+ * tokens of 131,072 B (page size 1: no rounding to pages). */
 Test(sglang, kv_budget_on_h100)
 {
     run_s s;
@@ -58,8 +59,8 @@ Test(sglang, kv_budget_on_h100)
                  GPUFIT_OK, "%s", s.err.message);
     cr_assert_eq(comp(&s, GPUFIT_MEM_WEIGHTS), L3_WEIGHTS);
     gpufit_role_info ro = role0(&s);
-    cr_assert_eq(ro.kv_capacity_bytes, UINT64_C(54901066629));
-    cr_assert_eq(ro.kv_capacity_tokens, UINT64_C(418861));
+    cr_assert_eq(ro.kv_capacity_bytes, UINT64_C(54452779418));
+    cr_assert_eq(ro.kv_capacity_tokens, UINT64_C(415441));
     /* CUDA graphs come out of the (1 - f) reserve: 350 MiB non-torch + 256 x 2 MiB */
     cr_assert_eq(comp(&s, GPUFIT_MEM_WORKSPACE), 350 * MIB + 512 * MIB);
     /* no profile run: no sampler warm-up in the activations, no logits term */
@@ -68,22 +69,22 @@ Test(sglang, kv_budget_on_h100)
     done(&s);
 }
 
-/* SGLang before 0.5.4: mem_fraction_static 0.88 at tp 1: round(84,983,939,072 x 0.88) =
- * 74,785,866,383 - 16,060,522,496 = 58,725,343,887 B. A user fraction (0.8) wins:
- * 67,987,151,257.6 -> 67,987,151,258 - 16,060,522,496 = 51,926,628,762 B. */
+/* SGLang before 0.5.4: mem_fraction_static 0.88 at tp 1: round(84,447,068,160 x 0.88) =
+ * 74,313,419,981 - 16,060,522,496 = 58,252,897,485 B. A user fraction (0.8) wins:
+ * 67,557,654,528 - 16,060,522,496 = 51,497,132,032 B. */
 Test(sglang, older_release_and_user_fraction)
 {
     run_s s;
     cr_assert_eq(run(&s, "model=llama-3-8b task=inference framework=sglang gpu=h100 "
                          "framework_version=0.4.0"),
                  GPUFIT_OK, "%s", s.err.message);
-    cr_assert_eq(role0(&s).kv_capacity_bytes, UINT64_C(58725343887));
+    cr_assert_eq(role0(&s).kv_capacity_bytes, UINT64_C(58252897485));
     cr_assert(!has_note(&s, "framework_version not set"));
     done(&s);
     cr_assert_eq(run(&s, "model=llama-3-8b task=inference framework=sglang gpu=h100 "
                          "gpu_memory_utilization=0.8"),
                  GPUFIT_OK, "%s", s.err.message);
-    cr_assert_eq(role0(&s).kv_capacity_bytes, UINT64_C(51926628762));
+    cr_assert_eq(role0(&s).kv_capacity_bytes, UINT64_C(51497132032));
     done(&s);
 }
 
@@ -228,4 +229,29 @@ Test(cuda_version, old_vllm_budget_sees_the_context)
     cr_assert_eq(role0(&a).kv_capacity_bytes - role0(&b).kv_capacity_bytes, GIB / 2);
     done(&a);
     done(&b);
+}
+
+/* The CUDA-visible total a server budgets from (server_visible, docs/memory/vllm.md): the same
+ * vLLM job on an H100 (nvidia-smi 85,520,809,984 B, not a whole number of GiB: a 0.5 GiB
+ * reserve, 84,983,939,072 visible) and on a device that reports a whole 80 GiB (1 % reserve:
+ * 85,899,345,920 - 858,993,459 = 85,040,352,461 visible). Every other term is the same, so the
+ * budgets differ by round(0.9 x 85,040,352,461) - round(0.9 x 84,983,939,072) =
+ * 76,536,317,215 - 76,485,545,165 = 50,772,050 B. At the band's optimistic end the H100's
+ * reserve is 0 (the KV budget grows by round(0.9 x 2^29) = 483,183,821 B with that term alone),
+ * at the pessimistic end 0.75 GiB (0.25 GiB more than the point: 241,591,910 B less). */
+Test(vllm, visible_total_and_driver_reserve)
+{
+    run_s s;
+    const char *job = "model=llama-3-8b task=inference framework=vllm context_len=4096 gpu=h100";
+    char spec[256];
+    cr_assert_eq(run(&s, job), GPUFIT_OK, "%s", s.err.message);
+    gpufit_role_info h = role0(&s);
+    done(&s);
+    snprintf(spec, sizeof spec, "%s gpu_memory_bytes=%llu", job, (unsigned long long)(80 * GIB));
+    cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s", s.err.message);
+    gpufit_role_info w = role0(&s);
+    done(&s);
+    cr_assert_eq(w.kv_capacity_bytes - h.kv_capacity_bytes, UINT64_C(50772050));
+    cr_assert_geq(h.kv_capacity_high_bytes - h.kv_capacity_bytes, UINT64_C(483183821));
+    cr_assert_geq(h.kv_capacity_bytes - h.kv_capacity_low_bytes, UINT64_C(241591910));
 }
