@@ -461,10 +461,10 @@ static uint64_t server_visible(uint64_t cap, int end)
 /* The KV budget a server leaves on a device of `cap` bytes: util x its total minus the profiled
  * peak (§6.2), given the stack terms (context, NCCL), the other allocated bytes and the weights.
  * 1 on overflow. */
-static int server_kv(const gpufit__plan *p, uint64_t cap, int rsv, uint64_t ctx, uint64_t comm,
+static int server_kv(const gpufit__plan *p, uint64_t visible, uint64_t ctx, uint64_t comm,
                      uint64_t other, uint64_t weights, uint64_t *kv)
 {
-    uint64_t budget, profiled, visible = server_visible(cap, rsv);
+    uint64_t budget, profiled;
     if (p->kv_rule == GPUFIT__KV_SGLANG) {
         /* SGLang (model_runner.py profile_max_num_token): KV = free memory after loading the
          * weights - (1 - mem_fraction_static) x free memory before loading, the latter measured
@@ -491,7 +491,7 @@ static int server_kv(const gpufit__plan *p, uint64_t cap, int rsv, uint64_t ctx,
 typedef struct levels_in {
     uint64_t ctx, comm, ws; /* runtime context, comm buffers, workspace component */
     double frag;            /* allocator slack fraction */
-    int rsv;                /* the driver's reserve: 0 point, 1 low end, 2 high end */
+    uint64_t visible;       /* a server's CUDA-visible total (server_visible), else 0 */
 } levels_in;
 typedef struct levels_out {
     uint64_t alloc, reserved, used, kv_cap, kv_tokens;
@@ -521,7 +521,7 @@ static int32_t levels(const gpufit__plan *p, const gpufit__role *role, uint64_t 
        gpufit__add(other, m[GPUFIT_MEM_WORKSPACE], &other));
     if (!p->training && p->util > 0.0 && cap > 0) {
         /* vLLM/SGLang: the KV pool takes util x total minus the profiled peak (§6.2) */
-        CK(server_kv(p, cap, in->rsv, in->ctx, m[GPUFIT_MEM_COMM_BUFFERS], other,
+        CK(server_kv(p, in->visible, in->ctx, m[GPUFIT_MEM_COMM_BUFFERS], other,
                      m[GPUFIT_MEM_WEIGHTS], &o->kv_cap));
         uint64_t need = m[GPUFIT_MEM_KV_CACHE];
         o->kv_tokens = per_tok > 0 ? o->kv_cap / per_tok : 0;
@@ -618,8 +618,7 @@ static int server_totals(const gpufit__plan *p, const gpufit__role *role, const 
 {
     uint64_t other = role->alloc - m[GPUFIT_MEM_KV_CACHE] - m[GPUFIT_MEM_WORKSPACE] + in->ws;
     uint64_t kv;
-    if (server_kv(p, role->capacity, in->rsv, in->ctx, in->comm, other, m[GPUFIT_MEM_WEIGHTS],
-                  &kv))
+    if (server_kv(p, in->visible, in->ctx, in->comm, other, m[GPUFIT_MEM_WEIGHTS], &kv))
         return 1;
     t[0] = other + kv;
     t[1] = t[0] + m[GPUFIT_MEM_FRAGMENTATION]; /* a fixed slack (servers keep none) */
@@ -642,19 +641,27 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
     int32_t f;
     CK(server_totals(p, role, m, need, fits0, &in[0], pt, &f));
     int64_t dlo[4] = {0}, dhi[4] = {0};
-    for (int c = 0; c < 4; c++) /* context, NCCL, workspace, the driver's reserve */
+    /* the driver's reserve moves only the KV budget, and every total with it by as much */
+    for (int e = 1; e <= 2; e++) {
+        uint64_t other = role->alloc - m[GPUFIT_MEM_KV_CACHE], kv;
+        CK(server_kv(p, in[e].visible, in[0].ctx, in[0].comm, other, m[GPUFIT_MEM_WEIGHTS],
+                     &kv));
+        int64_t d = kv >= pt[3] ? (int64_t)(kv - pt[3]) : -(int64_t)(pt[3] - kv);
+        for (int k = 0; k < 4; k++) {
+            dlo[k] = d < dlo[k] ? d : dlo[k];
+            dhi[k] = d > dhi[k] ? d : dhi[k];
+        }
+    }
+    for (int c = 0; c < 3; c++) /* context, NCCL, workspace */
         for (int e = 1; e <= 2; e++) {
             levels_in v = in[0];
             if (c == 0)
                 v.ctx = in[e].ctx;
             else if (c == 1)
                 v.comm = in[e].comm;
-            else if (c == 2)
-                v.ws = in[e].ws;
             else
-                v.rsv = in[e].rsv;
-            if (v.ctx == in[0].ctx && v.comm == in[0].comm && v.ws == in[0].ws &&
-                v.rsv == in[0].rsv)
+                v.ws = in[e].ws;
+            if (v.ctx == in[0].ctx && v.comm == in[0].comm && v.ws == in[0].ws)
                 continue; /* this end is the point: no change to count */
             CK(server_totals(p, role, m, need, fits0, &v, t, &f));
             for (int k = 0; k < 4; k++) {
@@ -696,12 +703,14 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
         {p->ctx_bytes, role->comp[GPUFIT_MEM_COMM_BUFFERS], role->comp[GPUFIT_MEM_WORKSPACE],
          p->frag, 0},
         {p->band.ctx[0], p->band.comm[0] + extra * p->band.nccl[0], ws_other + p->band.ws[0],
-         p->band.frag[0], 1},
+         p->band.frag[0], 0},
         {p->band.ctx[1], p->band.comm[1] + extra * p->band.nccl[1], ws_other + p->band.ws[1],
-         p->band.frag[1], 2},
+         p->band.frag[1], 0},
     };
     levels_out o[1];
     int server = !p->training && p->util > 0.0 && role->capacity > 0;
+    for (int e = 0; e < 3 && server; e++)
+        in[e].visible = server_visible(role->capacity, e);
     uint64_t need = role->comp[GPUFIT_MEM_KV_CACHE]; /* the cache the job needs */
     CK2(levels(p, role, per_tok, &in[0], role->comp, &o[0], err));
     if (o[0].kv_short)
