@@ -12,7 +12,7 @@
 #   make slurm | check-slurm  the Slurm SPANK plugin (integrations/slurm) and its test on a
 #                             real local Slurm (root; docs/slurm.md)
 #   make wheel                the Python bindings as a wheel with the library (build/wheel/)
-#   make validate | bench | format | format-check | clean | help
+#   make validate | bench | bench-instructions | format | format-check | clean | help
 #
 # Variables honoured: CC, CXX, AR, CFLAGS (default -O2 -g), CPPFLAGS, LDFLAGS, WERROR (default
 # -Werror; `make WERROR=` for packagers), PREFIX/prefix, LIBDIR, INCLUDEDIR, BINDIR,
@@ -641,6 +641,18 @@ bench: $(BENCH_BINS) lib
 	    echo "no tests/bench/*.c yet: nothing to run")
 	@echo "==> $(PYTHON) tools/bench_python.py (the Python binding against a bare ctypes call)"
 	@$(TEST_ENV) $(PYTHON) tools/bench_python.py
+
+# Instructions per gpufit_evaluate_summary() over the bench's four jobs, counted by callgrind in
+# tests/bench/instructions.c's measured loop: the same on any machine and under any load, so two
+# versions of the code compare where timings on a shared machine cannot.
+BENCH_COUNT_OUT = $(BUILD)/bench/instructions.callgrind
+.PHONY: bench-instructions
+bench-instructions: $(BUILD)/bench/instructions
+	@command -v $(VALGRIND) >/dev/null 2>&1 || { echo "bench-instructions needs valgrind"; exit 1; }
+	@$(VALGRIND) --tool=callgrind --toggle-collect=measured_loop \
+	    --callgrind-out-file=$(BENCH_COUNT_OUT) $< >/dev/null 2>&1
+	@awk '/^summary:/ { printf "instructions per gpufit_evaluate_summary (bench jobs, 20,000 estimates): %.0f\n", $$2 / 20000 }' \
+	    $(BENCH_COUNT_OUT)
 
 # README.md becomes the main page when it exists (`make docs DOCS_README=` to leave it out).
 DOCS_README ?= $(wildcard README.md)

@@ -5,6 +5,7 @@
  * figure is the best of several runs. */
 #define _POSIX_C_SOURCE 199309L
 #include "gpufit.h"
+#include "scenarios.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -17,15 +18,6 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static const char *const scenarios[] = {
-    "model=llama-3-8b task=inference gpu=rtx-4090 context_len=8192",
-    ("model=llama-3-70b task=pretrain gpu=h100 tp=8 pp=4 dp=4 zero=1 precision=bf16 "
-     "framework=megatron seq_len=8192 global_batch=256 sp=1 checkpointing=selective"),
-    "model=qwen2.5-7b task=qlora gpu=t4 precision=fp16 seq_len=1024 checkpointing=full",
-    ("model=mixtral-8x7b task=inference gpu=h100 weight_dtype=fp8 framework=vllm "
-     "context_len=32768"),
-};
-#define N_SCEN (sizeof scenarios / sizeof scenarios[0])
 
 int main(void)
 {
