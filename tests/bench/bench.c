@@ -18,19 +18,13 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-
 int main(void)
 {
     gpufit_model *m[N_SCEN];
     gpufit_job *j[N_SCEN];
     gpufit_error err = GPUFIT_ERROR_INIT;
-    for (size_t i = 0; i < N_SCEN; i++) {
-        if (gpufit_model_new(&m[i], &err) || gpufit_job_new(&j[i], &err) ||
-            gpufit_apply_spec(m[i], j[i], scenarios[i], &err)) {
-            fprintf(stderr, "bench: %s: %s\n", scenarios[i], err.message);
-            return 1;
-        }
-    }
+    if (bench_setup("bench", m, j))
+        return 1;
     uint64_t sink = 0;
     double best_public = 0.0, best_summary = 0.0;
     for (int rep = 0; rep < 5; rep++) {

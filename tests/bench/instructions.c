@@ -28,14 +28,8 @@ int main(void)
 {
     gpufit_model *m[N_SCEN];
     gpufit_job *j[N_SCEN];
-    gpufit_error err = GPUFIT_ERROR_INIT;
-    for (size_t i = 0; i < N_SCEN; i++) {
-        if (gpufit_model_new(&m[i], &err) || gpufit_job_new(&j[i], &err) ||
-            gpufit_apply_spec(m[i], j[i], scenarios[i], &err)) {
-            fprintf(stderr, "instructions: %s: %s\n", scenarios[i], err.message);
-            return 1;
-        }
-    }
+    if (bench_setup("instructions", m, j))
+        return 1;
     uint64_t sink = measured_loop(m, j);
     printf("instructions bench: %d estimates evaluated (checksum %llu); run it with make "
            "bench-instructions for the count\n",

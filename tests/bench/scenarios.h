@@ -4,6 +4,10 @@
 #ifndef GPUFIT_BENCH_SCENARIOS_H
 #define GPUFIT_BENCH_SCENARIOS_H
 
+#include "gpufit.h"
+
+#include <stdio.h>
+
 static const char *const scenarios[] = {
     "model=llama-3-8b task=inference gpu=rtx-4090 context_len=8192",
     ("model=llama-3-70b task=pretrain gpu=h100 tp=8 pp=4 dp=4 zero=1 precision=bf16 "
@@ -13,5 +17,19 @@ static const char *const scenarios[] = {
      "context_len=32768"),
 };
 #define N_SCEN (sizeof scenarios / sizeof scenarios[0])
+
+/* New handles for every job in m and j; 0, or 1 with the parser's message on stderr. */
+static int bench_setup(const char *who, gpufit_model **m, gpufit_job **j)
+{
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    for (size_t i = 0; i < N_SCEN; i++) {
+        if (gpufit_model_new(&m[i], &err) || gpufit_job_new(&j[i], &err) ||
+            gpufit_apply_spec(m[i], j[i], scenarios[i], &err)) {
+            fprintf(stderr, "%s: %s: %s\n", who, scenarios[i], err.message);
+            return 1;
+        }
+    }
+    return 0;
+}
 
 #endif
