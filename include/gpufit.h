@@ -251,6 +251,15 @@ typedef enum gpufit_trainer {
     GPUFIT_TRAINER_MAX_ = 0x7FFFFFFF /**< Not a value. */
 } gpufit_trainer;
 
+/** How a PyTorch optimizer (torch.optim Adam/AdamW) runs its step (job key
+ *  `optimizer_impl`): it decides the step's temporary bytes (docs/memory/optimizer-step.md). */
+typedef enum gpufit_optimizer_impl {
+    GPUFIT_OPTIMIZER_IMPL_FOREACH = 0, /**< torch.optim foreach: one state-sized list. */
+    GPUFIT_OPTIMIZER_IMPL_FUSED = 1,   /**< fused=True: no step temporaries. */
+    GPUFIT_OPTIMIZER_IMPL_FORLOOP = 2, /**< per-tensor loop: two tensor-sized temporaries. */
+    GPUFIT_OPTIMIZER_IMPL_MAX_ = 0x7FFFFFFF /**< Not a value. */
+} gpufit_optimizer_impl;
+
 /** What offload moves to host memory. */
 typedef enum gpufit_offload {
     GPUFIT_OFFLOAD_NONE = 0,             /**< Nothing. */
@@ -439,6 +448,8 @@ typedef enum gpufit_param {
                                               (torchtitan); 1 = every layer. */
     GPUFIT_JOB_CHECKPOINT_LAYERS = 1155, /**< Full checkpointing of the first N layers of each
                                               stage chunk (Megatron block); 0 = every layer. */
+    GPUFIT_JOB_OPTIMIZER_IMPL = 1156, /**< gpufit_optimizer_impl of a PyTorch training job;
+                                           -1 = auto (the trainer's default, with a band). */
     /* job: parallelism */
     GPUFIT_JOB_DP = 1200,      /**< Data-parallel degree. */
     GPUFIT_JOB_TP = 1201,      /**< Tensor-parallel degree. */
@@ -886,7 +897,7 @@ typedef enum gpufit_mitigation_kind {
     GPUFIT_MIT_CHECKPOINTING = 2,     /**< Selective or full activation checkpointing. */
     GPUFIT_MIT_ATTENTION = 3,         /**< Flash attention. */
     GPUFIT_MIT_PRECISION = 4,         /**< Mixed precision. */
-    GPUFIT_MIT_OPTIMIZER = 5,         /**< 8-bit optimizer states. */
+    GPUFIT_MIT_OPTIMIZER = 5,         /**< 8-bit optimizer states, or a fused step. */
     GPUFIT_MIT_ZERO = 6,              /**< Higher ZeRO / FSDP stage. */
     GPUFIT_MIT_TENSOR_PARALLEL = 7,   /**< More tensor parallelism on the same GPUs. */
     GPUFIT_MIT_PIPELINE_PARALLEL = 8, /**< More pipeline stages on the same GPUs. */

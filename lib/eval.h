@@ -27,6 +27,7 @@ enum gpufit__note {
     GPUFIT__NOTE_LAYOUT_DP,        /* gpus=N alone, training: data parallel over N */
     GPUFIT__NOTE_LAYOUT_TP,        /* gpus=N alone, vLLM/SGLang: tensor parallel over N */
     GPUFIT__NOTE_LAYOUT_LAYERS,    /* gpus=N alone, llama.cpp/Transformers: a layer split */
+    GPUFIT__NOTE_OPTIMIZER_STEP,   /* torch.optim's step temporaries raise the peak */
 };
 
 /* A server's KV budget rule (policy.c picks it from framework and framework_version). */
@@ -87,7 +88,8 @@ typedef struct gpufit__role {
     uint64_t alloc_b[2], reserved_b[2], used_b[2], kv_cap_b[2];
     int32_t fits_b[2];
     /* Bit c: component c is a modelled approximation with its own band in band_lo/band_hi
-     * (set by eval_role, e.g. a GGUF recipe's weights); not used for servers' roles. */
+     * (set by eval_role: a GGUF recipe's weights, the optimizer step's temporaries in the
+     * optimizer states); not used for servers' roles. */
     uint32_t approx;
 } gpufit__role;
 
@@ -138,7 +140,7 @@ typedef struct gpufit__resolved {
     int16_t precision, framework, attention, layout; /* layout: GPUFIT__LAYOUT_* */
     int16_t w_dt, c_dt, g_dt, m_dt, o_dt, kv_dt;
     int16_t training, overlap, ds, server;
-    int16_t trainer, reserved16[3];
+    int16_t trainer, opt_impl, reserved16[2]; /* opt_impl: -1 = no torch.optim step */
     uint32_t dp, tp, pp, cp;
     uint64_t bucket, prompt, max_num_seqs;
     double util;
@@ -148,7 +150,7 @@ typedef struct gpufit__resolved {
 typedef struct gpufit__flags_in {
     int64_t context_len, batch, prompt_len, kv_dtype, max_num_seqs, weight_dtype;
     int64_t n_gpu_layers, vpp, ep, sp, micro_batch, global_batch, zero, checkpointing;
-    int64_t task, optimizer, offload, seq_len, lora_rank, trainer, set;
+    int64_t task, optimizer, offload, seq_len, lora_rank, trainer, optimizer_impl, set;
 } gpufit__flags_in;
 /* Keeps them (gpufit_evaluate); writes the flags, snprintf-style (the report, the accessor). */
 void gpufit__flags_keep(gpufit__flags_in *in, const struct gpufit_job *j);
@@ -210,6 +212,7 @@ int32_t gpufit__summary_out(const struct gpufit_result *r, gpufit_summary *out);
  * log2 of the GPU count), 0 when per is 0. */
 enum gpufit__cost_id {
     GPUFIT__COST_FLASH,
+    GPUFIT__COST_FUSED_STEP,
     GPUFIT__COST_AMP,
     GPUFIT__COST_SELECTIVE,
     GPUFIT__COST_UTIL,
@@ -348,6 +351,12 @@ int gpufit__train_layer_terms(const gpufit__plan *p, const gpufit__shape *s,
 int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
                               const gpufit__act_terms *at, const gpufit__slice *sl,
                               uint64_t *act_out, uint64_t *logits_out);
+
+/* The temporaries of torch.optim's Adam/AdamW step on a device whose states hold `moment`
+ * bytes per moment: [0] point, [1] low, [2] high (mem_optimizer.c); 1 on overflow. */
+int gpufit__optimizer_step_bytes(const gpufit__plan *p, const gpufit__shape *s,
+                                 const gpufit__counts *c, const gpufit__slice *sl,
+                                 uint64_t moment, uint64_t out[3]);
 
 /* Inference KV bytes per token for the layers of a slice, and the prefill transient and
  * logits (mem_inference.c). */

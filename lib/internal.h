@@ -101,6 +101,10 @@ typedef struct gpufit__plan {
     uint64_t sampler_b;           /* server profile: bytes per logit of the sampler warm-up */
     int32_t mm_items;             /* images per prompt: -1 = framework default, 0 = text only */
     int32_t mm_v0;                /* vLLM V0's multimodal profile (else V1's; multimodal.md) */
+    /* torch.optim's step (docs/memory/optimizer-step.md): the gpufit_optimizer_impl resolved,
+     * -1 when the job's step is not torch.optim Adam/AdamW on the GPU; opt_auto: 1 when the
+     * user left it to the trainer (the step's temporaries then carry a band) */
+    int32_t opt_impl, opt_auto;
 } gpufit__plan;
 
 /* A calibration profile (gpufit_job_apply_profile, calibrate.c): the user's own stack
@@ -125,6 +129,7 @@ struct gpufit_job {
     int64_t precision, weight_dtype, compute_dtype, grad_dtype, master_weights, optimizer_dtype;
     int64_t kv_dtype;
     int64_t optimizer, checkpointing, checkpoint_every, checkpoint_layers, attention;
+    int64_t optimizer_impl; /* gpufit_optimizer_impl, -1 = auto (framework pytorch, training) */
     double dropout;
     int64_t dp, tp, pp, vpp, cp, ep, etp, sp, zero, offload, gpus, pp_schedule;
     int64_t pp_first_layers, pp_last_layers, zero_shard_size, host_memory_bytes;

@@ -8,6 +8,8 @@
 static const gpufit__cost_row rows[GPUFIT__COST_COUNT] = {
     [GPUFIT__COST_FLASH] = {"flash attention instead of eager", 0.1, 0.0, "0.1",
                             "no quality change; usually faster"},
+    [GPUFIT__COST_FUSED_STEP] = {"fused AdamW step (`optimizer_impl=fused`)", 0.1, 0.0, "0.1",
+                                 "the same update; usually faster"},
     [GPUFIT__COST_AMP] = {"mixed precision (autocast) instead of fp32", 0.3, 0.0, "0.3",
                           "standard practice; faster on tensor cores"},
     [GPUFIT__COST_SELECTIVE] = {"selective checkpointing (eager attention)", 0.5, 0.0, "0.5",

@@ -136,6 +136,12 @@ static void training_candidates(ctx *x, const gpufit__plan *p, const gpufit__sha
         c = add(x, 4, gpufit__cost(GPUFIT__COST_PURE16, 0), "%s weights and optimizer states (no fp32 copy)", bf16 ? "bf16" : "fp16");
         set_i(c, GPUFIT_JOB_PRECISION, bf16 ? GPUFIT_PRECISION_BF16 : GPUFIT_PRECISION_FP16);
     }
+    if (p->opt_impl >= 0 && p->opt_impl != GPUFIT_OPTIMIZER_IMPL_FUSED) {
+        /* torch.optim's fused step keeps no temporaries (docs/memory/optimizer-step.md) */
+        c = add(x, 5, gpufit__cost(GPUFIT__COST_FUSED_STEP, 0),
+                "fused AdamW step (no step temporaries; the same update)");
+        set_i(c, GPUFIT_JOB_OPTIMIZER_IMPL, GPUFIT_OPTIMIZER_IMPL_FUSED);
+    }
     if ((p->optimizer == GPUFIT_OPT_ADAMW || p->optimizer == GPUFIT_OPT_ADAM) &&
         (p->o_dt == GPUFIT_DTYPE_FP32 || p->o_dt == GPUFIT_DTYPE_NONE)) {
         c = add(x, 5, gpufit__cost(GPUFIT__COST_ADAM8, 0), "8-bit AdamW (bitsandbytes): 2 bytes of state per parameter");

@@ -341,10 +341,11 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         /* autocast caches a 16-bit cast of every fp32 weight from forward to backward (§2.2);
          * fp8 recipes keep fp8 copies. Under ZeRO-3 / FSDP the compute-dtype parameters are
          * the gathered units, already counted; adapters' base weights are not cast copies. */
+        uint64_t cast = 0; /* gone by the optimizer step */
         if ((p->amp || p->c_dt == GPUFIT_DTYPE_FP8) && !p->lora && p->zero < 3) {
-            uint64_t cache, e = p->c_dt == GPUFIT_DTYPE_FP8 ? 1 : 2;
-            CK(gpufit__mul(trainable, e, &cache));
-            CK(gpufit__add(m[GPUFIT_MEM_WEIGHTS], cache, &m[GPUFIT_MEM_WEIGHTS]));
+            uint64_t e = p->c_dt == GPUFIT_DTYPE_FP8 ? 1 : 2;
+            CK(gpufit__mul(trainable, e, &cast));
+            CK(gpufit__add(m[GPUFIT_MEM_WEIGHTS], cast, &m[GPUFIT_MEM_WEIGHTS]));
         }
         CK(gpufit__train_activations(p, s, x->at, sl, &m[GPUFIT_MEM_ACTIVATIONS],
                                      &m[GPUFIT_MEM_LOGITS]));
@@ -372,6 +373,25 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
             if (p->w_dt == GPUFIT_DTYPE_NF4_DQ)
                 dq += (n + 63) / 64 * 4;
             CK(gpufit__add(m[GPUFIT_MEM_ACTIVATIONS], dq, &m[GPUFIT_MEM_ACTIVATIONS]));
+        }
+        if (p->opt_impl >= 0 && opt > 0) {
+            /* torch.optim's step (docs/memory/optimizer-step.md): its temporaries exist when
+             * the activations, logits and autocast's copies are freed, so the step phase
+             * raises the peak by what they exceed those by; counted with the optimizer states,
+             * banded when the implementation is the trainer's choice */
+            uint64_t st[3], held = m[GPUFIT_MEM_ACTIVATIONS], over[3];
+            CK(gpufit__add(held, m[GPUFIT_MEM_LOGITS], &held) || gpufit__add(held, cast, &held));
+            CK(gpufit__optimizer_step_bytes(p, s, c, sl, opt / 2, st));
+            for (int e = 0; e < 3; e++)
+                CK(gpufit__add(opt, st[e] > held ? st[e] - held : 0, &over[e]));
+            m[GPUFIT_MEM_OPTIMIZER_STATES] = over[0];
+            if (over[0] != opt || over[2] != opt)
+                add_note(r, GPUFIT__NOTE_OPTIMIZER_STEP);
+            if (over[1] != over[0] || over[2] != over[0]) {
+                role->band_lo[GPUFIT_MEM_OPTIMIZER_STATES] = over[1];
+                role->band_hi[GPUFIT_MEM_OPTIMIZER_STATES] = over[2];
+                role->approx |= 1u << GPUFIT_MEM_OPTIMIZER_STATES;
+            }
         }
         if (p->task == GPUFIT_TASK_QLORA) {
             /* QLoRA pages optimizer states (bitsandbytes paged optimizers, Dettmers et al. 2023
@@ -690,8 +710,9 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
 
 /* Levels, server budgets and the verdict of one role, at the point values of the stack
  * constants and at both ends of their documented ranges (the band, docs/band.md): the low
- * end sets every constant low, the high end high. Only the stack terms (workspace, context,
- * NCCL, slack) and a server's KV budget have a band; every other component is exact. */
+ * end sets every constant low, the high end high. The stack terms (workspace, context, NCCL,
+ * slack), a server's KV budget and the components eval_role marks approximate (a GGUF recipe's
+ * weights, the optimizer step) have a band; every other component is exact. */
 static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_error *err,
                            struct gpufit_result *r)
 {

@@ -33,7 +33,8 @@ void gpufit__resolved_set(gpufit__resolved *out, const struct gpufit_job *j, con
     out->overlap = (int16_t)p->overlap;
     out->server = p->framework == GPUFIT_FW_VLLM || p->framework == GPUFIT_FW_SGLANG;
     out->trainer = (int16_t)p->trainer;
-    out->reserved16[0] = out->reserved16[1] = out->reserved16[2] = 0;
+    out->opt_impl = (int16_t)p->opt_impl;
+    out->reserved16[0] = out->reserved16[1] = 0;
     out->dp = (uint32_t)p->dp;
     out->tp = (uint32_t)p->tp;
     out->pp = (uint32_t)p->pp;
@@ -95,6 +96,8 @@ size_t gpufit__resolved_write(const gpufit__resolved *res, int json, char *buf, 
     name(&w, "attention", GPUFIT_JOB_ATTENTION, res->attention);
     if (res->training && res->framework == GPUFIT_FW_PYTORCH)
         name(&w, "trainer", GPUFIT_JOB_TRAINER, res->trainer);
+    if (res->opt_impl >= 0) /* the torch.optim step (docs/memory/optimizer-step.md) */
+        name(&w, "optimizer_impl", GPUFIT_JOB_OPTIMIZER_IMPL, res->opt_impl);
     num(&w, "dp", res->dp);
     num(&w, "tp", res->tp);
     num(&w, "pp", res->pp);

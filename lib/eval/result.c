@@ -167,6 +167,10 @@ static const char *note_text(int note)
     case GPUFIT__NOTE_LAYOUT_LAYERS:
         return "gpus alone: the layers split over the GPUs (pp = gpus; llama.cpp's default "
                "--split-mode layer, Transformers' device_map=\"auto\")";
+    case GPUFIT__NOTE_OPTIMIZER_STEP:
+        return "optimizer_states include the temporaries of torch.optim's step where they "
+               "exceed the activations freed before it (foreach: one list the size of a "
+               "moment); optimizer_impl=fused has none (docs/memory/optimizer-step.md)";
     default: return "";
     }
 }

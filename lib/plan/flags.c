@@ -268,6 +268,14 @@ static int trainer_flag(fbuf *b,
         else
             return 0;
         return 1;
+    case GPUFIT_JOB_OPTIMIZER_IMPL: /* transformers OptimizerNames: adamw_torch(_fused) */
+        if (v != NULL && strcmp(v, "fused") == 0)
+            gpufit__text_put(b, "--optim adamw_torch_fused");
+        else if (v != NULL && strcmp(v, "foreach") == 0)
+            gpufit__text_put(b, "--optim adamw_torch");
+        else
+            return 0;
+        return 1;
     case GPUFIT_JOB_ATTENTION:
         if (v == NULL)
             return 0;
@@ -344,6 +352,12 @@ static int torchtune_flag(fbuf *b,
         else if (v != NULL && (strcmp(v, "adamw") == 0 || strcmp(v, "adam") == 0))
             gpufit__text_put(b, "optimizer._component_=torch.optim.%s",
                              strcmp(v, "adamw") == 0 ? "AdamW" : "Adam");
+        else
+            return 0;
+        return 1;
+    case GPUFIT_JOB_OPTIMIZER_IMPL: /* torch.optim.AdamW(fused=..., foreach=...) */
+        if (v != NULL && (strcmp(v, "fused") == 0 || strcmp(v, "foreach") == 0))
+            gpufit__text_put(b, "optimizer.%s=True", v);
         else
             return 0;
         return 1;

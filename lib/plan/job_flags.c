@@ -30,6 +30,7 @@ void gpufit__flags_keep(gpufit__flags_in *in, const struct gpufit_job *j)
     in->seq_len = j->seq_len;
     in->lora_rank = j->lora_rank;
     in->trainer = j->trainer;
+    in->optimizer_impl = j->optimizer_impl;
     in->set = 1;
 }
 
@@ -64,6 +65,7 @@ size_t gpufit__job_flags_write(const gpufit__flags_in *fi, const gpufit__resolve
     jb.seq_len = fi->seq_len;
     jb.lora_rank = fi->lora_rank;
     jb.trainer = fi->trainer;
+    jb.optimizer_impl = fi->optimizer_impl;
     jb.framework = res->framework;
     jb.dp = res->dp;
     jb.tp = res->tp;
@@ -128,6 +130,8 @@ size_t gpufit__job_flags_write(const gpufit__flags_in *fi, const gpufit__resolve
             SET(GPUFIT_JOB_CHECKPOINTING, j->checkpointing);
         SET(GPUFIT_JOB_PRECISION, res->precision);
         SET(GPUFIT_JOB_OPTIMIZER, j->optimizer);
+        if (j->optimizer_impl >= 0 && res->opt_impl >= 0) /* given: the step it names */
+            SET(GPUFIT_JOB_OPTIMIZER_IMPL, j->optimizer_impl);
         SET(GPUFIT_JOB_ATTENTION, res->attention);
         if (j->zero > 0 && (fw == GPUFIT_FW_DEEPSPEED || j->zero >= 2))
             SET(GPUFIT_JOB_ZERO, j->zero);

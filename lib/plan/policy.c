@@ -417,6 +417,20 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
                             "checkpoint_layers (Megatron's block method) and checkpoint_every "
                             "(torchtitan's every N-th layer) exclude each other: set one");
     p->optimizer = (int32_t)j->optimizer;
+    /* torch.optim's Adam/AdamW step (docs/memory/optimizer-step.md): PyTorch training whose
+     * states live on the GPU; QLoRA's paged optimizer is bitsandbytes' own (in place).
+     * auto: torchtune's shipped configs set fused: True (recipes/configs/llama3_1/8B_lora.yaml);
+     * the HF Trainer's default optim is adamw_torch (foreach) up to torch 2.7 and
+     * adamw_torch_fused from 2.8 (transformers training_args.py default_optim), a plain loop's
+     * torch.optim.AdamW is foreach on CUDA from PyTorch 2.0 (torch/optim/optimizer.py
+     * _default_to_fused_or_foreach): foreach, with a band */
+    p->opt_auto = j->optimizer_impl < 0;
+    p->opt_impl = -1;
+    if (p->training && fw == GPUFIT_FW_PYTORCH && j->task != GPUFIT_TASK_QLORA &&
+        (j->optimizer == GPUFIT_OPT_ADAMW || j->optimizer == GPUFIT_OPT_ADAM))
+        p->opt_impl = j->optimizer_impl >= 0 ? (int32_t)j->optimizer_impl
+                      : tune                 ? GPUFIT_OPTIMIZER_IMPL_FUSED
+                                             : GPUFIT_OPTIMIZER_IMPL_FOREACH;
     /* lora_modules (a module list) overrides the lora_targets set when given */
     p->lora_mask = j->lora_modules > 0 ? (int32_t)j->lora_modules
                                        : gpufit__lora_targets_mask(j->lora_targets);

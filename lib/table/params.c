@@ -91,6 +91,11 @@ static const gpufit__enum_value vproj_values[] = {{"mlp", GPUFIT_VPROJ_MLP},
                                                   {"mistral3", GPUFIT_VPROJ_MISTRAL3},
                                                   {"mllama", GPUFIT_VPROJ_MLLAMA},
                                                   {NULL, 0}};
+static const gpufit__enum_value opt_impl_values[] = {{"auto", -1},
+                                                     {"foreach", GPUFIT_OPTIMIZER_IMPL_FOREACH},
+                                                     {"fused", GPUFIT_OPTIMIZER_IMPL_FUSED},
+                                                     {"forloop", GPUFIT_OPTIMIZER_IMPL_FORLOOP},
+                                                     {NULL, 0}};
 static const gpufit__enum_value trainer_values[] = {{"auto", -1},
                                                     {"hf", GPUFIT_TRAINER_HF},
                                                     {"torchtune", GPUFIT_TRAINER_TORCHTUNE},
@@ -336,6 +341,14 @@ static const gpufit__param_entry table[] = {
        "layers",
        "with checkpointing=full: checkpoint only the first N layers of each pipeline stage "
        "(chunk) (Megatron --recompute-method block --recompute-num-layers N); 0 = every layer"),
+    JE(GPUFIT_JOB_OPTIMIZER_IMPL, optimizer_impl, -1, 2, -1, opt_impl_values, "optimizer_impl",
+       NULL,
+       "how torch.optim Adam/AdamW steps, which sets the step's temporaries: foreach (one "
+       "state-sized list; torch.optim's default on CUDA since PyTorch 2.0), fused (none; HF "
+       "optim=adamw_torch_fused, transformers' default with torch >= 2.8), forloop (two "
+       "tensor-sized; PyTorch < 2.0, HF adamw_hf); auto = foreach with a band from fused to "
+       "PyTorch 2.0's two lists (hf), fused (torchtune configs) "
+       "(docs/memory/optimizer-step.md)"),
     JE(GPUFIT_JOB_ATTENTION, attention, -1, 2, -1, attention_values, "attention", NULL,
        "eager, sdpa, flash; auto = flash for megatron/vllm/sglang/llamacpp, sdpa for pytorch, "
        "eager for deepspeed"),
@@ -538,6 +551,7 @@ static const applies_row applies[] = {
     {GPUFIT_MODEL_QK_ROPE_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
     {GPUFIT_MODEL_V_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
     {GPUFIT_JOB_TRAINER, GPUFIT__AP_PT_TRAIN, "training with framework=pytorch"},
+    {GPUFIT_JOB_OPTIMIZER_IMPL, GPUFIT__AP_PT_TRAIN, "training with framework=pytorch"},
     {GPUFIT_JOB_N_GPU_LAYERS, GPUFIT__AP_OFFLOAD,
      "inference with llama.cpp or PyTorch (vLLM and SGLang keep every layer on the GPU; "
      "training offloads no layers)"},
@@ -553,6 +567,12 @@ int32_t gpufit__check_applies(int32_t domain, const void *h, uint32_t have, gpuf
         double v = e->is_double ? *(const double *)f : (double)*(const int64_t *)f;
         if (v == (e->is_double ? e->def_f : (double)e->def_i))
             continue;
+        /* an enum value by its name (trainer = hf), a number as a number */
+        const char *vn = e->is_double ? NULL : gpufit_param_value_name(e->id, (int64_t)v);
+        if (vn != NULL)
+            return gpufit__fail(err, GPUFIT_E_INCONSISTENT, e->id, UINT64_MAX,
+                                "%s = %s does not apply here: it applies to %s (leave it out)",
+                                e->name, vn, applies[i].where);
         return gpufit__fail(err, GPUFIT_E_INCONSISTENT, e->id, UINT64_MAX,
                             "%s = %g does not apply here: it applies to %s (leave it out)",
                             e->name, v, applies[i].where);

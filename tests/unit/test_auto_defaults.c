@@ -136,7 +136,8 @@ Test(auto_defaults, resolved_text)
     cr_assert_eq(gpufit_result_resolved(s.r, buf, sizeof buf, &need), GPUFIT_OK);
     cr_assert_str_eq(buf, "framework=pytorch precision=bf16 weight_dtype=bf16 "
                           "compute_dtype=bf16 grad_dtype=fp32 master_weights=none "
-                          "optimizer_dtype=fp32 attention=sdpa trainer=hf dp=1 tp=1 pp=1 cp=1 "
+                          "optimizer_dtype=fp32 attention=sdpa trainer=hf optimizer_impl=foreach dp=1 "
+                          "tp=1 pp=1 cp=1 "
                           "layout=given");
     cr_assert_eq(need, strlen(buf));
     char small[8];

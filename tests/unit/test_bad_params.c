@@ -216,6 +216,11 @@ static const battery_row battery[] = {
      {E("model=llama-3-8b task=inference trainer=torchtune", INC, GPUFIT_JOB_TRAINER),
       E("model=llama-3-8b task=lora framework=deepspeed trainer=hf", INC, GPUFIT_JOB_TRAINER)},
      NULL},
+    {"optimizer_impl",
+     {E("model=llama-3-8b task=inference optimizer_impl=fused", INC, GPUFIT_JOB_OPTIMIZER_IMPL),
+      E("model=llama-3-8b task=pretrain framework=megatron optimizer_impl=foreach", INC,
+        GPUFIT_JOB_OPTIMIZER_IMPL)},
+     NULL},
     /* llama.cpp: a partial offload over several devices is not modelled (docs/splits.md) */
     {"n_gpu_layers",
      {E("model=llama-3-8b task=inference framework=llamacpp pp=2 n_gpu_layers=32", INC,

@@ -103,7 +103,9 @@ Test(weights, nf4_and_gptq_bits_per_weight)
 Test(training, mixed_precision_adam_is_sixteen_bytes_plus_autocast_copy)
 {
     scenario s;
-    cr_assert_eq(run(&s, "model=llama-2-7b task=pretrain precision=amp_bf16 optimizer=adamw"),
+    /* a fused step: no step temporaries (test_optimizer_step.c) */
+    cr_assert_eq(run(&s, "model=llama-2-7b task=pretrain precision=amp_bf16 optimizer=adamw "
+                         "optimizer_impl=fused"),
                  GPUFIT_OK);
     uint64_t P = 6738415616ull;
     cr_assert_eq(comp(&s, 0, GPUFIT_MEM_WEIGHTS), 4 * P + 2 * P); /* fp32 + autocast bf16 */

@@ -478,7 +478,7 @@ Test(extremes, ten_trillion_generic_parameters)
         cr_assert_eq(o.comp[0][GPUFIT_MEM_WEIGHTS], 2 * P);
     /* training, fp32 Adam over amp: 4P fp32 weights + 2P autocast copy, 4P grads, 8P states */
     st = eval("arch=generic n_params=10000000000000 task=pretrain seq_len=1000000",
-              "precision=amp_bf16 optimizer=adamw framework=pytorch", &o);
+              "precision=amp_bf16 optimizer=adamw framework=pytorch optimizer_impl=fused", &o);
     cr_assert(st == GPUFIT_OK || st == GPUFIT_E_OVERFLOW, "%d %s", st, o.message);
     if (st == GPUFIT_OK) {
         cr_assert_eq(o.comp[0][GPUFIT_MEM_WEIGHTS], 6 * P);
@@ -486,10 +486,18 @@ Test(extremes, ten_trillion_generic_parameters)
         cr_assert_eq(o.comp[0][GPUFIT_MEM_OPTIMIZER_STATES], 8 * P);
     }
     /* 2^50 parameters (the table's maximum) in fp32 training: 2^54 bytes of states fit */
-    st = eval("arch=generic n_params=1125899906842624 task=pretrain", "precision=fp32", &o);
+    st = eval("arch=generic n_params=1125899906842624 task=pretrain",
+              "precision=fp32 optimizer_impl=fused", &o);
     cr_assert(st == GPUFIT_OK || st == GPUFIT_E_OVERFLOW, "%d %s", st, o.message);
     if (st == GPUFIT_OK)
         cr_assert_eq(o.comp[0][GPUFIT_MEM_OPTIMIZER_STATES], 8ull << 50);
+    /* the foreach step's list (a moment, 2^52 B) on top, up to two at the band's high end */
+    st = eval("arch=generic n_params=1125899906842624 task=pretrain", "precision=fp32", &o);
+    cr_assert(st == GPUFIT_OK || st == GPUFIT_E_OVERFLOW, "%d %s", st, o.message);
+    if (st == GPUFIT_OK) {
+        cr_assert_geq(o.comp[0][GPUFIT_MEM_OPTIMIZER_STATES], 8ull << 50);
+        cr_assert_leq(o.comp[0][GPUFIT_MEM_OPTIMIZER_STATES], (8ull << 50) + (4ull << 50));
+    }
 }
 
 /* A ~17-trillion-parameter dense decoder (1000 layers, h = 32768, MHA) with a million-token

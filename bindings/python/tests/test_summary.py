@@ -79,8 +79,10 @@ class TestFastPath(unittest.TestCase):
         verdict, and the capacity line on exactly the edges between a combination that fits
         (or is marginal) and one that does not."""
         import xml.etree.ElementTree as ET
+        # a fused step: no step temporaries, so the grid spans all three verdicts
         cols = gpufit.sweep("llama-3-8b", {"task": "pretrain", "gpu": "h100",
-                                           "precision": "bf16"}, as_frame=False,
+                                           "precision": "bf16", "optimizer_impl": "fused"},
+                            as_frame=False,
                             micro_batch=range(1, 9), seq_len=[512, 1024, 2048, 4096])
         self.assertIsInstance(cols, gpufit.SweepColumns)
         self.assertIsInstance(cols, dict)
