@@ -384,6 +384,9 @@ typedef enum gpufit_param {
     GPUFIT_MODEL_SHARED_FFN_HIDDEN_SIZE = 125, /**< Shared-expert size; 0 = moe_ffn. */
     GPUFIT_MODEL_ROUTER_BIAS = 126,            /**< Router bias / correction bias (E values). */
     GPUFIT_MODEL_SHARED_EXPERT_GATE = 127,     /**< Shared-expert gate (h values). */
+    /* model: rotary position tables (vLLM and SGLang precompute them; docs/memory/vllm.md) */
+    GPUFIT_MODEL_ROPE_POSITIONS = 150, /**< Rows of the RoPE cos/sin tables; 0 = none. */
+    GPUFIT_MODEL_ROTARY_DIM = 151,     /**< Rotated dims per head; 0 = head_dim (MLA: rope). */
     GPUFIT_MODEL_Q_LORA_RANK = 140,            /**< MLA query rank; 0 = no compression. */
     GPUFIT_MODEL_KV_LORA_RANK = 141,           /**< MLA latent rank; 0 = no MLA. */
     GPUFIT_MODEL_QK_NOPE_HEAD_DIM = 142,       /**< MLA non-rotary q/k head dim. */

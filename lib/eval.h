@@ -358,6 +358,10 @@ int gpufit__optimizer_step_bytes(const gpufit__plan *p, const gpufit__shape *s,
                                  const gpufit__counts *c, const gpufit__slice *sl,
                                  uint64_t moment, uint64_t out[3]);
 
+/* The RoPE cos/sin tables vLLM and SGLang build at model init, counted with the weights
+ * (mem_inference.c); 0 for other frameworks. 1 on overflow. */
+int gpufit__rope_table_bytes(const gpufit__plan *p, const gpufit__shape *s, uint64_t *out);
+
 /* Inference KV bytes per token for the layers of a slice, and the prefill transient and
  * logits (mem_inference.c). */
 int gpufit__kv_bytes_per_token(const gpufit__plan *p, const gpufit__shape *s,

@@ -462,6 +462,7 @@ typedef struct gpufit__shape {
                                     the classes of a slice stop there */
     uint64_t n_layers;           /* all transformer layers */
     uint64_t tied, max_position;
+    uint64_t rope_rows, rope_dim; /* RoPE cos/sin tables: rows, rotated dims per head */
     uint64_t n_params_generic;
     double act_bytes_per_token;
     /* Optional tensors: resolved 0/1 flags (o_bias and emb_norm with their -1 defaults applied)
@@ -545,6 +546,7 @@ struct gpufit_model {
     int64_t arch, n_layers, hidden_size, n_heads, n_kv_heads, head_dim, ffn_hidden_size, mlp;
     int64_t vocab_size, tied_embeddings, norm, qkv_bias, mlp_bias, max_position, o_bias;
     int64_t emb_norm, qk_norm, type_vocab_size, pooler;
+    int64_t rope_positions, rotary_dim; /* RoPE tables' rows; rotated dims (0 = head_dim) */
     int64_t n_experts, n_shared_experts, experts_per_token, moe_ffn_hidden_size, n_dense_layers;
     int64_t shared_ffn_hidden_size, router_bias, shared_expert_gate;
     int64_t q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;

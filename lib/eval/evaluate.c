@@ -416,6 +416,9 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
             tokens = p->batch * p->ctx;
         }
         CK(gpufit__kv_cache_bytes(p, s, sl, per_tok, tokens, &m[GPUFIT_MEM_KV_CACHE]));
+        uint64_t rope;
+        CK(gpufit__rope_table_bytes(p, s, &rope));
+        CK(gpufit__add(m[GPUFIT_MEM_WEIGHTS], rope, &m[GPUFIT_MEM_WEIGHTS]));
         CK(gpufit__infer_activations(p, s, sl, &m[GPUFIT_MEM_ACTIVATIONS], &m[GPUFIT_MEM_LOGITS]));
         /* stash; turned into capacity below. With sliding-window layers a token costs this
          * job's average: the capacity is counted at the job's mix of full and local layers */

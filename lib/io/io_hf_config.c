@@ -40,6 +40,7 @@
 #include "json.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +67,9 @@
     X(num_global_layers) X(intermediate_layers_indices) X(max_num_tiles) X(mm_tokens_per_image)    \
     X(vision_use_head) X(multimodal_projector_bias) X(vision_feature_select_strategy)              \
     X(sliding_window) X(sliding_window_pattern) X(layer_types) X(use_sliding_window)               \
-    X(max_window_layers) X(cross_attention_layers)
+    X(max_window_layers) X(cross_attention_layers) X(rope_scaling) X(rope_parameters)             \
+    X(rope_type) X(type) X(factor) X(original_max_position_embeddings) X(partial_rotary_factor)    \
+    X(rotary_pct)
 /* clang-format on */
 
 enum hf_key {
@@ -95,6 +98,7 @@ typedef struct hval {
      * layers, the period P of the global ones (element i global iff (i + 1) % P == 0; 0 = no
      * global layer yet) and whether another string or an irregular order was seen */
     int64_t n_local, period, irregular;
+    double f;          /* V_INT and V_FLOAT: the number (rope_scaling's factor) */
     size_t offset;     /* byte offset of the value */
     char s[STR_MAX + 1];
 } hval;
@@ -123,9 +127,38 @@ static int find_key(const gpufit__json_token *t)
     return -1;
 }
 
+/* The value of a JSON number token (the tokenizer checked its grammar), without strtod (no
+ * locale): digits, fraction and exponent; enough for rope_scaling factors. */
+static double number_value(const char *s, size_t n)
+{
+    size_t i = 0;
+    double x = 0.0, scale = 1.0;
+    int neg = i < n && s[i] == '-';
+    i += (size_t)neg;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+        x = x * 10.0 + (s[i] - '0');
+    if (i < n && s[i] == '.')
+        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+            scale /= 10.0;
+            x += (s[i] - '0') * scale;
+        }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        int eneg = 0, e = 0;
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            eneg = s[i++] == '-';
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            e = e < 400 ? e * 10 + (s[i] - '0') : e; /* beyond any double: saturates */
+        for (; e > 0 && x != 0.0 && x < 1e300 && x > 1e-300; e--)
+            x = eneg ? x / 10.0 : x * 10.0;
+    }
+    return neg ? -x : x;
+}
+
 /* Integer text of a JSON number: V_INT, V_BIG (an integer beyond int64) or V_FLOAT. */
 static void read_number(const gpufit__json_token *t, hval *v)
 {
+    v->f = number_value(t->text, t->len);
     const char *s = t->text;
     size_t n = t->len, i = 0;
     int neg = 0;
@@ -253,6 +286,28 @@ static int32_t read_value(gpufit__json *p, const gpufit__json_token *t, hval *v,
     }
 }
 
+/* Reads the members of a "rope_scaling" (transformers v5: "rope_parameters") object whose '{'
+ * was just consumed into cfg: rope_type (or type), factor and original_max_position_embeddings;
+ * other members, and objects nested in it (v5's per-layer-type form), are skipped. */
+static int32_t read_rope(gpufit__json *p, hcfg *cfg, gpufit_error *err)
+{
+    static const int keys[] = {K_rope_type, K_type, K_factor, K_original_max_position_embeddings};
+    cfg->v[K_rope_scaling].kind = V_OBJECT;
+    for (;;) {
+        gpufit__json_token k, v;
+        int32_t st = gpufit__json_member(p, &k, &v, err);
+        if (st <= 0)
+            return st;
+        int idx = -1;
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+            if (gpufit__json_equals(&k, key_names[keys[i]]))
+                idx = keys[i];
+        st = read_value(p, &v, idx >= 0 ? &cfg->v[idx] : NULL, err);
+        if (st != GPUFIT_OK)
+            return st;
+    }
+}
+
 /* Reads the members of an object whose '{' was just consumed into cfg; container values other
  * than integer arrays are skipped. With text != NULL, a member "text_config" holding an object
  * is read into *text (by a second call with text == NULL, so the nesting is one level and the
@@ -265,6 +320,13 @@ read_members(gpufit__json *p, hcfg *cfg, hcfg *text, int *has_text, gpufit_error
         int32_t st = gpufit__json_member(p, &k, &v, err);
         if (st <= 0)
             return st; /* the object's end (GPUFIT_OK) or the parse error */
+        if (v.type == GPUFIT__JSON_OBJECT &&
+            (gpufit__json_equals(&k, "rope_scaling") || gpufit__json_equals(&k, "rope_parameters"))) {
+            st = read_rope(p, cfg, err);
+            if (st != GPUFIT_OK)
+                return st;
+            continue;
+        }
         if (text != NULL && v.type == GPUFIT__JSON_OBJECT &&
             (gpufit__json_equals(&k, "text_config") || gpufit__json_equals(&k, "vision_config"))) {
             /* read by the caller, which resumes this loop afterwards */
@@ -671,6 +733,60 @@ map_sliding(const hcfg *g, const family_info *fi, int64_t L, struct gpufit_model
 }
 
 /* Llama-style families (LlamaConfig key names; RMSNorm; gated MLP). */
+/* The RoPE tables vLLM and SGLang precompute (docs/memory/vllm.md, "RoPE tables"): rows from
+ * max_position_embeddings and rope_scaling as vLLM's get_rope builds them
+ * (model_executor/layers/rotary_embedding/__init__.py): linear and dynamic scale the length by
+ * the factor, yarn / deepseek_yarn scale original_max_position_embeddings, longrope keeps a
+ * short and a long table (original + max rows), llama3, mrope and default keep the length.
+ * `extra_rows`: a second, unscaled table (Gemma 3's local layers). rot_frac: the rotated share
+ * of each head (partial_rotary_factor / rotary_pct), 0 = all of it. pos_def: the config
+ * class's max_position_embeddings when the file leaves it out (0: unknown, no table). */
+static int32_t map_rope(const hcfg *g, int64_t pos_def, int64_t extra_rows, int rot_key,
+                        double rot_def, struct gpufit_model *m, gpufit_error *err)
+{
+    int64_t pos = 0, orig = 0;
+    TRY(get_int(g, K_max_position_embeddings, 0, pos_def, &pos, err));
+    if (pos == 0)
+        return GPUFIT_OK; /* the length unknown: no table counted */
+    TRY(get_int(g, K_original_max_position_embeddings, 0, 0, &orig, err));
+    const char *type = "default";
+    int tk = present(g, K_rope_type) ? K_rope_type : K_type;
+    TRY(get_str(g, tk, "default", &type, err));
+    double factor = 1.0;
+    const hval *fv = &g->v[K_factor];
+    if (present(g, K_factor)) {
+        if ((fv->kind != V_INT && fv->kind != V_FLOAT) || !(fv->f > 0.0) || fv->f > 1e6)
+            return type_error(fv, "rope_scaling.factor", "a positive number", err);
+        factor = fv->f;
+    }
+    double rows = (double)pos;
+    if (strcmp(type, "linear") == 0 || strcmp(type, "dynamic") == 0)
+        rows = (double)pos * factor;
+    else if (strcmp(type, "yarn") == 0 || strcmp(type, "deepseek_yarn") == 0)
+        rows = (double)(orig > 0 ? orig : pos) * factor;
+    else if (strcmp(type, "longrope") == 0 || strcmp(type, "su") == 0)
+        rows = (double)pos + (double)orig;
+    rows = ceil(rows) + (double)extra_rows; /* torch.arange(max_len) of a float length */
+    if (rows > (double)(1 << 26))
+        return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, GPUFIT_MODEL_ROPE_POSITIONS, UINT64_MAX,
+                            "config.json: the RoPE tables would have %.0f rows (more than 2^26)",
+                            rows);
+    TRY(put(m, GPUFIT_MODEL_ROPE_POSITIONS, (int64_t)rows, "max_position_embeddings", err));
+    double frac = rot_def;
+    if (rot_key >= 0 && present(g, rot_key)) {
+        const hval *rv = &g->v[rot_key];
+        if ((rv->kind != V_INT && rv->kind != V_FLOAT) || !(rv->f > 0.0) || rv->f > 1.0)
+            return type_error(rv, key_names[rot_key], "a number in (0, 1]", err);
+        frac = rv->f;
+    }
+    if (frac > 0.0 && frac < 1.0) { /* vLLM: int(head_size * partial_rotary_factor) */
+        int64_t dh = m->head_dim > 0 ? m->head_dim : m->hidden_size / (m->n_heads > 0 ? m->n_heads : 1);
+        int64_t rd = (int64_t)((double)dh * frac);
+        TRY(put(m, GPUFIT_MODEL_ROTARY_DIM, rd > 0 ? rd : 1, key_names[rot_key], err));
+    }
+    return GPUFIT_OK;
+}
+
 static int32_t
 map_llama(const hcfg *c, const family_info *fi, struct gpufit_model *m, gpufit_error *err)
 {
@@ -684,7 +800,8 @@ map_llama(const hcfg *c, const family_info *fi, struct gpufit_model *m, gpufit_e
         } d3[] = {{K_num_attention_heads, 8},
                   {K_num_key_value_heads, 4},
                   {K_head_dim, 256},
-                  {K_vocab_size, 262208}};
+                  {K_vocab_size, 262208},
+                  {K_max_position_embeddings, 131072}};
         for (size_t i = 0; i < sizeof d3 / sizeof d3[0]; i++)
             if (!present(&g, d3[i].key)) {
                 g.v[d3[i].key].kind = V_INT;
@@ -747,6 +864,12 @@ map_llama(const hcfg *c, const family_info *fi, struct gpufit_model *m, gpufit_e
                         err));
         }
     }
+    /* Gemma 3: the local layers' own default-RoPE table besides the global one (vLLM and
+     * SGLang gemma3: rope_scaling {"rope_type": "default"} with rope_local_base_freq) */
+    int64_t pos = 0;
+    TRY(get_int(&g, K_max_position_embeddings, 0, 0, &pos, err));
+    TRY(map_rope(&g, 0, (fi->extras & X_GEMMA3_TEXT) ? pos : 0, K_partial_rotary_factor, 0.0, m,
+                 err));
     return map_sliding(&g, fi, d.L, m, err);
 }
 
@@ -766,6 +889,7 @@ map_gpt(const hcfg *c, const family_info *fi, struct gpufit_model *m, gpufit_err
     TRY(default_head_dim(&d, m, err));
 
     int64_t f = 0, nkv = d.nq, tied = 0, bias = 1, qkv_bias = 1, pos = 0;
+    int rope = 0;
     switch (fi->family) {
     case F_GPT2: { /* n_inner null: 4h; learned positions n_positions (default 1024) */
         TRY(get_int(c, K_n_inner, 0, 4 * d.h, &f, err));
@@ -773,8 +897,9 @@ map_gpt(const hcfg *c, const family_info *fi, struct gpufit_model *m, gpufit_err
         TRY(put(m, GPUFIT_MODEL_MAX_POSITION, pos, "n_positions", err));
         break;
     }
-    case F_NEOX:
+    case F_NEOX: /* rotary over rotary_pct of each head (GPTNeoXConfig default 0.25) */
         TRY(get_int(c, K_intermediate_size, 1, 0, &f, err));
+        rope = 1;
         break;
     case F_BLOOM: /* BloomMLP: 4h */
         f = 4 * d.h;
@@ -792,6 +917,7 @@ map_gpt(const hcfg *c, const family_info *fi, struct gpufit_model *m, gpufit_err
             TRY(get_int_any(c, kkv, 0, d.nq, &nkv, err));
         else if (mq)
             nkv = 1;
+        rope = !alibi; /* FalconAttention: rotary unless alibi */
         break;
     }
     }
@@ -815,6 +941,10 @@ map_gpt(const hcfg *c, const family_info *fi, struct gpufit_model *m, gpufit_err
     TRY(put(m, GPUFIT_MODEL_QKV_BIAS, qkv_bias, "bias", err));
     TRY(put(m, GPUFIT_MODEL_O_BIAS, qkv_bias, "bias", err));
     TRY(put(m, GPUFIT_MODEL_MLP_BIAS, bias, "bias", err));
+    if (rope)
+        /* GPTNeoXConfig and FalconConfig: max_position_embeddings 2048 by default */
+        TRY(map_rope(c, 2048, 0, fi->family == F_NEOX ? K_rotary_pct : -1,
+                     fi->family == F_NEOX ? 0.25 : 0.0, m, err));
     return GPUFIT_OK;
 }
 

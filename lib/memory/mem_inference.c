@@ -16,6 +16,25 @@ static uint64_t layers_of(const gpufit__slice *sl)
     return n;
 }
 
+/* vLLM: RotaryEmbedding.__init__ (model_executor/layers/rotary_embedding/base.py) registers
+ * cos_sin_cache, [max_position x rotary_dim] (cos and sin halves), cast to the model's dtype;
+ * get_rope shares one table per distinct setting, so every rank holding attention layers keeps
+ * one copy (not sharded by TP). SGLang (srt/layers/rotary_embedding.py) keeps it in fp32 on
+ * CUDA ("cache needs to be in FP32 for numerical stability"). Allocated at model init, so in
+ * "Loading model weights took" / SGLang's weight load. Transformers and llama.cpp compute
+ * the angles per forward: none. */
+int gpufit__rope_table_bytes(const gpufit__plan *p, const gpufit__shape *s, uint64_t *out)
+{
+    *out = 0;
+    if ((p->framework != GPUFIT_FW_VLLM && p->framework != GPUFIT_FW_SGLANG) || s->rope_rows == 0)
+        return 0;
+    uint64_t n;
+    if (gpufit__mul(s->rope_rows, s->rope_dim, &n))
+        return 1;
+    return gpufit__dtype_bytes(p->framework == GPUFIT_FW_SGLANG ? GPUFIT_DTYPE_FP32 : p->c_dt, n,
+                               out);
+}
+
 int gpufit__kv_bytes_per_token(const gpufit__plan *p, const gpufit__shape *s,
                                const gpufit__slice *sl, uint64_t *out)
 {

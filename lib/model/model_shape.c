@@ -36,6 +36,8 @@ static const field_range ranges[] = {
     R(qkv_bias, GPUFIT_MODEL_QKV_BIAS, 0, 1),
     R(mlp_bias, GPUFIT_MODEL_MLP_BIAS, 0, 1),
     R(max_position, GPUFIT_MODEL_MAX_POSITION, 0, P2(32)),
+    R(rope_positions, GPUFIT_MODEL_ROPE_POSITIONS, 0, P2(26)),
+    R(rotary_dim, GPUFIT_MODEL_ROTARY_DIM, 0, P2(16)),
     R(o_bias, GPUFIT_MODEL_O_BIAS, -1, 1),
     R(emb_norm, GPUFIT_MODEL_EMB_NORM, -1, 1),
     R(qk_norm, GPUFIT_MODEL_QK_NORM, 0, 1),
@@ -412,6 +414,16 @@ int32_t gpufit__model_resolve(const struct gpufit_model *m, gpufit__shape *s, gp
     s->gated = m->mlp == GPUFIT_MLP_SWIGLU || m->mlp == GPUFIT_MLP_GEGLU;
     s->tied = (uint64_t)m->tied_embeddings;
     s->max_position = (uint64_t)m->max_position;
+    /* the RoPE tables rotate rotary_dim of each head: all of it unless partial (MLA: the
+     * shared rope part) */
+    s->rope_rows = (uint64_t)m->rope_positions;
+    uint64_t rot_max = s->d_r > 0 ? s->d_r : s->dh;
+    if ((uint64_t)m->rotary_dim > rot_max)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_MODEL_ROTARY_DIM, UINT64_MAX,
+                            "rotary_dim (%" PRId64 ") exceeds the rotated head dimension "
+                            "(%" PRIu64 ": %s)",
+                            m->rotary_dim, rot_max, s->d_r > 0 ? "qk_rope_head_dim" : "head_dim");
+    s->rope_dim = m->rotary_dim > 0 ? (uint64_t)m->rotary_dim : rot_max;
     s->qkv_bias = (int32_t)m->qkv_bias;
     s->mlp_bias = (int32_t)m->mlp_bias;
     s->o_bias = (int32_t)(m->o_bias >= 0 ? m->o_bias : m->mlp_bias); /* -1 = mlp_bias */

@@ -172,6 +172,14 @@ static const gpufit__param_entry table[] = {
     ROW_I(GPUFIT_MODEL_EMB_NORM, GPUFIT_DOMAIN_MODEL, GPUFIT_TYPE_INT, MOFF(emb_norm), -1, 1, -1,
           NULL, "emb_norm", NULL, "", "norm after the embedding; -1 = 1 for encoders, else 0"),
     MB(GPUFIT_MODEL_QK_NORM, qk_norm, 0, "qk_norm", "per-head q/k RMSNorm (Qwen3, OLMo-2)"),
+    MI(GPUFIT_MODEL_ROPE_POSITIONS, rope_positions, 0, 1 << 26, 0, "rope_positions", "tokens",
+       "rows of the RoPE cos/sin tables vLLM and SGLang precompute: config.json's "
+       "max_position_embeddings (x the rope_scaling factor for linear, dynamic and yarn; "
+       "summed over distinct tables, e.g. Gemma 3's local and global); 0 = none "
+       "(docs/memory/vllm.md)"),
+    MI(GPUFIT_MODEL_ROTARY_DIM, rotary_dim, 0, 1 << 16, 0, "rotary_dim", "elements",
+       "rotated dimensions per head (partial_rotary_factor x head_dim); 0 = head_dim, or "
+       "qk_rope_head_dim with multi-head latent attention"),
     MI(GPUFIT_MODEL_TYPE_VOCAB_SIZE, type_vocab_size, 0, 1 << 16, 0, "type_vocab_size", "tokens",
        "token-type embeddings (BERT: 2)"),
     MB(GPUFIT_MODEL_POOLER, pooler, 0, "pooler", "BERT pooler layer (h x h + h)"),

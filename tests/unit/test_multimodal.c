@@ -190,7 +190,9 @@ Test(multimodal, gemma3_and_mllama_towers)
  * mm_items_per_prompt=0 (limit_mm_per_prompt 0) leaves it out (self.visual = None). */
 Test(multimodal, vllm_weights_every_stage_and_text_only)
 {
-    static const char *base = "task=inference framework=vllm gpu=h100 precision=bf16 pp=2";
+    /* rope_positions=0: the two models' RoPE tables differ (test_rope.c); the tower is compared */
+    static const char *base =
+        "task=inference framework=vllm gpu=h100 precision=bf16 pp=2 rope_positions=0";
     char spec[256];
     run_t vl, txt, off;
     snprintf(spec, sizeof spec, "model=qwen2-vl-7b %s", base);
@@ -372,9 +374,12 @@ Test(multimodal, release_selects_v0_profile)
 Test(multimodal, no_profile_outside_vllm)
 {
     run_t vl, txt;
-    cr_assert_eq(run(&vl, "model=qwen2-vl-7b task=inference framework=sglang gpu=h100"),
+    /* rope_positions=0: the two models' RoPE tables differ (test_rope.c) */
+    cr_assert_eq(run(&vl, "model=qwen2-vl-7b task=inference framework=sglang gpu=h100 "
+                          "rope_positions=0"),
                  GPUFIT_OK);
-    cr_assert_eq(run(&txt, "model=qwen2.5-7b task=inference framework=sglang gpu=h100"),
+    cr_assert_eq(run(&txt, "model=qwen2.5-7b task=inference framework=sglang gpu=h100 "
+                           "rope_positions=0"),
                  GPUFIT_OK);
     cr_assert_eq(comp(&vl, 0, GPUFIT_MEM_ACTIVATIONS), comp(&txt, 0, GPUFIT_MEM_ACTIVATIONS));
     cr_assert_eq(comp(&vl, 0, GPUFIT_MEM_WEIGHTS),

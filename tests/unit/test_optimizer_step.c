@@ -144,8 +144,8 @@ Test(optimizer_step, other_steps_have_none)
         SMALL "precision=amp_bf16 framework=deepspeed",
         SMALL "precision=amp_bf16 optimizer=adamw_8bit",
         SMALL "precision=amp_bf16 optimizer=sgd_momentum",
-        "model=llama-2-7b task=finetune micro_batch=1 seq_len=512 checkpointing=full "
-        "trainer=torchtune",
+        ("model=llama-2-7b task=finetune micro_batch=1 seq_len=512 checkpointing=full "
+         "trainer=torchtune"),
     };
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         run_s x, f;

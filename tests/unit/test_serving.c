@@ -40,6 +40,8 @@ static int has_note(run_s *s, const char *part)
 /* Llama-3-8B: 8,030,261,248 parameters -> 16,060,522,496 B in bf16; 32 layers x 8 KV heads x
  * 128 x K,V x 2 B = 131,072 B of KV per token. H100 SXM5: 85,520,809,984 B = 81,559 MiB. */
 #define L3_WEIGHTS UINT64_C(16060522496)
+/* + SGLang's fp32 RoPE table: 8,192 positions x 128 dims x 4 B = 4,194,304 B (test_rope.c) */
+#define L3_WEIGHTS_SGLANG (L3_WEIGHTS + UINT64_C(4194304))
 #define L3_KV_TOKEN UINT64_C(131072)
 #define H100 UINT64_C(85520809984)
 
@@ -49,18 +51,18 @@ static int has_note(run_s *s, const char *part)
  * 13,440 MiB (above the 10,240 floor) -> mem_fraction_static = round(68,119 / 81,559, 3) =
  * 0.835. Free before loading = the CUDA-visible total (85,520,809,984 less the driver's 0.5 GiB
  * reserve, server_visible) - 0.5 GiB context = 84,447,068,160; KV = 0.835 x that
- * (70,513,301,913.6 -> 70,513,301,914) - weights 16,060,522,496 = 54,452,779,418 B = 415,441
- * tokens of 131,072 B (page size 1: no rounding to pages). */
+ * (70,513,301,913.6 -> 70,513,301,914) - weights and RoPE table 16,064,716,800 =
+ * 54,448,585,114 B = 415,409 tokens of 131,072 B (page size 1: no rounding to pages). */
 Test(sglang, kv_budget_on_h100)
 {
     run_s s;
     cr_assert_eq(run(&s, "model=llama-3-8b task=inference framework=sglang gpu=h100 "
                          "context_len=4096"),
                  GPUFIT_OK, "%s", s.err.message);
-    cr_assert_eq(comp(&s, GPUFIT_MEM_WEIGHTS), L3_WEIGHTS);
+    cr_assert_eq(comp(&s, GPUFIT_MEM_WEIGHTS), L3_WEIGHTS_SGLANG);
     gpufit_role_info ro = role0(&s);
-    cr_assert_eq(ro.kv_capacity_bytes, UINT64_C(54452779418));
-    cr_assert_eq(ro.kv_capacity_tokens, UINT64_C(415441));
+    cr_assert_eq(ro.kv_capacity_bytes, UINT64_C(54448585114));
+    cr_assert_eq(ro.kv_capacity_tokens, UINT64_C(415409));
     /* CUDA graphs come out of the (1 - f) reserve: 350 MiB non-torch + 256 x 2 MiB */
     cr_assert_eq(comp(&s, GPUFIT_MEM_WORKSPACE), 350 * MIB + 512 * MIB);
     /* no profile run: no sampler warm-up in the activations, no logits term */
@@ -70,21 +72,21 @@ Test(sglang, kv_budget_on_h100)
 }
 
 /* SGLang before 0.5.4: mem_fraction_static 0.88 at tp 1: round(84,447,068,160 x 0.88) =
- * 74,313,419,981 - 16,060,522,496 = 58,252,897,485 B. A user fraction (0.8) wins:
- * 67,557,654,528 - 16,060,522,496 = 51,497,132,032 B. */
+ * 74,313,419,981 - 16,064,716,800 = 58,248,703,181 B. A user fraction (0.8) wins:
+ * 67,557,654,528 - 16,064,716,800 = 51,492,937,728 B. */
 Test(sglang, older_release_and_user_fraction)
 {
     run_s s;
     cr_assert_eq(run(&s, "model=llama-3-8b task=inference framework=sglang gpu=h100 "
                          "framework_version=0.4.0"),
                  GPUFIT_OK, "%s", s.err.message);
-    cr_assert_eq(role0(&s).kv_capacity_bytes, UINT64_C(58252897485));
+    cr_assert_eq(role0(&s).kv_capacity_bytes, UINT64_C(58248703181));
     cr_assert(!has_note(&s, "framework_version not set"));
     done(&s);
     cr_assert_eq(run(&s, "model=llama-3-8b task=inference framework=sglang gpu=h100 "
                          "gpu_memory_utilization=0.8"),
                  GPUFIT_OK, "%s", s.err.message);
-    cr_assert_eq(role0(&s).kv_capacity_bytes, UINT64_C(51497132032));
+    cr_assert_eq(role0(&s).kv_capacity_bytes, UINT64_C(51492937728));
     done(&s);
 }
 
