@@ -105,6 +105,7 @@ typedef struct gpufit__plan {
      * -1 when the job's step is not torch.optim Adam/AdamW on the GPU; opt_auto: 1 when the
      * user left it to the trainer (the step's temporaries then carry a band) */
     int32_t opt_impl, opt_auto;
+    uint64_t accum; /* micro-batches per optimizer step (gradient accumulation), >= 1 */
 } gpufit__plan;
 
 /* A calibration profile (gpufit_job_apply_profile, calibrate.c): the user's own stack

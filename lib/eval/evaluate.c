@@ -374,6 +374,29 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
                 dq += (n + 63) / 64 * 4;
             CK(gpufit__add(m[GPUFIT_MEM_ACTIVATIONS], dq, &m[GPUFIT_MEM_ACTIVATIONS]));
         }
+        if (p->framework == GPUFIT_FW_PYTORCH && p->zero == 0 && p->tp == 1 && p->pp == 1 &&
+            p->accum == 1 && gb > 0) {
+            /* PyTorch >= 2.0 frees .grad between steps (Optimizer.zero_grad and
+             * nn.Module.zero_grad default to set_to_none=True since 2.0; the HF Trainer calls
+             * model.zero_grad()): without accumulation the gradients appear during backward
+             * while the activations are freed, so the peak holds the larger of the
+             * activations at backward's start and the gradients at its end (with one
+             * layer's activations), not both. PyTorch < 2.0 (zeroed, kept) holds both: the
+             * point; the release decides, so the gradients' band reaches down to that. DDP's
+             * buckets (the other half of gb) stay. (docs/memory/optimizer-step.md) */
+            uint64_t g_t = p->dp > 1 ? gb / 2 : gb, a = 0, per = 0, nl = 0, both, one;
+            CK(gpufit__add(m[GPUFIT_MEM_ACTIVATIONS], cast, &a));
+            for (int w = GPUFIT__W_DENSE; w < GPUFIT__W_COUNT; w++) /* [GLOBAL]: unused */
+                nl += sl->layers[w];
+            per = nl > 0 ? a / nl : a;
+            CK(gpufit__add(a, m[GPUFIT_MEM_LOGITS], &both) || gpufit__add(both, g_t, &both));
+            uint64_t x1 = a + m[GPUFIT_MEM_LOGITS], x2 = g_t + per; /* no wrap: <= both */
+            one = x1 > x2 ? x1 : x2;
+            role->band_lo[GPUFIT_MEM_GRADIENTS] = gb - (both - one); /* both - one <= g_t */
+            role->band_hi[GPUFIT_MEM_GRADIENTS] = gb;
+            if (both > one)
+                role->approx |= 1u << GPUFIT_MEM_GRADIENTS;
+        }
         if (p->opt_impl >= 0 && opt > 0) {
             /* torch.optim's step (docs/memory/optimizer-step.md): its temporaries exist when
              * the activations, logits and autocast's copies are freed, so the step phase

@@ -248,6 +248,9 @@ static int32_t deepspeed_policy(const struct gpufit_job *j, gpufit__plan *p, gpu
      * (FSDP2) unless sync_each_batch; FSDP then keeps full unsharded gradients until the
      * sync (FULL_SHARD and SHARD_GRAD_OP alike: FSDP1 _post_backward_hook returns before the
      * reduce-scatter). */
+    p->accum = j->global_batch > 0 && (uint64_t)j->global_batch > p->b * p->dp
+                   ? (uint64_t)j->global_batch / (p->b * p->dp)
+                   : 1;
     p->nosync = p->framework == GPUFIT_FW_PYTORCH && p->training && p->zero >= 2 &&
                 p->shard > 1 && j->sync_each_batch <= 0 && j->global_batch > 0 &&
                 (uint64_t)j->global_batch > p->b * p->dp;

@@ -65,11 +65,14 @@ Test(optimizer_step, auto_is_foreach_with_a_band_from_fused_to_two_lists)
     cr_assert_eq(comp(&x, GPUFIT_MEM_OPTIMIZER_STATES), 8 * P + 4 * P - h);
     cr_assert_eq(lo, 8 * P);              /* fused (transformers with torch >= 2.8) */
     cr_assert_eq(hi, 8 * P + 8 * P - h); /* PyTorch 2.0's second list */
-    /* the totals carry it: the allocated peak's band is the component's (every other
-     * allocated term of this job is exact) */
+    /* the totals carry it: the allocated peak's band is the component's and the gradients'
+     * (freed between steps, below; every other allocated term of this job is exact) */
     gpufit_role_info ro = role(&x, 0);
-    cr_assert_eq(ro.peak_allocated_high_bytes - ro.peak_allocated_low_bytes, hi - lo);
-    cr_assert_eq(ro.peak_allocated_bytes - ro.peak_allocated_low_bytes, 4 * P - h);
+    uint64_t glo, ghi;
+    band(&x, GPUFIT_MEM_GRADIENTS, &glo, &ghi);
+    cr_assert_eq(ro.peak_allocated_high_bytes - ro.peak_allocated_low_bytes,
+                 hi - lo + (ghi - glo));
+    cr_assert_eq(ro.peak_allocated_bytes - ro.peak_allocated_low_bytes, 4 * P - h + (ghi - glo));
     char buf[1024];
     cr_assert_eq(gpufit_result_resolved(x.r, buf, sizeof buf, NULL), GPUFIT_OK);
     cr_assert_not_null(strstr(buf, " optimizer_impl=foreach "), "%s", buf);
@@ -182,5 +185,52 @@ Test(optimizer_step, fused_step_is_the_first_fix)
     cr_assert_str_eq(mi.changes, "optimizer_impl=fused");
     cr_assert_eq(mi.fits_after, 1);
     cr_assert_not_null(strstr(mi.flags, "--optim adamw_torch_fused"), "%s", mi.flags);
+    done(&x);
+}
+
+/* PyTorch >= 2.0 frees .grad between steps (set_to_none=True): without accumulation the
+ * gradients appear during backward as the activations go, so the low end holds the larger of
+ * (activations + logits) and (gradients + one layer's activations); the point keeps both
+ * (PyTorch < 2.0, or accumulation). Pure bf16 (no autocast copies), a fused step. */
+Test(optimizer_step, gradients_freed_between_steps_lower_the_band)
+{
+    run_s x;
+    start(&x, SMALL "precision=bf16 optimizer_impl=fused gpu=h100");
+    uint64_t g = comp(&x, GPUFIT_MEM_GRADIENTS), a = comp(&x, GPUFIT_MEM_ACTIVATIONS);
+    uint64_t l = comp(&x, GPUFIT_MEM_LOGITS), lo, hi;
+    cr_assert_eq(g, 2 * P); /* bf16 .grad */
+    uint64_t x1 = a + l, x2 = g + a / 32, one = x1 > x2 ? x1 : x2, both = a + l + g;
+    band(&x, GPUFIT_MEM_GRADIENTS, &lo, &hi);
+    cr_assert_eq(hi, g);
+    cr_assert_eq(lo, g - (both - one));
+    gpufit_role_info ro = role(&x, 0);
+    cr_assert_eq(ro.peak_allocated_bytes - ro.peak_allocated_low_bytes, both - one);
+    cr_assert_eq(ro.peak_allocated_high_bytes, ro.peak_allocated_bytes);
+    done(&x);
+    /* accumulation keeps the gradients between micro-batches; Megatron's and FSDP's
+     * gradient buffers persist: no band */
+    static const char *const kept[] = {
+        SMALL "precision=bf16 optimizer_impl=fused gpu=h100 global_batch=2",
+        SMALL "precision=bf16 framework=megatron gpu=h100",
+        SMALL "precision=bf16 optimizer_impl=fused gpu=h100 dp=2 zero=3",
+    };
+    for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) {
+        start(&x, kept[i]);
+        band(&x, GPUFIT_MEM_GRADIENTS, &lo, &hi);
+        cr_assert_eq(lo, hi, "%s", kept[i]);
+        done(&x);
+    }
+    /* DDP: the buckets (half of the gradients component) stay; .grad is freed */
+    start(&x, SMALL "precision=bf16 optimizer_impl=fused gpu=h100 dp=2");
+    g = comp(&x, GPUFIT_MEM_GRADIENTS);
+    a = comp(&x, GPUFIT_MEM_ACTIVATIONS);
+    l = comp(&x, GPUFIT_MEM_LOGITS);
+    cr_assert_eq(g, 2 * 2 * P);
+    x1 = a + l;
+    x2 = g / 2 + a / 32;
+    one = x1 > x2 ? x1 : x2;
+    both = a + l + g / 2;
+    band(&x, GPUFIT_MEM_GRADIENTS, &lo, &hi);
+    cr_assert_eq(lo, g - (both - one));
     done(&x);
 }
