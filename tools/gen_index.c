@@ -190,6 +190,27 @@ static void param_index(text *t)
             put(t, "\n    UINT16_MAX, /* none: the loop skips it */");
         put(t, "\n};\n");
     }
+    /* the same defaults as one initialiser per handle, copied in one go (the members are named
+     * as their parameters; a row whose name is no member fails to compile, and
+     * tests/unit/test_fastpath.c checks the copy against the walk) */
+    for (int dom = 0; dom < 2; dom++) {
+        int32_t want = dom == 0 ? GPUFIT_DOMAIN_MODEL : GPUFIT_DOMAIN_JOB;
+        put(t, "static const struct gpufit_%s %s_default = {\n", dom == 0 ? "model" : "job",
+            dom == 0 ? "model" : "job");
+        for (size_t i = 0; i < n; i++) {
+            const gpufit__param_entry *e = gpufit__param_at(i);
+            static const double zero = 0.0;
+            int nonzero = e->is_double ? memcmp(&e->def_f, &zero, sizeof zero) != 0
+                                       : e->def_i != 0;
+            if (e->domain != want || e->type == GPUFIT_TYPE_LIST || !nonzero)
+                continue;
+            if (e->is_double)
+                put(t, "    .%s = %a,\n", e->name, e->def_f);
+            else
+                put(t, "    .%s = INT64_C(%lld),\n", e->name, (long long)e->def_i);
+        }
+        put(t, "};\n");
+    }
 }
 
 static void preset_index(text *t)

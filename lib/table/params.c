@@ -623,7 +623,8 @@ static void set_default(const gpufit__param_entry *e, void *f)
  * job_default_rows[] in param_index.inc; lists start empty). */
 static void defaults(int32_t domain, void *h, const uint16_t *rows, size_t n_rows)
 {
-    int walk = N_PARAMS != PARAM_INDEX_ROWS; /* rows added or removed since `make index` */
+    /* every row when rows is NULL or rows were added or removed since `make index` */
+    int walk = rows == NULL || N_PARAMS != PARAM_INDEX_ROWS;
     size_t n = walk ? N_PARAMS : n_rows;
     for (size_t i = 0; i < n; i++) {
         size_t r = walk ? i : rows[i];
@@ -634,22 +635,44 @@ static void defaults(int32_t domain, void *h, const uint16_t *rows, size_t n_row
 
 void gpufit__model_defaults(struct gpufit_model *m)
 {
-    /* zero bytes everywhere but the two arrays (gguf_layer_bytes, cache_groups: 3.5 KiB),
-     * which nothing reads past their counts (gguf_layers, cache_ng), zero here */
-    memset(m, 0, offsetof(struct gpufit_model, gguf_layer_bytes));
-    memset(&m->cache_state, 0,
-           offsetof(struct gpufit_model, cache_groups) - offsetof(struct gpufit_model, cache_state));
-    memset(&m->cache_agg, 0, sizeof *m - offsetof(struct gpufit_model, cache_agg));
-    defaults(GPUFIT_DOMAIN_MODEL, m, model_default_rows,
-             sizeof model_default_rows / sizeof model_default_rows[0]);
+    /* the parameters, then the cache marked stale: nothing reads the cache's other fields
+     * (shape, counts, groups, aggregates) or the arrays past their counts until a refresh
+     * writes them (cache_state 1), so they are left as they are */
+    if (N_PARAMS == PARAM_INDEX_ROWS) { /* the generated initialiser is current */
+        memcpy(m, &model_default, offsetof(struct gpufit_model, gguf_layer_bytes));
+    } else {
+        memset(m, 0, offsetof(struct gpufit_model, gguf_layer_bytes));
+        defaults(GPUFIT_DOMAIN_MODEL, m, model_default_rows,
+                 sizeof model_default_rows / sizeof model_default_rows[0]);
+    }
+    m->cache_state = 0;
+    m->cache_ng = 0;
+    m->from_unknown_type = 0;
+    memcpy(m->name, "custom", sizeof "custom");
+}
+
+void gpufit__model_defaults_walk(struct gpufit_model *m)
+{
+    memset(m, 0, sizeof *m);
+    defaults(GPUFIT_DOMAIN_MODEL, m, NULL, 0);
     memcpy(m->name, "custom", sizeof "custom");
 }
 
 void gpufit__job_defaults(struct gpufit_job *j)
 {
+    if (N_PARAMS == PARAM_INDEX_ROWS) { /* the generated initialiser is current */
+        *j = job_default;
+    } else {
+        memset(j, 0, sizeof *j);
+        defaults(GPUFIT_DOMAIN_JOB, j, job_default_rows,
+                 sizeof job_default_rows / sizeof job_default_rows[0]);
+    }
+}
+
+void gpufit__job_defaults_walk(struct gpufit_job *j)
+{
     memset(j, 0, sizeof *j);
-    defaults(GPUFIT_DOMAIN_JOB, j, job_default_rows,
-             sizeof job_default_rows / sizeof job_default_rows[0]);
+    defaults(GPUFIT_DOMAIN_JOB, j, NULL, 0);
 }
 
 /* ---- typed set/get ------------------------------------------------------------------ */
