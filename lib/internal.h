@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <string.h>
 
 #define GPUFIT__NAME_MAX 64
 #define GPUFIT__GGUF_LAYERS_MAX 256
@@ -241,6 +242,45 @@ int32_t gpufit__name_index_find(const gpufit__name_row *rows, size_t n, const ch
                                 size_t len);
 /* The index's order: by length, then memcmp order. */
 int gpufit__name_cmp(const char *a, size_t alen, const char *b, size_t blen);
+/* 1 when a[0..n) and b[0..n) hold the same bytes: for short names, without a call into memcmp
+ * (8 bytes at a time, the last chunk overlapping; both spans must have n readable bytes). */
+static inline int gpufit__bytes_eq(const char *a, const char *b, size_t n)
+{
+    uint64_t x, y;
+    uint32_t u, v;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&x, a + i, 8);
+            memcpy(&y, b + i, 8);
+            if (x != y)
+                return 0;
+        }
+        memcpy(&x, a + n - 8, 8);
+        memcpy(&y, b + n - 8, 8);
+        return x == y;
+    }
+    if (n >= 4) {
+        memcpy(&u, a, 4);
+        memcpy(&v, b, 4);
+        if (u != v)
+            return 0;
+        memcpy(&u, a + n - 4, 4);
+        memcpy(&v, b + n - 4, 4);
+        return u == v;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return 0;
+    return 1;
+}
+/* A hash of name[0..len) from its length and three of its bytes (first, middle, last): what
+ * the generated open-addressing tables are built with (tools/gen_index.c). */
+uint32_t gpufit__name_hash(const char *name, size_t len);
+/* The row of name[0..len) through an open-addressing table: slots (n_slots, a power of two)
+ * hold 1 + an index into rows (n of them), 0 = empty, filled by linear probing from
+ * gpufit__name_hash. The name is compared exactly (case-sensitive). -1 when absent. */
+int32_t gpufit__name_hash_find(const gpufit__name_row *rows, size_t n, const uint16_t *slots,
+                               size_t n_slots, const char *name, size_t len);
 /* The linear reference lookups the indexes must agree with (tests, tools/gen_index.c). */
 const gpufit__param_entry *gpufit__param_find_linear(int32_t id);
 const gpufit__param_entry *gpufit__param_find_name_linear(const char *name, size_t len);

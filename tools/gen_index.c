@@ -115,6 +115,34 @@ static void put(text *t, const char *fmt, ...)
     }
 }
 
+/* The open-addressing table over ks (sorted, as put_names leaves it): the smallest power of
+ * two at least 4 times the keys, each key at its gpufit__name_hash slot or the next free one. */
+static void put_hash(text *t, const char *array, const keys *ks)
+{
+    size_t n_slots = 1;
+    while (n_slots < 4 * ks->n)
+        n_slots *= 2;
+    if (ks->n >= 65535)
+        die("too many keys for a 16-bit hash slot");
+    uint16_t *slots = calloc(n_slots, sizeof *slots);
+    if (slots == NULL)
+        die("out of memory");
+    for (size_t i = 0; i < ks->n; i++) {
+        size_t h = gpufit__name_hash(ks->k[i].name, ks->k[i].len) & (n_slots - 1);
+        while (slots[h] != 0)
+            h = (h + 1) & (n_slots - 1);
+        slots[h] = (uint16_t)(i + 1);
+    }
+    put(t, "/* 1 + the index in %s of the name hashed there (gpufit__name_hash_find), 0 = empty */\n",
+        array);
+    put(t, "#define %s_SLOTS %zu\n", array, n_slots);
+    put(t, "static const uint16_t %s_hash[%zu] = {", array, n_slots);
+    for (size_t h = 0; h < n_slots; h++)
+        put(t, "%s%u,", h % 16 == 0 ? "\n    " : " ", (unsigned)slots[h]);
+    put(t, "\n};\n");
+    free(slots);
+}
+
 static void put_names(text *t, const char *array, keys *ks)
 {
     qsort(ks->k, ks->n, sizeof ks->k[0], by_name);
@@ -149,6 +177,7 @@ static void param_index(text *t)
     for (size_t i = 0; i < n; i++)
         add_words(&ks, gpufit__param_at(i)->aliases, i, 0);
     put_names(t, "param_names", &ks);
+    put_hash(t, "param_names", &ks);
     for (size_t i = 0; i < n; i++)
         by[i] = gpufit__param_at(i);
     qsort(by, n, sizeof by[0], by_id);

@@ -33,15 +33,21 @@
 
 _Static_assert(GPUFIT__JSON_NUMBER_MAX <= VAL_MAX, "a number must fit in a value buffer");
 
+/* A scalar's text: text/len, not NUL-terminated. It points into the document when the
+ * value is written there as it reads (a number, a literal, a string without escapes: the
+ * common case, not copied), and at buf otherwise (decoded escapes, a joined list). */
 typedef struct scalar {
-    char text[VAL_MAX + 1]; /* NUL-terminated */
+    const char *text;
     size_t len;
+    char buf[VAL_MAX + 1];
 } scalar;
 
+/* A key's text, likewise: into the document, or buf when it had escapes. */
 typedef struct key {
-    char text[KEY_MAX + 1]; /* NUL-terminated */
+    const char *text;
     size_t len;
     size_t offset; /* of the key's opening quote */
+    char buf[KEY_MAX + 1];
 } key;
 
 typedef struct ctx {
@@ -90,8 +96,16 @@ static int32_t read_key(const gpufit__json_token *t, const char *prefix, key *k,
 {
     char d[72];
     size_t n = 0;
-    int32_t st = gpufit__json_decode(t, k->text, sizeof k->text, &n, NULL);
     k->offset = t->offset;
+    /* The common case: no escapes, so the raw span is the key (the tokenizer refused raw bytes
+     * below 0x20; DEL, the one control byte left, takes the path below, which reports it). */
+    if (!t->escaped && t->len <= KEY_MAX && memchr(t->text, 0x7F, t->len) == NULL) {
+        k->text = t->text;
+        k->len = t->len;
+        return GPUFIT_OK;
+    }
+    k->text = k->buf;
+    int32_t st = gpufit__json_decode(t, k->buf, sizeof k->buf, &n, NULL);
     if (st == GPUFIT_E_BUFFER_TOO_SMALL)
         return gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, 0, (uint64_t)t->offset,
                             "unknown key '%s%s' (longer than %d bytes)", prefix,
@@ -129,11 +143,19 @@ static int32_t scalar_text(
     char d[72];
     int32_t pid = 0;
     out->len = 0;
-    out->text[0] = '\0';
+    out->text = "";
     switch (v->type) {
     case GPUFIT__JSON_STRING: {
         size_t n = 0;
-        int32_t st = gpufit__json_decode(v, out->text, sizeof out->text, &n, NULL);
+        /* no escapes: the raw span is the value (DEL, the one control byte the tokenizer lets
+         * through, takes the decoding path, which reports it) */
+        if (!v->escaped && v->len <= VAL_MAX && memchr(v->text, 0x7F, v->len) == NULL) {
+            out->text = v->text;
+            out->len = v->len;
+            return GPUFIT_OK;
+        }
+        out->text = out->buf;
+        int32_t st = gpufit__json_decode(v, out->buf, sizeof out->buf, &n, NULL);
         if (st == GPUFIT_E_BUFFER_TOO_SMALL)
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, param_id(k->text, k->len),
                                 (uint64_t)v->offset, "value of '%s%s' is longer than %d bytes",
@@ -160,8 +182,7 @@ static int32_t scalar_text(
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, param_id(k->text, k->len),
                                 (uint64_t)v->offset, "value of '%s%s' is longer than %d bytes",
                                 prefix, shown(k->text, k->len, d), VAL_MAX);
-        memcpy(out->text, v->text, v->len);
-        out->text[v->len] = '\0';
+        out->text = v->text; /* checked by the tokenizer; not copied */
         out->len = v->len;
         return GPUFIT_OK;
     case GPUFIT__JSON_NULL:
@@ -191,7 +212,8 @@ static int32_t list_text(gpufit__json *p, const gpufit__json_token *v, const key
     const char *kn = shown(k->text, k->len, d);
     int32_t pid = param_id(k->text, k->len);
     out->len = 0;
-    out->text[0] = '\0';
+    out->text = out->buf;
+    out->buf[0] = '\0';
     for (uint32_t n = 0;; n++) {
         gpufit__json_token el;
         scalar one;
@@ -211,13 +233,13 @@ static int32_t list_text(gpufit__json *p, const gpufit__json_token *v, const key
                                 "'%s' entry %u is empty, holds a comma or is too long", kn,
                                 n + 1);
         if (out->len > 0)
-            out->text[out->len++] = ',';
-        memcpy(out->text + out->len, one.text, one.len);
+            out->buf[out->len++] = ',';
+        memcpy(out->buf + out->len, one.text, one.len);
         out->len += one.len;
-        out->text[out->len] = '\0';
+        out->buf[out->len] = '\0';
     }
     if (out->len == 0) { /* [] clears the list */
-        memcpy(out->text, "none", 5);
+        memcpy(out->buf, "none", 5);
         out->len = 4;
     }
     return GPUFIT_OK;
@@ -241,8 +263,9 @@ static int32_t load_preset(ctx *c, const gpufit__json_token *v, const char *what
     size_t wl = strlen(what);
     if (wl > KEY_MAX)
         wl = KEY_MAX;
-    memcpy(k.text, what, wl);
-    k.text[wl] = '\0';
+    memcpy(k.buf, what, wl);
+    k.buf[wl] = '\0';
+    k.text = k.buf;
     k.len = wl;
     k.offset = v->offset;
     if (v->type != GPUFIT__JSON_STRING && v->type != GPUFIT__JSON_NULL)
@@ -334,12 +357,14 @@ static int32_t apply_model_object(ctx *c, gpufit__json *p, gpufit_error *err)
                 return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, (uint64_t)v.offset,
                                     "'model.name' must be a string of 1 to %zu bytes",
                                     sizeof c->m.name - 1);
-            memcpy(c->m.name, s.text, s.len + 1);
+            memcpy(c->m.name, s.text, s.len);
+            c->m.name[s.len] = '\0';
             continue;
         }
         if (key_is(&kk, "model") || key_is(&kk, "gpu"))
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, (uint64_t)k.offset,
-                                "'model.%s' is not a model key: put it at the top level", kk.text);
+                                "'model.%.*s' is not a model key: put it at the top level", (int)kk.len,
+                                kk.text);
         const gpufit__param_entry *e = gpufit__param_find_name(kk.text, kk.len);
         if (e == NULL)
             return unknown_key(&kk, "model.", err);
@@ -674,7 +699,7 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
     if (t.has_gpu) {
         gpufit__json_token gv;
         key gk;
-        memcpy(gk.text, "gpu", 4);
+        gk.text = "gpu";
         gk.len = 3;
         gk.offset = t.gpu_off;
         if ((st = gpufit__json_next(&t.gpu_at, &gv, err)) != GPUFIT_OK ||

@@ -499,11 +499,11 @@ const gpufit__param_entry *gpufit__param_find_name_linear(const char *name, size
 
 const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len)
 {
-    int32_t r = gpufit__name_index_find(param_names, sizeof param_names / sizeof param_names[0],
-                                        name, len);
+    int32_t r = gpufit__name_hash_find(param_names, sizeof param_names / sizeof param_names[0],
+                                       param_names_hash, param_names_SLOTS, name, len);
     if (r >= 0 && (size_t)r < N_PARAMS) {
         const gpufit__param_entry *e = &table[r];
-        if ((e->name_len == len && memcmp(e->name, name, len) == 0) ||
+        if ((e->name_len == len && gpufit__bytes_eq(e->name, name, len)) ||
             (e->aliases != NULL && alias_match(e->aliases, name, len)))
             return e;
     }
@@ -513,6 +513,7 @@ const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len)
 
 /* ---- applicability: keys that only mean something for some models or jobs ------------- */
 typedef struct applies_row {
+    int32_t domain; /* the id's domain (the check skips the other's rows without a lookup) */
     int32_t id;
     uint32_t needs; /* GPUFIT__AP_* */
     const char *where;
@@ -523,22 +524,22 @@ typedef struct applies_row {
  * ignore it. */
 static const applies_row applies[] = {
 #define MOE_ONLY "mixture-of-experts models (n_experts > 0)"
-    {GPUFIT_MODEL_EXPERTS_PER_TOKEN, GPUFIT__AP_MOE, MOE_ONLY},
-    {GPUFIT_MODEL_N_SHARED_EXPERTS, GPUFIT__AP_MOE, MOE_ONLY},
-    {GPUFIT_MODEL_MOE_FFN_HIDDEN_SIZE, GPUFIT__AP_MOE, MOE_ONLY},
-    {GPUFIT_MODEL_N_DENSE_LAYERS, GPUFIT__AP_MOE, MOE_ONLY},
-    {GPUFIT_MODEL_SHARED_FFN_HIDDEN_SIZE, GPUFIT__AP_MOE, MOE_ONLY},
-    {GPUFIT_MODEL_ROUTER_BIAS, GPUFIT__AP_MOE, MOE_ONLY},
-    {GPUFIT_MODEL_SHARED_EXPERT_GATE, GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_EXPERTS_PER_TOKEN, GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_N_SHARED_EXPERTS, GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_MOE_FFN_HIDDEN_SIZE, GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_N_DENSE_LAYERS, GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_SHARED_FFN_HIDDEN_SIZE, GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_ROUTER_BIAS, GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_SHARED_EXPERT_GATE, GPUFIT__AP_MOE, MOE_ONLY},
 #undef MOE_ONLY
-    {GPUFIT_MODEL_N_ENCODER_LAYERS, GPUFIT__AP_ENCDEC, "encoder-decoder models (arch=encoder_decoder)"},
-    {GPUFIT_MODEL_N_DECODER_LAYERS, GPUFIT__AP_ENCDEC, "encoder-decoder models (arch=encoder_decoder)"},
-    {GPUFIT_MODEL_Q_LORA_RANK, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
-    {GPUFIT_MODEL_QK_NOPE_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
-    {GPUFIT_MODEL_QK_ROPE_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
-    {GPUFIT_MODEL_V_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
-    {GPUFIT_JOB_TRAINER, GPUFIT__AP_PT_TRAIN, "training with framework=pytorch"},
-    {GPUFIT_JOB_N_GPU_LAYERS, GPUFIT__AP_OFFLOAD,
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_N_ENCODER_LAYERS, GPUFIT__AP_ENCDEC, "encoder-decoder models (arch=encoder_decoder)"},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_N_DECODER_LAYERS, GPUFIT__AP_ENCDEC, "encoder-decoder models (arch=encoder_decoder)"},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_Q_LORA_RANK, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_QK_NOPE_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_QK_ROPE_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_V_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
+    {GPUFIT_DOMAIN_JOB, GPUFIT_JOB_TRAINER, GPUFIT__AP_PT_TRAIN, "training with framework=pytorch"},
+    {GPUFIT_DOMAIN_JOB, GPUFIT_JOB_N_GPU_LAYERS, GPUFIT__AP_OFFLOAD,
      "inference with llama.cpp or PyTorch (vLLM and SGLang keep every layer on the GPU; "
      "training offloads no layers)"},
 };
@@ -546,8 +547,10 @@ static const applies_row applies[] = {
 int32_t gpufit__check_applies(int32_t domain, const void *h, uint32_t have, gpufit_error *err)
 {
     for (size_t i = 0; i < sizeof applies / sizeof applies[0]; i++) {
+        if (applies[i].domain != domain || (applies[i].needs & have) != 0)
+            continue;
         const gpufit__param_entry *e = gpufit__param_find(applies[i].id);
-        if (e == NULL || e->domain != domain || (applies[i].needs & have) != 0)
+        if (e == NULL || e->domain != domain)
             continue;
         const char *f = (const char *)h + e->offset;
         double v = e->is_double ? *(const double *)f : (double)*(const int64_t *)f;

@@ -6,6 +6,7 @@
 #include "internal.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 Test(cold, model_defaults_equal_the_table_walk)
@@ -48,6 +49,180 @@ Test(cold, every_default_reads_back_as_the_table_says)
         cr_assert_eq(st, GPUFIT_OK, "%s", info.name);
         cr_assert_eq(d, info.default_float, "%s: %g, the table says %g", info.name, d,
                      info.default_float);
+    }
+    gpufit_model_free(m);
+    gpufit_job_free(j);
+}
+
+/* ---- gpufit__bytes_eq: equal to memcmp on every length and every differing position ---- */
+Test(cold, bytes_eq_agrees_with_memcmp)
+{
+    char a[48], b[48];
+    for (size_t n = 0; n <= 40; n++) {
+        for (size_t i = 0; i < n; i++)
+            a[i] = b[i] = (char)('a' + (i * 7) % 26);
+        cr_assert(gpufit__bytes_eq(a, b, n), "n=%zu", n);
+        for (size_t d = 0; d < n; d++) { /* one byte differs, including high bytes */
+            b[d] = (char)0xC3;
+            cr_assert_eq(gpufit__bytes_eq(a, b, n), memcmp(a, b, n) == 0, "n=%zu d=%zu", n, d);
+            b[d] = a[d];
+        }
+    }
+}
+
+/* ---- the parameter names through the generated hash table ---- */
+static void agree(const char *name, size_t len)
+{
+    cr_assert_eq(gpufit__param_find_name(name, len), gpufit__param_find_name_linear(name, len),
+                 "'%.*s'", (int)len, name);
+}
+
+Test(cold, hashed_name_lookup_equals_the_linear_scan)
+{
+    char buf[512];
+    for (size_t i = 0; gpufit__param_at(i) != NULL; i++) {
+        const gpufit__param_entry *e = gpufit__param_at(i);
+        size_t n = strlen(e->name);
+        cr_assert_eq(gpufit__param_find_name(e->name, n), e, "%s", e->name);
+        /* keys that differ only in case, by one byte, or by length are other keys (or none) */
+        memcpy(buf, e->name, n);
+        for (size_t k = 0; k < n; k++) {
+            char c = buf[k];
+            buf[k] = (char)(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+            agree(buf, n);
+            buf[k] = (char)(c ^ 1);
+            agree(buf, n);
+            buf[k] = (char)0xE9; /* a non-ASCII byte */
+            agree(buf, n);
+            buf[k] = c;
+        }
+        agree(e->name, n - 1);
+        memcpy(buf + n, "_x", 2);
+        agree(buf, n + 2);
+        for (const char *a = e->aliases; a != NULL && *a != '\0';) { /* every alias */
+            size_t an = strcspn(a, " ");
+            cr_assert_eq(gpufit__param_find_name(a, an), e, "alias %.*s", (int)an, a);
+            a += an;
+            a += strspn(a, " ");
+        }
+    }
+    agree("", 0);
+    memset(buf, 't', sizeof buf); /* very long keys */
+    for (size_t n = 1; n <= sizeof buf; n *= 2)
+        agree(buf, n);
+}
+
+/* ---- gpufit_apply_json: keys and values read in place must report as the decoder does ---- */
+typedef struct json_case {
+    const char *json;
+    int32_t status;
+    uint64_t offset;
+    const char *message; /* NULL: the scenario applies */
+} json_case;
+
+static void check_json(const json_case *c, size_t len)
+{
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    cr_assert_eq(gpufit_model_new(&m, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_job_new(&j, NULL), GPUFIT_OK);
+    int32_t st = gpufit_apply_json(m, j, c->json, len, &err);
+    cr_assert_eq(st, c->status, "%s: %d (%s)", c->json, st, err.message);
+    if (c->message != NULL) {
+        cr_assert_eq(err.offset, c->offset, "%s: offset %llu", c->json,
+                     (unsigned long long)err.offset);
+        cr_assert_str_eq(err.message, c->message, "%s", c->json);
+    }
+    gpufit_model_free(m);
+    gpufit_job_free(j);
+}
+
+Test(cold, json_keys_and_values_in_place_or_decoded)
+{
+    static const json_case cases[] = {
+        {"{\"t\\u0070\": 2}", GPUFIT_OK, 0, NULL}, /* an escaped key is the same key */
+        {"{\"\\u0074p\": 2, \"task\": \"pre\\u0074rain\"}", GPUFIT_OK, 0, NULL},
+        {"{\"tp\": 2, \"t\\u0070\": 2}", GPUFIT_E_INVALID_ARG, 10,
+         "duplicate key 'tp' (at bytes 1 and 10; 'tp' the second time): give each key once"},
+        {"{\"TP\": 2}", GPUFIT_E_UNKNOWN_PARAM, 1,
+         "unknown key 'TP' (see 'gpufit params' and scenario.md); did you mean 'etp'?"},
+        {"{\"Task\": \"pretrain\"}", GPUFIT_E_UNKNOWN_PARAM, 1,
+         "unknown key 'Task' (see 'gpufit params' and scenario.md)"},
+        {"{\"t\x7fp\": 2}", GPUFIT_E_UNKNOWN_PARAM, 1,
+         "unknown key 't?p' (it contains a control character)"},
+        {"{\"task\": \"pre\x7f\"}", GPUFIT_E_INVALID_ARG, 9,
+         "value of 'task' contains a control character"},
+        {"{\"task\": \"pre\\u0000train\"}", GPUFIT_E_INVALID_ARG, 9,
+         "value of 'task' contains a control character"},
+        {"{\"task\": \"pretrain\\n\"}", GPUFIT_E_INVALID_ARG, 9,
+         "value of 'task' contains a control character"},
+        {"{\"ta\\ud83d\\ude00sk\": 1}", GPUFIT_E_UNKNOWN_PARAM, 1,
+         "unknown key 'ta\xf0\x9f\x98\x80sk' (see 'gpufit params' and scenario.md)"},
+        {"{\"tp\xc3\xa9\": 2}", GPUFIT_E_UNKNOWN_PARAM, 1,
+         "unknown key 'tp\xc3\xa9' (see 'gpufit params' and scenario.md)"},
+        {"{\"t\xffp\": 2}", GPUFIT_E_UNKNOWN_PARAM, 1,
+         "unknown key 't\xffp' (see 'gpufit params' and scenario.md); did you mean 'tp'?"},
+        {"{\"mod", GPUFIT_E_PARSE, 5,
+         "JSON: unterminated string (opened at byte 1): expected '\"' at byte 5"},
+        {"{\"model\": \"lla", GPUFIT_E_PARSE, 14,
+         "JSON: unterminated string (opened at byte 10): expected '\"' at byte 14"},
+        {"{\"task\": \"\\x\"}", GPUFIT_E_PARSE, 10,
+         "JSON: invalid escape: expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX after "
+         "'\\', found 'x' at byte 10"},
+        {"{\"model\": {\"preset\": \"llama-3-8b\", \"name\": \"mine\"}, \"gpu\": \"H100\", "
+         "\"precision\": \"BF16\", \"sp\": true, \"tp\": 2.0}",
+         GPUFIT_OK, 0, NULL},
+        {"{\"model\": {\"model\": 1}}", GPUFIT_E_INVALID_ARG, 11,
+         "'model.model' is not a model key: put it at the top level"},
+        {"{\"model\": {\"gpu\": 1}}", GPUFIT_E_INVALID_ARG, 11,
+         "'model.gpu' is not a model key: put it at the top level"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        check_json(&cases[i], strlen(cases[i].json));
+}
+
+Test(cold, json_long_keys_and_values)
+{
+    static char doc[4096];
+    /* a key of KEY_MAX (128) bytes is read (and unknown); one more byte is too long, also when
+     * its escapes decode to that many */
+    for (int n = 127; n <= 129; n++) {
+        int w = snprintf(doc, sizeof doc, "{\"%0*d\": 1}", n, 0);
+        json_case c = {doc, GPUFIT_E_UNKNOWN_PARAM, 1, NULL};
+        check_json(&c, (size_t)w);
+    }
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    gpufit_model_new(&m, NULL);
+    gpufit_job_new(&j, NULL);
+    int w = snprintf(doc, sizeof doc, "{\"%0*d\": 1}", 129, 0);
+    gpufit_apply_json(m, j, doc, (size_t)w, &err);
+    cr_assert(strstr(err.message, "(longer than 128 bytes)") != NULL, "%s", err.message);
+    size_t o = 0;
+    o += (size_t)snprintf(doc, sizeof doc, "{\"");
+    for (int k = 0; k < 130; k++)
+        o += (size_t)snprintf(doc + o, sizeof doc - o, "\\u0061");
+    o += (size_t)snprintf(doc + o, sizeof doc - o, "\": 1}");
+    gpufit_apply_json(m, j, doc, o, &err);
+    cr_assert(strstr(err.message, "(longer than 128 bytes)") != NULL, "%s", err.message);
+    /* values: 1024 bytes are read, 1025 are too long */
+    for (int n = 1024; n <= 1025; n++) {
+        w = snprintf(doc, sizeof doc, "{\"task\": \"%0*d\"}", n, 0);
+        err = (gpufit_error)GPUFIT_ERROR_INIT;
+        cr_assert_eq(gpufit_apply_json(m, j, doc, (size_t)w, &err), GPUFIT_E_INVALID_ARG);
+        cr_assert_eq(err.offset, 9);
+        cr_assert_eq(strstr(err.message, "is longer than 1024 bytes") != NULL, n == 1025, "%s",
+                     err.message);
+    }
+    /* a document cut anywhere inside a string value or key is a parse error, never a read
+     * past the length */
+    static const char full[] = "{\"model\": \"llama-3-8b\", \"task\": \"inference\"}";
+    for (size_t cut = 1; cut < sizeof full - 1; cut++) {
+        err = (gpufit_error)GPUFIT_ERROR_INIT;
+        cr_assert_eq(gpufit_apply_json(m, j, full, cut, &err), GPUFIT_E_PARSE, "cut %zu", cut);
+        cr_assert_leq(err.offset, cut);
     }
     gpufit_model_free(m);
     gpufit_job_free(j);
