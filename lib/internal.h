@@ -360,6 +360,9 @@ enum {
     GPUFIT__AP_OFFLOAD = 8u, /* inference outside vLLM / SGLang (layer offload) */
     GPUFIT__AP_PT_TRAIN = 16u /* training with framework pytorch (the trainer front end) */
 };
+/* 1 when every row of the applicability table names its parameter's domain and int64_t
+ * field offset (the check compares fields by offset; tests/unit/test_cold.c). */
+int gpufit__applies_consistent(void);
 /* Checks the keys of `domain` in handle h (a struct gpufit_model or gpufit_job) against what
  * the model or job is (`have`, GPUFIT__AP_* bits). */
 int32_t gpufit__check_applies(int32_t domain, const void *h, uint32_t have, gpufit_error *err);

@@ -384,6 +384,22 @@ static int32_t apply_model_object(ctx *c, gpufit__json *p, gpufit_error *err)
     }
 }
 
+/* Applies the value v of "model" (an object's members are read from p, after its '{'). */
+static int32_t apply_model_value(ctx *c, gpufit__json *p, const gpufit__json_token *v,
+                                 gpufit_error *err)
+{
+    switch (v->type) {
+    case GPUFIT__JSON_STRING:
+    case GPUFIT__JSON_NULL:
+        return load_preset(c, v, "model", err);
+    case GPUFIT__JSON_OBJECT:
+        return apply_model_object(c, p, err);
+    default:
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, (uint64_t)v->offset,
+                            "'model' must be a preset name or an object");
+    }
+}
+
 /* Applies the value of "model" (the next token of p). */
 static int32_t apply_model(ctx *c, gpufit__json *p, gpufit_error *err)
 {
@@ -391,16 +407,7 @@ static int32_t apply_model(ctx *c, gpufit__json *p, gpufit_error *err)
     int32_t st = gpufit__json_next(p, &v, err);
     if (st != GPUFIT_OK)
         return st;
-    switch (v.type) {
-    case GPUFIT__JSON_STRING:
-    case GPUFIT__JSON_NULL:
-        return load_preset(c, &v, "model", err);
-    case GPUFIT__JSON_OBJECT:
-        return apply_model_object(c, p, err);
-    default:
-        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, (uint64_t)v.offset,
-                            "'model' must be a preset name or an object");
-    }
+    return apply_model_value(c, p, &v, err);
 }
 
 static int32_t
@@ -572,6 +579,9 @@ typedef struct top {
     gpufit__json model_at, gpu_at;
     int has_model, has_gpu;
     size_t gpu_off;
+    /* a scalar "model" / "gpu" read by the fast path: its value token (then no cursor) */
+    int model_scalar, gpu_scalar;
+    gpufit__json_token model_v, gpu_v;
 } top;
 
 /* Pass 1: checks the whole document, records its members and finds the last "model" value
@@ -592,24 +602,38 @@ static int32_t scan_top(const char *json, size_t len, top *t, gpufit_error *err)
     t->n = 0;
     t->more = 0;
     t->has_model = t->has_gpu = 0;
+    t->model_scalar = t->gpu_scalar = 0;
     for (;;) {
         if (t->n == MEMBERS_MAX && !t->more)
             t->rest = p;
-        if ((st = next_member(&p, &k, err)) != GPUFIT_OK)
-            return st;
-        if (k.type == GPUFIT__JSON_OBJECT_END)
-            break;
-        if (key_tok_is(&k, "model", 5)) {
-            t->model_at = p;
-            t->has_model = 1;
-        } else if (key_tok_is(&k, "gpu", 3)) {
-            t->gpu_off = k.offset;
-            t->gpu_at = p;
-            t->has_gpu = 1;
+        if (gpufit__json_member_scalar(&p, &k, &v)) { /* the usual member, in one step */
+            if (key_tok_is(&k, "model", 5)) {
+                t->model_v = v;
+                t->model_scalar = t->has_model = 1;
+            } else if (key_tok_is(&k, "gpu", 3)) {
+                t->gpu_off = k.offset;
+                t->gpu_v = v;
+                t->gpu_scalar = t->has_gpu = 1;
+            }
+        } else {
+            if ((st = next_member(&p, &k, err)) != GPUFIT_OK)
+                return st;
+            if (k.type == GPUFIT__JSON_OBJECT_END)
+                break;
+            if (key_tok_is(&k, "model", 5)) {
+                t->model_at = p;
+                t->has_model = 1;
+                t->model_scalar = 0;
+            } else if (key_tok_is(&k, "gpu", 3)) {
+                t->gpu_off = k.offset;
+                t->gpu_at = p;
+                t->has_gpu = 1;
+                t->gpu_scalar = 0;
+            }
+            if ((st = gpufit__json_next(&p, &v, err)) != GPUFIT_OK ||
+                (st = gpufit__json_skip(&p, &v, err)) != GPUFIT_OK)
+                return st;
         }
-        if ((st = gpufit__json_next(&p, &v, err)) != GPUFIT_OK ||
-            (st = gpufit__json_skip(&p, &v, err)) != GPUFIT_OK)
-            return st;
         if (t->n < MEMBERS_MAX) {
             t->k[t->n] = k;
             t->v[t->n] = v;
@@ -692,7 +716,8 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
     gpufit__model_assign(&c.m, m); /* a working copy: the handles change only on success */
     c.j = *j;
     memset(&c.seen, 0, sizeof c.seen);
-    if (t.has_model && (st = apply_model(&c, &t.model_at, err)) != GPUFIT_OK)
+    if (t.has_model && (st = t.model_scalar ? apply_model_value(&c, NULL, &t.model_v, err)
+                                            : apply_model(&c, &t.model_at, err)) != GPUFIT_OK)
         return st;
     /* "gpu" right after "model", wherever it stands: gpu_memory_gib/_bytes then override the
      * GPU's capacity whatever the key order (they reset nothing). */
@@ -702,8 +727,11 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
         gk.text = "gpu";
         gk.len = 3;
         gk.offset = t.gpu_off;
-        if ((st = gpufit__json_next(&t.gpu_at, &gv, err)) != GPUFIT_OK ||
-            (st = apply_gpu(&c, &t.gpu_at, &gv, &gk, err)) != GPUFIT_OK)
+        if (t.gpu_scalar)
+            gv = t.gpu_v;
+        else if ((st = gpufit__json_next(&t.gpu_at, &gv, err)) != GPUFIT_OK)
+            return st;
+        if ((st = apply_gpu(&c, t.gpu_scalar ? NULL : &t.gpu_at, &gv, &gk, err)) != GPUFIT_OK)
             return st;
     }
     for (size_t i = 0; i < t.n; i++)

@@ -515,6 +515,7 @@ const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len)
 typedef struct applies_row {
     int32_t domain; /* the id's domain (the check skips the other's rows without a lookup) */
     int32_t id;
+    size_t offset; /* of the id's int64_t field (gpufit__applies_consistent checks both) */
     uint32_t needs; /* GPUFIT__AP_* */
     const char *where;
 } applies_row;
@@ -524,31 +525,42 @@ typedef struct applies_row {
  * ignore it. */
 static const applies_row applies[] = {
 #define MOE_ONLY "mixture-of-experts models (n_experts > 0)"
-    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_EXPERTS_PER_TOKEN, GPUFIT__AP_MOE, MOE_ONLY},
-    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_N_SHARED_EXPERTS, GPUFIT__AP_MOE, MOE_ONLY},
-    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_MOE_FFN_HIDDEN_SIZE, GPUFIT__AP_MOE, MOE_ONLY},
-    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_N_DENSE_LAYERS, GPUFIT__AP_MOE, MOE_ONLY},
-    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_SHARED_FFN_HIDDEN_SIZE, GPUFIT__AP_MOE, MOE_ONLY},
-    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_ROUTER_BIAS, GPUFIT__AP_MOE, MOE_ONLY},
-    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_SHARED_EXPERT_GATE, GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_EXPERTS_PER_TOKEN, MOFF(experts_per_token), GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_N_SHARED_EXPERTS, MOFF(n_shared_experts), GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_MOE_FFN_HIDDEN_SIZE, MOFF(moe_ffn_hidden_size), GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_N_DENSE_LAYERS, MOFF(n_dense_layers), GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_SHARED_FFN_HIDDEN_SIZE, MOFF(shared_ffn_hidden_size), GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_ROUTER_BIAS, MOFF(router_bias), GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_SHARED_EXPERT_GATE, MOFF(shared_expert_gate), GPUFIT__AP_MOE, MOE_ONLY},
 #undef MOE_ONLY
-    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_N_ENCODER_LAYERS, GPUFIT__AP_ENCDEC, "encoder-decoder models (arch=encoder_decoder)"},
-    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_N_DECODER_LAYERS, GPUFIT__AP_ENCDEC, "encoder-decoder models (arch=encoder_decoder)"},
-    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_Q_LORA_RANK, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
-    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_QK_NOPE_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
-    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_QK_ROPE_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
-    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_V_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
-    {GPUFIT_DOMAIN_JOB, GPUFIT_JOB_TRAINER, GPUFIT__AP_PT_TRAIN, "training with framework=pytorch"},
-    {GPUFIT_DOMAIN_JOB, GPUFIT_JOB_N_GPU_LAYERS, GPUFIT__AP_OFFLOAD,
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_N_ENCODER_LAYERS, MOFF(n_encoder_layers), GPUFIT__AP_ENCDEC, "encoder-decoder models (arch=encoder_decoder)"},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_N_DECODER_LAYERS, MOFF(n_decoder_layers), GPUFIT__AP_ENCDEC, "encoder-decoder models (arch=encoder_decoder)"},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_Q_LORA_RANK, MOFF(q_lora_rank), GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_QK_NOPE_HEAD_DIM, MOFF(qk_nope_head_dim), GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_QK_ROPE_HEAD_DIM, MOFF(qk_rope_head_dim), GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_V_HEAD_DIM, MOFF(v_head_dim), GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
+    {GPUFIT_DOMAIN_JOB, GPUFIT_JOB_TRAINER, JOFF(trainer), GPUFIT__AP_PT_TRAIN, "training with framework=pytorch"},
+    {GPUFIT_DOMAIN_JOB, GPUFIT_JOB_N_GPU_LAYERS, JOFF(n_gpu_layers), GPUFIT__AP_OFFLOAD,
      "inference with llama.cpp or PyTorch (vLLM and SGLang keep every layer on the GPU; "
      "training offloads no layers)"},
 };
 
 int32_t gpufit__check_applies(int32_t domain, const void *h, uint32_t have, gpufit_error *err)
 {
+    /* the default of each field, from the generated initialisers (when they are current) */
+    const char *def = N_PARAMS != PARAM_INDEX_ROWS   ? NULL
+                      : domain == GPUFIT_DOMAIN_MODEL ? (const char *)&model_default
+                                                      : (const char *)&job_default;
     for (size_t i = 0; i < sizeof applies / sizeof applies[0]; i++) {
         if (applies[i].domain != domain || (applies[i].needs & have) != 0)
             continue;
+        int64_t x, d;
+        if (def != NULL) { /* the usual case: the field equals its default */
+            memcpy(&x, (const char *)h + applies[i].offset, sizeof x);
+            memcpy(&d, def + applies[i].offset, sizeof d);
+            if (x == d)
+                continue;
+        }
         const gpufit__param_entry *e = gpufit__param_find(applies[i].id);
         if (e == NULL || e->domain != domain)
             continue;
@@ -561,6 +573,17 @@ int32_t gpufit__check_applies(int32_t domain, const void *h, uint32_t have, gpuf
                             e->name, v, applies[i].where);
     }
     return GPUFIT_OK;
+}
+
+int gpufit__applies_consistent(void)
+{
+    for (size_t i = 0; i < sizeof applies / sizeof applies[0]; i++) {
+        const gpufit__param_entry *e = gpufit__param_find(applies[i].id);
+        if (e == NULL || e->domain != applies[i].domain || e->is_double ||
+            e->type == GPUFIT_TYPE_LIST || e->offset != applies[i].offset)
+            return 0;
+    }
+    return 1;
 }
 
 /* ---- one document: duplicate and conflicting keys ------------------------------------ */
@@ -1195,11 +1218,15 @@ int32_t gpufit__apply_entry(struct gpufit_model *m, struct gpufit_job *j,
         return apply_list(e, j, val, vlen, offset, err);
     if (e->id == GPUFIT_JOB_FRAMEWORK_VERSION || e->id == GPUFIT_JOB_CUDA_VERSION)
         return apply_version(e, j, val, vlen, offset, err);
-    if (e->min_i == -1 && !e->is_double && gpufit__streq_ci(val, vlen, "auto"))
+    /* the names compare without case; the first byte first (vlen > 0 here) */
+    int first = val[0] >= 'A' && val[0] <= 'Z' ? val[0] - 'A' + 'a' : val[0];
+    if (e->min_i == -1 && !e->is_double && first == 'a' && gpufit__streq_ci(val, vlen, "auto"))
         return set_int(e, m, j, -1, offset, err);
     if (e->values != NULL) {
         for (const gpufit__enum_value *ev = e->values; ev->name != NULL; ev++)
-            if (gpufit__streq_ci(val, vlen, ev->name))
+            if ((ev->name[0] == first ||
+                 (ev->name[0] >= 'A' && ev->name[0] <= 'Z' && ev->name[0] - 'A' + 'a' == first)) &&
+                gpufit__streq_ci(val, vlen, ev->name))
                 return set_int(e, m, j, ev->value, offset, err);
         if (e->type == GPUFIT_TYPE_ENUM)
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,

@@ -227,3 +227,9 @@ Test(cold, json_long_keys_and_values)
     gpufit_model_free(m);
     gpufit_job_free(j);
 }
+
+/* check_applies compares fields by the offsets in its own table: they must be the table's */
+Test(cold, applies_rows_name_their_fields)
+{
+    cr_assert(gpufit__applies_consistent());
+}
