@@ -116,8 +116,10 @@ static void put(text *t, const char *fmt, ...)
 }
 
 /* The open-addressing table over ks (sorted, as put_names leaves it): the smallest power of
- * two at least 4 times the keys, each key at its gpufit__name_hash slot or the next free one. */
-static void put_hash(text *t, const char *array, const keys *ks)
+ * two at least 4 times the keys, each key at its gpufit__name_hash slot or the next free one.
+ * A slot holds 1 + the key's index in the array (rows = 0), or for the parameters (rows = 1)
+ * 1 + the key's row in the table, with PARAM_HASH_ALIAS set when the key is an alias. */
+static void put_hash(text *t, const char *array, const keys *ks, int rows)
 {
     size_t n_slots = 1;
     while (n_slots < 4 * ks->n)
@@ -131,10 +133,24 @@ static void put_hash(text *t, const char *array, const keys *ks)
         size_t h = gpufit__name_hash(ks->k[i].name, ks->k[i].len) & (n_slots - 1);
         while (slots[h] != 0)
             h = (h + 1) & (n_slots - 1);
-        slots[h] = (uint16_t)(i + 1);
+        if (!rows) {
+            slots[h] = (uint16_t)(i + 1);
+            continue;
+        }
+        const gpufit__param_entry *e = gpufit__param_at(ks->k[i].row);
+        int alias = strlen(e->name) != ks->k[i].len ||
+                    memcmp(e->name, ks->k[i].name, ks->k[i].len) != 0;
+        if (ks->k[i].row + 1 >= 0x8000)
+            die("a parameter row does not fit a hash slot");
+        slots[h] = (uint16_t)((ks->k[i].row + 1) | (alias ? 0x8000u : 0u));
     }
-    put(t, "/* 1 + the index in %s of the name hashed there (gpufit__name_hash_find), 0 = empty */\n",
-        array);
+    if (rows)
+        put(t, "/* 1 + the table row of the name hashed there, | PARAM_HASH_ALIAS when it is an "
+               "alias; 0 = empty */\n#define PARAM_HASH_ALIAS 0x8000\n");
+    else
+        put(t, "/* 1 + the index in %s of the name hashed there (gpufit__name_hash_find), 0 = "
+               "empty */\n",
+            array);
     put(t, "#define %s_SLOTS %zu\n", array, n_slots);
     put(t, "static const uint16_t %s_hash[%zu] = {", array, n_slots);
     for (size_t h = 0; h < n_slots; h++)
@@ -177,7 +193,7 @@ static void param_index(text *t)
     for (size_t i = 0; i < n; i++)
         add_words(&ks, gpufit__param_at(i)->aliases, i, 0);
     put_names(t, "param_names", &ks);
-    put_hash(t, "param_names", &ks);
+    put_hash(t, "param_names", &ks, 1);
     for (size_t i = 0; i < n; i++)
         by[i] = gpufit__param_at(i);
     qsort(by, n, sizeof by[0], by_id);
@@ -269,6 +285,7 @@ static void preset_index(text *t)
     put(t, "#define PRESET_KEY_MAX %zu /* the longest key: longer names are not in the index */\n",
         longest);
     put_names(t, "preset_names", &ks);
+    put_hash(t, "preset_names", &ks, 0);
 }
 
 /* 0 when path holds exactly t */

@@ -15,7 +15,10 @@ int gpufit__streq_ci(const char *a, size_t alen, const char *b)
 {
     size_t i = 0;
     for (; i < alen; i++) {
-        if (b[i] == '\0' || lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
+        unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
+        if (x == y && y != '\0') /* the usual case: the same byte, no case to fold */
+            continue;
+        if (y == '\0' || lower(x) != lower(y))
             return 0;
     }
     return b[i] == '\0';
@@ -40,23 +43,6 @@ int gpufit__name_cmp(const char *a, size_t alen, const char *b, size_t blen)
         if (a[i] != b[i])
             return (unsigned char)a[i] < (unsigned char)b[i] ? -1 : 1;
     return 0;
-}
-
-int32_t gpufit__name_index_find(const gpufit__name_row *rows, size_t n, const char *name,
-                                size_t len)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = gpufit__name_cmp(rows[mid].name, rows[mid].len, name, len);
-        if (c == 0)
-            return rows[mid].row;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
 }
 
 uint32_t gpufit__name_hash(const char *name, size_t len)

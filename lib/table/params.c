@@ -499,12 +499,17 @@ const gpufit__param_entry *gpufit__param_find_name_linear(const char *name, size
 
 const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len)
 {
-    int32_t r = gpufit__name_hash_find(param_names, sizeof param_names / sizeof param_names[0],
-                                       param_names_hash, param_names_SLOTS, name, len);
-    if (r >= 0 && (size_t)r < N_PARAMS) {
+    /* the generated hash table (param_index.inc): each slot names a row of the table, which
+     * is compared with the name itself (an alias slot with its aliases) */
+    size_t mask = param_names_SLOTS - 1, h = gpufit__name_hash(name, len) & mask;
+    for (size_t probes = 0; probes <= mask; probes++, h = (h + 1) & mask) {
+        unsigned slot = param_names_hash[h];
+        size_t r = (slot & ~(unsigned)PARAM_HASH_ALIAS) - 1;
+        if (slot == 0 || r >= N_PARAMS)
+            break; /* an empty slot ends the probe sequence */
         const gpufit__param_entry *e = &table[r];
-        if ((e->name_len == len && gpufit__bytes_eq(e->name, name, len)) ||
-            (e->aliases != NULL && alias_match(e->aliases, name, len)))
+        if ((slot & PARAM_HASH_ALIAS) == 0 ? e->name_len == len && gpufit__bytes_eq(e->name, name, len)
+                                           : e->aliases != NULL && alias_match(e->aliases, name, len))
             return e;
     }
     /* not in the index (an unknown name, or a stale index): the scan is the reference */
@@ -587,6 +592,7 @@ int gpufit__applies_consistent(void)
 }
 
 /* ---- one document: duplicate and conflicting keys ------------------------------------ */
+_Static_assert((param_names_SLOTS & (param_names_SLOTS - 1)) == 0, "a power of two");
 _Static_assert(N_PARAMS + 1 <= GPUFIT__DOC_KEYS_MAX, "gpufit__doc_keys holds every parameter");
 
 int32_t gpufit__doc_entry(gpufit__doc_keys *d, const gpufit__param_entry *e, const char *key,

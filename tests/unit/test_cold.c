@@ -233,3 +233,30 @@ Test(cold, applies_rows_name_their_fields)
 {
     cr_assert(gpufit__applies_consistent());
 }
+
+/* gpufit__name_hash_find over a small hand-built table: hits, misses, a full probe cycle, and
+ * a table whose size is not a power of two */
+Test(cold, name_hash_find_probes_and_stops)
+{
+    static const gpufit__name_row rows[] = {{"ab", 2, 7}, {"ba", 2, 9}, {"abc", 3, 11}};
+    uint16_t slots[8] = {0};
+    for (uint16_t i = 0; i < 3; i++) { /* as tools/gen_index.c fills it */
+        size_t h = gpufit__name_hash(rows[i].name, rows[i].len) & 7;
+        while (slots[h] != 0)
+            h = (h + 1) & 7;
+        slots[h] = (uint16_t)(i + 1);
+    }
+    cr_assert_eq(gpufit__name_hash_find(rows, 3, slots, 8, "ab", 2), 7);
+    cr_assert_eq(gpufit__name_hash_find(rows, 3, slots, 8, "ba", 2), 9);
+    cr_assert_eq(gpufit__name_hash_find(rows, 3, slots, 8, "abc", 3), 11);
+    cr_assert_eq(gpufit__name_hash_find(rows, 3, slots, 8, "AB", 2), -1); /* exact case */
+    cr_assert_eq(gpufit__name_hash_find(rows, 3, slots, 8, "a", 1), -1);
+    cr_assert_eq(gpufit__name_hash_find(rows, 3, slots, 8, "", 0), -1);
+    cr_assert_eq(gpufit__name_hash_find(rows, 3, slots, 6, "ab", 2), -1);
+    /* every slot taken by keys of another length: the probe ends after one cycle */
+    uint16_t full[4] = {3, 3, 3, 3};
+    cr_assert_eq(gpufit__name_hash_find(rows, 3, full, 4, "zz", 2), -1);
+    /* a slot past the rows (a stale table) ends the probe */
+    uint16_t stale[4] = {9, 9, 9, 9};
+    cr_assert_eq(gpufit__name_hash_find(rows, 3, stale, 4, "ab", 2), -1);
+}
