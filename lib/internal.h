@@ -570,6 +570,10 @@ typedef struct gpufit__counts {
 } gpufit__counts;
 /* Exact counts (model-memory §1); GPUFIT_E_OVERFLOW if they do not fit in uint64_t. */
 int32_t gpufit__model_count(const gpufit__shape *s, gpufit__counts *out, gpufit_error *err);
+/* The same from the tensor groups gpufit__model_tensors(s) gave (groups[0..n)), without
+ * walking the model again (the cache's refresh). */
+int32_t gpufit__model_count_groups(const gpufit__shape *s, const gpufit__tgroup *groups, size_t n,
+                                   gpufit__counts *out, gpufit_error *err);
 
 /* The sums of every part of a model: one layer of each class and the global tensors by where
  * they sit (no LoRA sums for globals: adapters go on layers only). */

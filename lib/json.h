@@ -108,8 +108,8 @@ int32_t gpufit__json_member(gpufit__json *p, gpufit__json_token *k, gpufit__json
                             gpufit_error *err);
 
 /* The fast path of the usual object member, a key and a scalar value: inside an object (after
- * its '{' or after a member), reads [,] "key" : value where the key is a string without escapes
- * or control bytes and the value is such a string, an integer without sign, fraction or
+ * its '{' or after a member), reads [,] "key" : value where the key is a string without escapes,
+ * control bytes or DEL (0x7F) and the value is such a string, an integer without sign, fraction or
  * exponent, true or false, into *k and *v exactly as two gpufit__json_next calls would, and
  * returns 1. Anything else (the object's end, escapes, other numbers, null, containers, any
  * error) returns 0 and leaves the cursor as it was: read it with gpufit__json_next, which

@@ -411,27 +411,37 @@ int32_t gpufit__json_next(gpufit__json *p, gpufit__json_token *t, gpufit_error *
     }
 }
 
+/* Byte classes for gpufit__json_member_scalar: bytes that end or leave a plain string (the
+ * quote, a backslash, control bytes, DEL) and whitespace. */
+enum { C_STOP = 1, C_WS = 2 };
+static const unsigned char byte_class[256] = {
+    /* 0x00-0x1F: control bytes; tab, line feed and carriage return are also whitespace */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 1, 1, 3, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* ' ', '"' */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, /* '\\' */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, /* DEL */
+};
+
 /* The fast path of gpufit__json_member_scalar: whitespace, then the byte at i if it is c;
  * returns the index after it, or 0 (no match: index 0 is never after a member's byte). */
-static size_t expect_after_ws(const char *b, size_t i, size_t n, char c)
+static inline size_t expect_after_ws(const char *b, size_t i, size_t n, char c)
 {
-    while (i < n && (unsigned char)b[i] <= ' ' && is_ws((unsigned char)b[i]))
+    while (i < n && (byte_class[(unsigned char)b[i]] & C_WS) != 0)
         i++;
     return i < n && b[i] == c ? i + 1 : 0;
 }
 
 /* The end of a string of plain bytes whose opening quote is at b[i - 1]: the index of its
- * closing quote, or 0 when a backslash, a control byte or the end of input comes first. */
-static size_t plain_string_end(const char *b, size_t i, size_t n)
+ * closing quote, or 0 when a backslash, a control byte, DEL or the end of input comes first. */
+static inline size_t plain_string_end(const char *b, size_t i, size_t n)
 {
-    for (; i < n; i++) {
-        unsigned char c = (unsigned char)b[i];
-        if (c == '"')
-            return i;
-        if (c == '\\' || c < 0x20)
-            return 0;
-    }
-    return 0;
+    while (i < n && byte_class[(unsigned char)b[i]] == 0)
+        i++;
+    return i < n && b[i] == '"' ? i : 0;
 }
 
 int gpufit__json_member_scalar(gpufit__json *p, gpufit__json_token *k, gpufit__json_token *v)
@@ -449,7 +459,7 @@ int gpufit__json_member_scalar(gpufit__json *p, gpufit__json_token *k, gpufit__j
     size_t vs = expect_after_ws(b, ke + 1, n, ':');
     if (vs == 0)
         return 0;
-    while (vs < n && (unsigned char)b[vs] <= ' ' && is_ws((unsigned char)b[vs]))
+    while (vs < n && (byte_class[(unsigned char)b[vs]] & C_WS) != 0)
         vs++;
     if (vs >= n)
         return 0;

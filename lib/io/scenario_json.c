@@ -573,6 +573,7 @@ static int key_tok_is(const gpufit__json_token *t, const char *lit, size_t n)
 #define MEMBERS_MAX 64
 typedef struct top {
     gpufit__json_token k[MEMBERS_MAX], v[MEMBERS_MAX];
+    unsigned char plain[MEMBERS_MAX]; /* 1: read by gpufit__json_member_scalar */
     size_t n;
     int more;          /* members past MEMBERS_MAX: read them from rest */
     gpufit__json rest; /* positioned before member MEMBERS_MAX's key */
@@ -606,7 +607,8 @@ static int32_t scan_top(const char *json, size_t len, top *t, gpufit_error *err)
     for (;;) {
         if (t->n == MEMBERS_MAX && !t->more)
             t->rest = p;
-        if (gpufit__json_member_scalar(&p, &k, &v)) { /* the usual member, in one step */
+        int plain = gpufit__json_member_scalar(&p, &k, &v);
+        if (plain) { /* the usual member, in one step */
             if (key_tok_is(&k, "model", 5)) {
                 t->model_v = v;
                 t->model_scalar = t->has_model = 1;
@@ -637,6 +639,7 @@ static int32_t scan_top(const char *json, size_t len, top *t, gpufit_error *err)
         if (t->n < MEMBERS_MAX) {
             t->k[t->n] = k;
             t->v[t->n] = v;
+            t->plain[t->n] = (unsigned char)plain;
             t->n++;
         } else {
             t->more = 1;
@@ -651,14 +654,19 @@ static int32_t scan_top(const char *json, size_t len, top *t, gpufit_error *err)
  * member is read live, NULL for a recorded one (a container value is then walked again from
  * its offset). */
 static int32_t apply_member(ctx *c, const char *json, size_t len, gpufit__json *live,
-                            const gpufit__json_token *k, const gpufit__json_token *v,
+                            const gpufit__json_token *k, const gpufit__json_token *v, int plain,
                             gpufit_error *err)
 {
     key kk;
     scalar s;
     int32_t st;
-    if ((st = read_key(k, "", &kk, err)) != GPUFIT_OK)
+    if (plain && k->len <= KEY_MAX) { /* what read_key gives a key without escapes or DEL */
+        kk.text = k->text;
+        kk.len = k->len;
+        kk.offset = k->offset;
+    } else if ((st = read_key(k, "", &kk, err)) != GPUFIT_OK) {
         return st;
+    }
     if (ignored_key(&kk))
         return live != NULL ? gpufit__json_skip(live, v, err) : GPUFIT_OK;
     int is_model = key_is(&kk, "model");
@@ -686,7 +694,13 @@ static int32_t apply_member(ctx *c, const char *json, size_t len, gpufit__json *
         }
         st = list_text(p, v, &kk, &s, err);
     } else {
-        st = scalar_text(v, "", &kk, &s, err);
+        if (plain && v->len <= VAL_MAX) { /* a scalar without escapes or DEL, as read */
+            s.text = v->text;
+            s.len = v->len;
+            st = GPUFIT_OK;
+        } else {
+            st = scalar_text(v, "", &kk, &s, err);
+        }
     }
     if (st == GPUFIT_OK && names && s.text[0] >= '0' && s.text[0] <= '9')
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, pe->id, (uint64_t)v->offset,
@@ -735,7 +749,8 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
             return st;
     }
     for (size_t i = 0; i < t.n; i++)
-        if ((st = apply_member(&c, json, len, NULL, &t.k[i], &t.v[i], err)) != GPUFIT_OK)
+        if ((st = apply_member(&c, json, len, NULL, &t.k[i], &t.v[i], t.plain[i], err)) !=
+            GPUFIT_OK)
             return st;
     for (gpufit__json *p = t.more ? &t.rest : NULL; p != NULL;) { /* past MEMBERS_MAX */
         gpufit__json_token k, v;
@@ -744,7 +759,7 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
         if (k.type == GPUFIT__JSON_OBJECT_END)
             break;
         if ((st = gpufit__json_next(p, &v, err)) != GPUFIT_OK ||
-            (st = apply_member(&c, json, len, p, &k, &v, err)) != GPUFIT_OK)
+            (st = apply_member(&c, json, len, p, &k, &v, 0, err)) != GPUFIT_OK)
             return st;
     }
     gpufit__model_refresh(&c.m);

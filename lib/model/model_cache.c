@@ -8,10 +8,14 @@
 void gpufit__model_refresh(struct gpufit_model *m)
 {
     m->cache_state = 0;
-    if (gpufit__model_resolve(m, &m->cache_shape, NULL) != GPUFIT_OK ||
-        gpufit__model_count(&m->cache_shape, &m->cache_counts, NULL) != GPUFIT_OK)
+    if (gpufit__model_resolve(m, &m->cache_shape, NULL) != GPUFIT_OK)
         return;
-    m->cache_ng = (uint32_t)gpufit__model_tensors(&m->cache_shape, m->cache_groups);
+    /* the groups once: the counts are summed from them (gpufit__model_count walks them too) */
+    size_t ng = gpufit__model_tensors(&m->cache_shape, m->cache_groups);
+    if (gpufit__model_count_groups(&m->cache_shape, m->cache_groups, ng, &m->cache_counts,
+                                   NULL) != GPUFIT_OK)
+        return;
+    m->cache_ng = (uint32_t)ng;
     gpufit__aggregates_build(&m->cache_shape, m->cache_groups, m->cache_ng, &m->cache_agg);
     m->cache_state = 1;
 }
