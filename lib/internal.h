@@ -333,11 +333,16 @@ int32_t gpufit__apply_entry(struct gpufit_model *m, struct gpufit_job *j,
 
 /* Keys seen in one document (a spec string or a JSON scenario), for gpufit__doc_key: each
  * parameter (by any alias), "model" and "gpu" may appear once; gpu_memory_gib and
- * gpu_memory_bytes exclude each other. at[] holds offset + 1 (0 = not seen). */
+ * gpu_memory_bytes exclude each other. Slot k was seen when bit k of `seen` is set; at[k] then
+ * holds its offset + 1 (other slots are not read, so only `seen` is zeroed:
+ * gpufit__doc_keys_init). */
 #define GPUFIT__DOC_KEYS_MAX 192
 typedef struct gpufit__doc_keys {
+    uint64_t seen[(GPUFIT__DOC_KEYS_MAX + 63) / 64];
     uint64_t at[GPUFIT__DOC_KEYS_MAX];
 } gpufit__doc_keys;
+/* No key seen yet. */
+void gpufit__doc_keys_init(gpufit__doc_keys *d);
 /* Records key (klen bytes) found at byte `offset` of a document; an error naming both
  * occurrences when the key (or an alias of it) was seen before, or when it conflicts with a key
  * seen before. Unknown keys pass (the caller reports them). */

@@ -729,7 +729,7 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
         return st;
     gpufit__model_assign(&c.m, m); /* a working copy: the handles change only on success */
     c.j = *j;
-    memset(&c.seen, 0, sizeof c.seen);
+    gpufit__doc_keys_init(&c.seen);
     if (t.has_model && (st = t.model_scalar ? apply_model_value(&c, NULL, &t.model_v, err)
                                             : apply_model(&c, &t.model_at, err)) != GPUFIT_OK)
         return st;

@@ -595,6 +595,16 @@ int gpufit__applies_consistent(void)
 _Static_assert((param_names_SLOTS & (param_names_SLOTS - 1)) == 0, "a power of two");
 _Static_assert(N_PARAMS + 1 <= GPUFIT__DOC_KEYS_MAX, "gpufit__doc_keys holds every parameter");
 
+void gpufit__doc_keys_init(gpufit__doc_keys *d)
+{
+    memset(d->seen, 0, sizeof d->seen);
+}
+
+static int doc_seen(const gpufit__doc_keys *d, size_t slot)
+{
+    return slot < GPUFIT__DOC_KEYS_MAX && (d->seen[slot / 64] >> (slot % 64) & 1u) != 0;
+}
+
 int32_t gpufit__doc_entry(gpufit__doc_keys *d, const gpufit__param_entry *e, const char *key,
                           size_t klen, uint64_t offset, gpufit_error *err)
 {
@@ -603,7 +613,7 @@ int32_t gpufit__doc_entry(gpufit__doc_keys *d, const gpufit__param_entry *e, con
     size_t slot = e == NULL ? N_PARAMS : (size_t)(e - table);
     const char *name = e == NULL ? "model" : e->name;
     int32_t id = e == NULL ? 0 : e->id;
-    if (d->at[slot] != 0)
+    if (doc_seen(d, slot))
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, id, offset,
                             "duplicate key '%s' (at bytes %llu and %llu; '%.*s' the second time): "
                             "give each key once",
@@ -615,7 +625,7 @@ int32_t gpufit__doc_entry(gpufit__doc_keys *d, const gpufit__param_entry *e, con
                 continue;
             const gpufit__param_entry *o = gpufit__param_find(conflicts[c][1 - side]);
             size_t os = (size_t)(o - table);
-            if (d->at[os] != 0)
+            if (doc_seen(d, os))
                 return gpufit__fail(err, GPUFIT_E_INCONSISTENT, id, offset,
                                     "'%s' (byte %llu) and '%s' (byte %llu) both set the GPU "
                                     "capacity: give one of them",
@@ -623,6 +633,7 @@ int32_t gpufit__doc_entry(gpufit__doc_keys *d, const gpufit__param_entry *e, con
                                     (unsigned long long)offset);
         }
     }
+    d->seen[slot / 64] |= (uint64_t)1 << (slot % 64);
     d->at[slot] = offset + 1;
     return GPUFIT_OK;
 }
@@ -1239,6 +1250,14 @@ int32_t gpufit__apply_entry(struct gpufit_model *m, struct gpufit_job *j,
                                 "%s: unknown value '%.*s' (see 'gpufit params')%s", e->name,
                                 (int)(vlen > 64 ? 64 : vlen), val,
                                 (gpufit__suggest_value(e, val, vlen, hint, sizeof hint), hint));
+    }
+    if (!e->is_double && vlen <= 15) { /* plain decimal digits: what the path below gives */
+        int64_t x = 0;
+        size_t i = 0;
+        for (; i < vlen && val[i] >= '0' && val[i] <= '9'; i++)
+            x = x * 10 + (val[i] - '0');
+        if (i == vlen) /* exact as a double, below 9e15: set_float would pass it to set_int */
+            return set_int(e, m, j, x, offset, err);
     }
     double v, unit;
     if (parse_number(val, vlen, &v, &unit) != 0)

@@ -260,3 +260,33 @@ Test(cold, name_hash_find_probes_and_stops)
     uint16_t stale[4] = {9, 9, 9, 9};
     cr_assert_eq(gpufit__name_hash_find(rows, 3, stale, 4, "ab", 2), -1);
 }
+
+/* a key given twice, or both capacity keys, is reported with both offsets whatever the slot
+ * (the seen bits, not zeroed offsets, say which were given); offset 0 is an offset */
+Test(cold, duplicates_in_every_slot)
+{
+    for (size_t i = 0; gpufit__param_at(i) != NULL; i++) {
+        const gpufit__param_entry *e = gpufit__param_at(i);
+        size_t n = strlen(e->name);
+        gpufit__doc_keys d;
+        memset(&d, 0xA5, sizeof d); /* only the init may matter */
+        gpufit__doc_keys_init(&d);
+        gpufit_error err = GPUFIT_ERROR_INIT;
+        cr_assert_eq(gpufit__doc_key(&d, e->name, n, 0, &err), GPUFIT_OK, "%s", e->name);
+        cr_assert_eq(gpufit__doc_key(&d, e->name, n, 9, &err), GPUFIT_E_INVALID_ARG, "%s",
+                     e->name);
+        cr_assert(strstr(err.message, "(at bytes 0 and 9;") != NULL, "%s: %s", e->name,
+                  err.message);
+    }
+    gpufit__doc_keys d;
+    gpufit__doc_keys_init(&d);
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    cr_assert_eq(gpufit__doc_key(&d, "model", 5, 3, &err), GPUFIT_OK);
+    cr_assert_eq(gpufit__doc_key(&d, "gpu_memory_gib", 14, 20, &err), GPUFIT_OK);
+    cr_assert_eq(gpufit__doc_key(&d, "gpu_memory_bytes", 16, 40, &err), GPUFIT_E_INCONSISTENT);
+    cr_assert_str_eq(err.message, "'gpu_memory_gib' (byte 20) and 'gpu_memory_bytes' (byte 40) "
+                                  "both set the GPU capacity: give one of them");
+    cr_assert_eq(gpufit__doc_key(&d, "model", 5, 50, &err), GPUFIT_E_INVALID_ARG);
+    cr_assert(strstr(err.message, "'model' (at bytes 3 and 50;") != NULL, "%s", err.message);
+    cr_assert_eq(gpufit__doc_key(&d, "bogus", 5, 60, &err), GPUFIT_OK); /* unknown: passes */
+}
