@@ -605,11 +605,32 @@ static int doc_seen(const gpufit__doc_keys *d, size_t slot)
     return slot < GPUFIT__DOC_KEYS_MAX && (d->seen[slot / 64] >> (slot % 64) & 1u) != 0;
 }
 
+/* pairs that set the same thing two ways: the capacity depended on their order */
+static const int32_t conflicts[][2] = {{GPUFIT_JOB_GPU_MEMORY_GIB, GPUFIT_JOB_GPU_MEMORY_BYTES}};
+
+static int32_t doc_entry_full(gpufit__doc_keys *d, const gpufit__param_entry *e, const char *key,
+                              size_t klen, uint64_t offset, gpufit_error *err);
+
 int32_t gpufit__doc_entry(gpufit__doc_keys *d, const gpufit__param_entry *e, const char *key,
                           size_t klen, uint64_t offset, gpufit_error *err)
 {
-    /* pairs that set the same thing two ways: the capacity depended on their order */
-    static const int32_t conflicts[][2] = {{GPUFIT_JOB_GPU_MEMORY_GIB, GPUFIT_JOB_GPU_MEMORY_BYTES}};
+    /* the usual key: not seen before, in no conflicting pair (a small function: the reports
+     * are in doc_entry_full) */
+    size_t slot = e == NULL ? N_PARAMS : (size_t)(e - table);
+    int32_t id = e == NULL ? 0 : e->id;
+    int paired = 0;
+    for (size_t c = 0; c < sizeof conflicts / sizeof conflicts[0]; c++)
+        paired |= id != 0 && (conflicts[c][0] == id || conflicts[c][1] == id);
+    if (paired || doc_seen(d, slot))
+        return doc_entry_full(d, e, key, klen, offset, err);
+    d->seen[slot / 64] |= (uint64_t)1 << (slot % 64);
+    d->at[slot] = offset + 1;
+    return GPUFIT_OK;
+}
+
+static int32_t doc_entry_full(gpufit__doc_keys *d, const gpufit__param_entry *e, const char *key,
+                              size_t klen, uint64_t offset, gpufit_error *err)
+{
     size_t slot = e == NULL ? N_PARAMS : (size_t)(e - table);
     const char *name = e == NULL ? "model" : e->name;
     int32_t id = e == NULL ? 0 : e->id;
