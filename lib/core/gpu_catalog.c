@@ -49,8 +49,12 @@ static int is_sep(char c)
 
 static int is_vendor(const char *t, size_t n)
 {
+    if (n == 0)
+        return 0;
+    char c = t[0] >= 'A' && t[0] <= 'Z' ? (char)(t[0] - 'A' + 'a') : t[0];
     for (size_t i = 0; i < sizeof vendor_words / sizeof vendor_words[0]; i++) {
-        if (gpufit__streq_ci(t, n, vendor_words[i]))
+        /* the words are lower case: the first byte first */
+        if (vendor_words[i][0] == c && gpufit__streq_ci(t, n, vendor_words[i]))
             return 1;
     }
     return 0;
