@@ -290,3 +290,94 @@ Test(cold, duplicates_in_every_slot)
     cr_assert(strstr(err.message, "'model' (at bytes 3 and 50;") != NULL, "%s", err.message);
     cr_assert_eq(gpufit__doc_key(&d, "bogus", 5, 60, &err), GPUFIT_OK); /* unknown: passes */
 }
+
+/* ---- gpufit__json_member_scalar: the same tokens as two gpufit__json_next calls, or 0 with
+ * the cursor untouched ---- */
+#include "json.h"
+
+static int same_token(const gpufit__json_token *a, const gpufit__json_token *b)
+{
+    return a->type == b->type && a->escaped == b->escaped && a->depth == b->depth &&
+           a->offset == b->offset && a->len == b->len && a->text == b->text;
+}
+
+/* Reads doc (len bytes) member by member both ways and compares; returns how many members the
+ * fast path read. Stops at the first member the fast path leaves to the full path. */
+static int walk_both(const char *doc, size_t len)
+{
+    gpufit__json p, q;
+    gpufit__json_token t, k, v, k2, v2;
+    if (gpufit__json_init(&p, doc, len, NULL) != GPUFIT_OK ||
+        gpufit__json_next(&p, &t, NULL) != GPUFIT_OK || t.type != GPUFIT__JSON_OBJECT)
+        return -1;
+    int fast = 0;
+    for (;;) {
+        q = p;
+        if (!gpufit__json_member_scalar(&p, &k, &v)) {
+            cr_assert_eq(memcmp(&p, &q, sizeof p), 0, "%s: the cursor moved", doc);
+            return fast;
+        }
+        fast++;
+        cr_assert_eq(gpufit__json_next(&q, &k2, NULL), GPUFIT_OK, "%s", doc);
+        cr_assert_eq(gpufit__json_next(&q, &v2, NULL), GPUFIT_OK, "%s", doc);
+        cr_assert(same_token(&k, &k2) && same_token(&v, &v2), "%s: member %d", doc, fast);
+        cr_assert_eq(p.pos, q.pos, "%s", doc);
+        cr_assert_eq(p.state, q.state, "%s", doc);
+        cr_assert_eq(p.depth, q.depth, "%s", doc);
+    }
+}
+
+Test(cold, member_scalar_equals_json_next)
+{
+    static const struct {
+        const char *doc;
+        int fast; /* members the fast path reads before it leaves the rest */
+    } cases[] = {
+        {"{\"a\": \"x\", \"bb\" :\t12 ,\n\"c\":true,\"d\": false}", 4},
+        {"{ \"tp\": 8, \"pp\": 4}", 2},
+        {"{}", 0},
+        {"{\"a\": 1,}", 1},                    /* trailing comma: the full path reports it */
+        {"{\"a\": -1}", 0},                    /* negative numbers */
+        {"{\"a\": 1.5}", 0},                   /* fractions */
+        {"{\"a\": 1e3}", 0},                   /* exponents */
+        {"{\"a\": 0}", 0},                     /* zero (and leading zeros) */
+        {"{\"a\": 012}", 0},
+        {"{\"a\": null}", 0},
+        {"{\"a\": [1]}", 0},
+        {"{\"a\": {\"b\": 1}}", 0},
+        {"{\"a\\u0062\": 1}", 0},              /* an escaped key */
+        {"{\"a\": \"x\\ny\"}", 0},             /* an escaped value */
+        {"{\"a\x7f\": 1}", 0},                 /* DEL in a key */
+        {"{\"a\": \"\x7f\"}", 0},              /* DEL in a value */
+        {"{\"a\": \"x\x01\"}", 0},             /* a raw control byte */
+        {"{\"a\" 1}", 0},                      /* no colon */
+        {"{\"a\": 1 \"b\": 2}", 1},            /* no comma: left to the full path */
+        {"{\"a\": tru}", 0},
+        {"{\"a\": truex}", 1},                 /* the literal, then the full path's error */
+        {"{\"a\": 12x}", 1},
+        {"{\"\xc3\xa9\": \"\xff\"}", 1},       /* non-ASCII and invalid UTF-8 pass through */
+        {"{\"a\": \"b\"", 1},                  /* truncated after a member */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        cr_assert_eq(walk_both(cases[i].doc, strlen(cases[i].doc)), cases[i].fast, "%s",
+                     cases[i].doc);
+    /* every truncation of a document: never a read past the length, never a token the full
+     * path would not give */
+    static const char full[] = "{\"model\": \"llama-3-8b\", \"tp\": 8, \"sp\": true, \"x\": false}";
+    for (size_t cut = 1; cut < sizeof full; cut++)
+        walk_both(full, cut);
+    /* a number longer than the tokenizer's limit is left to the full path (which refuses it) */
+    static char big[GPUFIT__JSON_NUMBER_MAX + 32];
+    size_t o = (size_t)snprintf(big, sizeof big, "{\"a\": ");
+    for (int d = 0; d <= GPUFIT__JSON_NUMBER_MAX; d++)
+        big[o++] = '1';
+    big[o++] = '}';
+    cr_assert_eq(walk_both(big, o), 0);
+    /* outside an object, or on a failed cursor: 0 */
+    gpufit__json p;
+    gpufit__json_token k, v;
+    cr_assert_eq(gpufit__json_init(&p, "[\"a\", 1]", 8, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit__json_member_scalar(&p, &k, &v), 0);
+    cr_assert_eq(gpufit__json_next(&p, &k, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit__json_member_scalar(&p, &k, &v), 0);
+}
