@@ -107,6 +107,15 @@ int32_t gpufit__json_decode(
 int32_t gpufit__json_member(gpufit__json *p, gpufit__json_token *k, gpufit__json_token *v,
                             gpufit_error *err);
 
+/* The fast path of the usual object member, a key and a scalar value: inside an object (after
+ * its '{' or after a member), reads [,] "key" : value where the key is a string without escapes,
+ * control bytes or DEL (0x7F) and the value is such a string, an integer without sign, fraction or
+ * exponent, true or false, into *k and *v exactly as two gpufit__json_next calls would, and
+ * returns 1. Anything else (the object's end, escapes, other numbers, null, containers, any
+ * error) returns 0 and leaves the cursor as it was: read it with gpufit__json_next, which
+ * also reports the errors. */
+int gpufit__json_member_scalar(gpufit__json *p, gpufit__json_token *k, gpufit__json_token *v);
+
 /* 1 when a STRING or KEY token's decoded value equals the C string lit (case-sensitive). */
 int gpufit__json_equals(const gpufit__json_token *t, const char *lit);
 

@@ -393,10 +393,41 @@ def build(csv_path, csv_label):
            " * name, key or alias; its first row in gpu_catalog.inc}, sorted; lib/core/gpu_catalog.c. */"]
     for k in sorted(first):
         idx.append("{%s, %d}," % (cstr(k), first[k]))
+    # An open-addressing table over the index, so that a lookup compares one or two names:
+    # 1 + the index's entry hashed there (gpufit__name_hash of the normalised name, linear
+    # probing), 0 = empty; the smallest power of two at least 4 times the entries.
+    names = sorted(first)
+    n_slots = 1
+    while n_slots < 4 * len(names):
+        n_slots *= 2
+    slots = [0] * n_slots
+    for i, k in enumerate(names):
+        h = name_hash(k.encode("utf-8")) & (n_slots - 1)
+        while slots[h]:
+            h = (h + 1) & (n_slots - 1)
+        slots[h] = i + 1
+    hsh = ["/* GENERATED FILE: do not edit. Produced by tools/gen_gpu_catalog.py: 1 + the entry of",
+           " * gpu_index.inc hashed to each slot (gpufit__name_hash, linear probing), 0 = empty;",
+           " * lib/core/gpu_catalog.c. */"]
+    for a in range(0, n_slots, 16):
+        hsh.append(" ".join("%d," % v for v in slots[a:a + 16]))
     for ln in lines:
         if len(ln) > 100:
             sys.stderr.write("gen_gpu_catalog: note: line over 100 columns: %s\n" % ln)
-    return "\n".join(lines) + "\n", "\n".join(amb) + "\n", "\n".join(idx) + "\n"
+    return ("\n".join(lines) + "\n", "\n".join(amb) + "\n", "\n".join(idx) + "\n",
+            "\n".join(hsh) + "\n")
+
+
+def name_hash(b):
+    """gpufit__name_hash (lib/core/util.c): the length and the first, middle and last byte."""
+    m = 0xFFFFFFFF
+    n = len(b)
+    h = (n * 0x9E3779B1) & m
+    if n:
+        h ^= (b[0] * 0x85EBCA6B) & m
+        h ^= (b[n // 2] * 0xC2B2AE35) & m
+        h ^= (b[n - 1] * 0x27D4EB2F) & m
+    return h ^ (h >> 15)
 
 
 def main():
@@ -408,10 +439,11 @@ def main():
 
     csv_abs = os.path.abspath(args.csv)
     label = os.path.relpath(csv_abs, REPO).replace(os.sep, "/")
-    text, amb, idx = build(csv_abs, label)
+    text, amb, idx, hsh = build(csv_abs, label)
     out_dir = os.path.dirname(os.path.abspath(args.output))
     outputs = ((args.output, text), (os.path.join(out_dir, "gpu_ambiguous.inc"), amb),
-               (os.path.join(out_dir, "gpu_index.inc"), idx))
+               (os.path.join(out_dir, "gpu_index.inc"), idx),
+               (os.path.join(out_dir, "gpu_hash.inc"), hsh))
     if args.check:
         stale = 0
         for path, want in outputs:

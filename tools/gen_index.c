@@ -115,6 +115,50 @@ static void put(text *t, const char *fmt, ...)
     }
 }
 
+/* The open-addressing table over ks (sorted, as put_names leaves it): the smallest power of
+ * two at least 4 times the keys, each key at its gpufit__name_hash slot or the next free one.
+ * A slot holds 1 + the key's index in the array (rows = 0), or for the parameters (rows = 1)
+ * 1 + the key's row in the table, with PARAM_HASH_ALIAS set when the key is an alias. */
+static void put_hash(text *t, const char *array, const keys *ks, int rows)
+{
+    size_t n_slots = 1;
+    while (n_slots < 4 * ks->n)
+        n_slots *= 2;
+    if (ks->n >= 65535)
+        die("too many keys for a 16-bit hash slot");
+    uint16_t *slots = calloc(n_slots, sizeof *slots);
+    if (slots == NULL)
+        die("out of memory");
+    for (size_t i = 0; i < ks->n; i++) {
+        size_t h = gpufit__name_hash(ks->k[i].name, ks->k[i].len) & (n_slots - 1);
+        while (slots[h] != 0)
+            h = (h + 1) & (n_slots - 1);
+        if (!rows) {
+            slots[h] = (uint16_t)(i + 1);
+            continue;
+        }
+        const gpufit__param_entry *e = gpufit__param_at(ks->k[i].row);
+        int alias = strlen(e->name) != ks->k[i].len ||
+                    memcmp(e->name, ks->k[i].name, ks->k[i].len) != 0;
+        if (ks->k[i].row + 1 >= 0x8000)
+            die("a parameter row does not fit a hash slot");
+        slots[h] = (uint16_t)((ks->k[i].row + 1) | (alias ? 0x8000u : 0u));
+    }
+    if (rows)
+        put(t, "/* 1 + the table row of the name hashed there, | PARAM_HASH_ALIAS when it is an "
+               "alias; 0 = empty */\n#define PARAM_HASH_ALIAS 0x8000\n");
+    else
+        put(t, "/* 1 + the index in %s of the name hashed there (gpufit__name_hash_find), 0 = "
+               "empty */\n",
+            array);
+    put(t, "#define %s_SLOTS %zu\n", array, n_slots);
+    put(t, "static const uint16_t %s_hash[%zu] = {", array, n_slots);
+    for (size_t h = 0; h < n_slots; h++)
+        put(t, "%s%u,", h % 16 == 0 ? "\n    " : " ", (unsigned)slots[h]);
+    put(t, "\n};\n");
+    free(slots);
+}
+
 static void put_names(text *t, const char *array, keys *ks)
 {
     qsort(ks->k, ks->n, sizeof ks->k[0], by_name);
@@ -149,6 +193,7 @@ static void param_index(text *t)
     for (size_t i = 0; i < n; i++)
         add_words(&ks, gpufit__param_at(i)->aliases, i, 0);
     put_names(t, "param_names", &ks);
+    put_hash(t, "param_names", &ks, 1);
     for (size_t i = 0; i < n; i++)
         by[i] = gpufit__param_at(i);
     qsort(by, n, sizeof by[0], by_id);
@@ -190,6 +235,27 @@ static void param_index(text *t)
             put(t, "\n    UINT16_MAX, /* none: the loop skips it */");
         put(t, "\n};\n");
     }
+    /* the same defaults as one initialiser per handle, copied in one go (the members are named
+     * as their parameters; a row whose name is no member fails to compile, and
+     * tests/unit/test_fastpath.c checks the copy against the walk) */
+    for (int dom = 0; dom < 2; dom++) {
+        int32_t want = dom == 0 ? GPUFIT_DOMAIN_MODEL : GPUFIT_DOMAIN_JOB;
+        put(t, "static const struct gpufit_%s %s_default = {\n", dom == 0 ? "model" : "job",
+            dom == 0 ? "model" : "job");
+        for (size_t i = 0; i < n; i++) {
+            const gpufit__param_entry *e = gpufit__param_at(i);
+            static const double zero = 0.0;
+            int nonzero = e->is_double ? memcmp(&e->def_f, &zero, sizeof zero) != 0
+                                       : e->def_i != 0;
+            if (e->domain != want || e->type == GPUFIT_TYPE_LIST || !nonzero)
+                continue;
+            if (e->is_double)
+                put(t, "    .%s = %a,\n", e->name, e->def_f);
+            else
+                put(t, "    .%s = INT64_C(%lld),\n", e->name, (long long)e->def_i);
+        }
+        put(t, "};\n");
+    }
 }
 
 static void preset_index(text *t)
@@ -219,6 +285,7 @@ static void preset_index(text *t)
     put(t, "#define PRESET_KEY_MAX %zu /* the longest key: longer names are not in the index */\n",
         longest);
     put_names(t, "preset_names", &ks);
+    put_hash(t, "preset_names", &ks, 0);
 }
 
 /* 0 when path holds exactly t */

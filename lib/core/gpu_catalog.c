@@ -49,8 +49,12 @@ static int is_sep(char c)
 
 static int is_vendor(const char *t, size_t n)
 {
+    if (n == 0)
+        return 0;
+    char c = t[0] >= 'A' && t[0] <= 'Z' ? (char)(t[0] - 'A' + 'a') : t[0];
     for (size_t i = 0; i < sizeof vendor_words / sizeof vendor_words[0]; i++) {
-        if (gpufit__streq_ci(t, n, vendor_words[i]))
+        /* the words are lower case: the first byte first */
+        if (vendor_words[i][0] == c && gpufit__streq_ci(t, n, vendor_words[i]))
             return 1;
     }
     return 0;
@@ -130,11 +134,29 @@ static const struct {
 };
 #define GPU_INDEX_N (sizeof gpu_index / sizeof gpu_index[0])
 
+/* 1 + the gpu_index entry hashed to each slot, 0 = empty (generated with the catalogue). */
+static const uint16_t gpu_hash[] = {
+#include "gpu_hash.inc"
+};
+#define GPU_HASH_N (sizeof gpu_hash / sizeof gpu_hash[0])
+_Static_assert((GPU_HASH_N & (GPU_HASH_N - 1)) == 0, "the GPU hash table is a power of two");
+
 const gpufit__gpu *gpufit__gpu_find(const char *name, size_t len)
 {
     char nq[GPUFIT__GPU_NAME_MAX];
-    if (name == NULL || len == 0 || gpufit__gpu_norm(name, len, nq, sizeof nq) == 0)
+    size_t nqlen;
+    if (name == NULL || len == 0 || (nqlen = gpufit__gpu_norm(name, len, nq, sizeof nq)) == 0)
         return NULL;
+    /* the hash table first: one or two names compared */
+    size_t h = gpufit__name_hash(nq, nqlen) & (GPU_HASH_N - 1);
+    for (size_t probes = 0; probes < GPU_HASH_N; probes++, h = (h + 1) & (GPU_HASH_N - 1)) {
+        size_t s = gpu_hash[h];
+        if (s == 0 || s > GPU_INDEX_N)
+            break;
+        if (strcmp(gpu_index[s - 1].norm, nq) == 0 && gpu_index[s - 1].row < GPUFIT__GPU_N)
+            return &gpufit__gpus[gpu_index[s - 1].row];
+    }
+    /* not there (another name, or a stale table): the sorted index answers */
     size_t lo = 0, hi = GPU_INDEX_N; /* binary search: the first entry >= nq */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;

@@ -411,6 +411,91 @@ int32_t gpufit__json_next(gpufit__json *p, gpufit__json_token *t, gpufit_error *
     }
 }
 
+/* Byte classes for gpufit__json_member_scalar: bytes that end or leave a plain string (the
+ * quote, a backslash, control bytes, DEL) and whitespace. */
+enum { C_STOP = 1, C_WS = 2 };
+static const unsigned char byte_class[256] = {
+    /* 0x00-0x1F: control bytes; tab, line feed and carriage return are also whitespace */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 1, 1, 3, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* ' ', '"' */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, /* '\\' */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, /* DEL */
+};
+
+/* The fast path of gpufit__json_member_scalar: whitespace, then the byte at i if it is c;
+ * returns the index after it, or 0 (no match: index 0 is never after a member's byte). */
+static inline size_t expect_after_ws(const char *b, size_t i, size_t n, char c)
+{
+    while (i < n && (byte_class[(unsigned char)b[i]] & C_WS) != 0)
+        i++;
+    return i < n && b[i] == c ? i + 1 : 0;
+}
+
+/* The end of a string of plain bytes whose opening quote is at b[i - 1]: the index of its
+ * closing quote, or 0 when a backslash, a control byte, DEL or the end of input comes first. */
+static inline size_t plain_string_end(const char *b, size_t i, size_t n)
+{
+    while (i < n && byte_class[(unsigned char)b[i]] == 0)
+        i++;
+    return i < n && b[i] == '"' ? i : 0;
+}
+
+int gpufit__json_member_scalar(gpufit__json *p, gpufit__json_token *k, gpufit__json_token *v)
+{
+    if (p == NULL || k == NULL || v == NULL || p->failed || p->depth == 0 ||
+        p->stack[p->depth - 1] != '{' || (p->state != S_OBJ_FIRST && p->state != S_AFTER))
+        return 0;
+    const char *b = p->buf;
+    size_t n = p->len, i = p->pos;
+    if (p->state == S_AFTER && (i = expect_after_ws(b, i, n, ',')) == 0)
+        return 0;
+    size_t ks = expect_after_ws(b, i, n, '"'), ke; /* the key's first byte */
+    if (ks == 0 || (ke = plain_string_end(b, ks, n)) == 0)
+        return 0;
+    size_t vs = expect_after_ws(b, ke + 1, n, ':');
+    if (vs == 0)
+        return 0;
+    while (vs < n && (byte_class[(unsigned char)b[vs]] & C_WS) != 0)
+        vs++;
+    if (vs >= n)
+        return 0;
+    size_t ve = vs; /* the value's text is b[ts, ve) */
+    size_t ts = vs;
+    int32_t type;
+    unsigned char c = (unsigned char)b[vs];
+    if (c == '"') {
+        if ((ve = plain_string_end(b, vs + 1, n)) == 0)
+            return 0;
+        type = GPUFIT__JSON_STRING;
+        ts = vs + 1;
+    } else if (c >= '1' && c <= '9') { /* a plain integer; other numbers take the full path */
+        while (ve < n && is_digit((unsigned char)b[ve]))
+            ve++;
+        if (ve - vs > GPUFIT__JSON_NUMBER_MAX ||
+            (ve < n && (b[ve] == '.' || b[ve] == 'e' || b[ve] == 'E')))
+            return 0;
+        type = GPUFIT__JSON_NUMBER;
+    } else if (c == 't' && n - vs >= 4 && memcmp(b + vs, "true", 4) == 0) {
+        ve = vs + 4;
+        type = GPUFIT__JSON_TRUE;
+    } else if (c == 'f' && n - vs >= 5 && memcmp(b + vs, "false", 5) == 0) {
+        ve = vs + 5;
+        type = GPUFIT__JSON_FALSE;
+    } else {
+        return 0;
+    }
+    /* as gpufit__json_next gives them: the key, then the value */
+    set_tok(p, k, GPUFIT__JSON_KEY, ks - 1, ks, ke - ks);
+    set_tok(p, v, type, vs, ts, ve - ts);
+    p->pos = type == GPUFIT__JSON_STRING ? ve + 1 : ve;
+    p->state = S_AFTER;
+    return 1;
+}
+
 int32_t gpufit__json_skip(gpufit__json *p, const gpufit__json_token *first, gpufit_error *err)
 {
     if (p == NULL || first == NULL)

@@ -15,7 +15,10 @@ int gpufit__streq_ci(const char *a, size_t alen, const char *b)
 {
     size_t i = 0;
     for (; i < alen; i++) {
-        if (b[i] == '\0' || lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
+        unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
+        if (x == y && y != '\0') /* the usual case: the same byte, no case to fold */
+            continue;
+        if (y == '\0' || lower(x) != lower(y))
             return 0;
     }
     return b[i] == '\0';
@@ -42,19 +45,31 @@ int gpufit__name_cmp(const char *a, size_t alen, const char *b, size_t blen)
     return 0;
 }
 
-int32_t gpufit__name_index_find(const gpufit__name_row *rows, size_t n, const char *name,
-                                size_t len)
+uint32_t gpufit__name_hash(const char *name, size_t len)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = gpufit__name_cmp(rows[mid].name, rows[mid].len, name, len);
-        if (c == 0)
-            return rows[mid].row;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
+    uint32_t h = (uint32_t)len * 0x9E3779B1u;
+    if (len > 0) {
+        h ^= (uint32_t)(unsigned char)name[0] * 0x85EBCA6Bu;
+        h ^= (uint32_t)(unsigned char)name[len / 2] * 0xC2B2AE35u;
+        h ^= (uint32_t)(unsigned char)name[len - 1] * 0x27D4EB2Fu;
+    }
+    return h ^ (h >> 15);
+}
+
+int32_t gpufit__name_hash_find(const gpufit__name_row *rows, size_t n, const uint16_t *slots,
+                               size_t n_slots, const char *name, size_t len)
+{
+    if (n_slots == 0 || (n_slots & (n_slots - 1)) != 0)
+        return -1;
+    size_t mask = n_slots - 1;
+    size_t h = gpufit__name_hash(name, len) & mask;
+    for (size_t probes = 0; probes < n_slots; probes++, h = (h + 1) & mask) {
+        size_t s = slots[h];
+        if (s == 0 || s > n)
+            return -1; /* an empty slot ends the probe sequence */
+        const gpufit__name_row *r = &rows[s - 1];
+        if (r->len == len && gpufit__bytes_eq(r->name, name, len))
+            return r->row;
     }
     return -1;
 }

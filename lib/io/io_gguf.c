@@ -1018,6 +1018,9 @@ int32_t gpufit_model_from_gguf(
     free(set.slot);
 
     struct gpufit_model mdl;
+    /* every byte, so that the returned handle is the same for the same file (the defaults
+     * leave a stale cache's bytes as they are) */
+    memset(&mdl, 0, sizeof mdl);
     TRY(build(&m, &an, &tb, &mdl, err));
     set_name(&mdl, &m, &an);
     uint64_t nl = tb.n_layers < GPUFIT__GGUF_LAYERS_MAX ? tb.n_layers : GPUFIT__GGUF_LAYERS_MAX;

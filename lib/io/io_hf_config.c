@@ -1558,6 +1558,9 @@ gpufit_model_from_hf_config(gpufit_model **out, const char *json, size_t len, gp
     if (st != GPUFIT_OK)
         return st;
     struct gpufit_model m;
+    /* every byte, so that the returned handle is the same for the same file (the defaults
+     * leave a stale cache's bytes as they are) */
+    memset(&m, 0, sizeof m);
     st = build(&top, &text, has_text, &vis, has_vis, &m, err);
     if (st != GPUFIT_OK)
         return st;

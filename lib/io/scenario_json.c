@@ -33,15 +33,21 @@
 
 _Static_assert(GPUFIT__JSON_NUMBER_MAX <= VAL_MAX, "a number must fit in a value buffer");
 
+/* A scalar's text: text/len, not NUL-terminated. It points into the document when the
+ * value is written there as it reads (a number, a literal, a string without escapes: the
+ * common case, not copied), and at buf otherwise (decoded escapes, a joined list). */
 typedef struct scalar {
-    char text[VAL_MAX + 1]; /* NUL-terminated */
+    const char *text;
     size_t len;
+    char buf[VAL_MAX + 1];
 } scalar;
 
+/* A key's text, likewise: into the document, or buf when it had escapes. */
 typedef struct key {
-    char text[KEY_MAX + 1]; /* NUL-terminated */
+    const char *text;
     size_t len;
     size_t offset; /* of the key's opening quote */
+    char buf[KEY_MAX + 1];
 } key;
 
 typedef struct ctx {
@@ -90,8 +96,16 @@ static int32_t read_key(const gpufit__json_token *t, const char *prefix, key *k,
 {
     char d[72];
     size_t n = 0;
-    int32_t st = gpufit__json_decode(t, k->text, sizeof k->text, &n, NULL);
     k->offset = t->offset;
+    /* The common case: no escapes, so the raw span is the key (the tokenizer refused raw bytes
+     * below 0x20; DEL, the one control byte left, takes the path below, which reports it). */
+    if (!t->escaped && t->len <= KEY_MAX && memchr(t->text, 0x7F, t->len) == NULL) {
+        k->text = t->text;
+        k->len = t->len;
+        return GPUFIT_OK;
+    }
+    k->text = k->buf;
+    int32_t st = gpufit__json_decode(t, k->buf, sizeof k->buf, &n, NULL);
     if (st == GPUFIT_E_BUFFER_TOO_SMALL)
         return gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, 0, (uint64_t)t->offset,
                             "unknown key '%s%s' (longer than %d bytes)", prefix,
@@ -129,11 +143,19 @@ static int32_t scalar_text(
     char d[72];
     int32_t pid = 0;
     out->len = 0;
-    out->text[0] = '\0';
+    out->text = "";
     switch (v->type) {
     case GPUFIT__JSON_STRING: {
         size_t n = 0;
-        int32_t st = gpufit__json_decode(v, out->text, sizeof out->text, &n, NULL);
+        /* no escapes: the raw span is the value (DEL, the one control byte the tokenizer lets
+         * through, takes the decoding path, which reports it) */
+        if (!v->escaped && v->len <= VAL_MAX && memchr(v->text, 0x7F, v->len) == NULL) {
+            out->text = v->text;
+            out->len = v->len;
+            return GPUFIT_OK;
+        }
+        out->text = out->buf;
+        int32_t st = gpufit__json_decode(v, out->buf, sizeof out->buf, &n, NULL);
         if (st == GPUFIT_E_BUFFER_TOO_SMALL)
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, param_id(k->text, k->len),
                                 (uint64_t)v->offset, "value of '%s%s' is longer than %d bytes",
@@ -160,8 +182,7 @@ static int32_t scalar_text(
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, param_id(k->text, k->len),
                                 (uint64_t)v->offset, "value of '%s%s' is longer than %d bytes",
                                 prefix, shown(k->text, k->len, d), VAL_MAX);
-        memcpy(out->text, v->text, v->len);
-        out->text[v->len] = '\0';
+        out->text = v->text; /* checked by the tokenizer; not copied */
         out->len = v->len;
         return GPUFIT_OK;
     case GPUFIT__JSON_NULL:
@@ -191,7 +212,8 @@ static int32_t list_text(gpufit__json *p, const gpufit__json_token *v, const key
     const char *kn = shown(k->text, k->len, d);
     int32_t pid = param_id(k->text, k->len);
     out->len = 0;
-    out->text[0] = '\0';
+    out->text = out->buf;
+    out->buf[0] = '\0';
     for (uint32_t n = 0;; n++) {
         gpufit__json_token el;
         scalar one;
@@ -211,13 +233,13 @@ static int32_t list_text(gpufit__json *p, const gpufit__json_token *v, const key
                                 "'%s' entry %u is empty, holds a comma or is too long", kn,
                                 n + 1);
         if (out->len > 0)
-            out->text[out->len++] = ',';
-        memcpy(out->text + out->len, one.text, one.len);
+            out->buf[out->len++] = ',';
+        memcpy(out->buf + out->len, one.text, one.len);
         out->len += one.len;
-        out->text[out->len] = '\0';
+        out->buf[out->len] = '\0';
     }
     if (out->len == 0) { /* [] clears the list */
-        memcpy(out->text, "none", 5);
+        memcpy(out->buf, "none", 5);
         out->len = 4;
     }
     return GPUFIT_OK;
@@ -241,8 +263,9 @@ static int32_t load_preset(ctx *c, const gpufit__json_token *v, const char *what
     size_t wl = strlen(what);
     if (wl > KEY_MAX)
         wl = KEY_MAX;
-    memcpy(k.text, what, wl);
-    k.text[wl] = '\0';
+    memcpy(k.buf, what, wl);
+    k.buf[wl] = '\0';
+    k.text = k.buf;
     k.len = wl;
     k.offset = v->offset;
     if (v->type != GPUFIT__JSON_STRING && v->type != GPUFIT__JSON_NULL)
@@ -334,12 +357,14 @@ static int32_t apply_model_object(ctx *c, gpufit__json *p, gpufit_error *err)
                 return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, (uint64_t)v.offset,
                                     "'model.name' must be a string of 1 to %zu bytes",
                                     sizeof c->m.name - 1);
-            memcpy(c->m.name, s.text, s.len + 1);
+            memcpy(c->m.name, s.text, s.len);
+            c->m.name[s.len] = '\0';
             continue;
         }
         if (key_is(&kk, "model") || key_is(&kk, "gpu"))
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, (uint64_t)k.offset,
-                                "'model.%s' is not a model key: put it at the top level", kk.text);
+                                "'model.%.*s' is not a model key: put it at the top level", (int)kk.len,
+                                kk.text);
         const gpufit__param_entry *e = gpufit__param_find_name(kk.text, kk.len);
         if (e == NULL)
             return unknown_key(&kk, "model.", err);
@@ -359,6 +384,22 @@ static int32_t apply_model_object(ctx *c, gpufit__json *p, gpufit_error *err)
     }
 }
 
+/* Applies the value v of "model" (an object's members are read from p, after its '{'). */
+static int32_t apply_model_value(ctx *c, gpufit__json *p, const gpufit__json_token *v,
+                                 gpufit_error *err)
+{
+    switch (v->type) {
+    case GPUFIT__JSON_STRING:
+    case GPUFIT__JSON_NULL:
+        return load_preset(c, v, "model", err);
+    case GPUFIT__JSON_OBJECT:
+        return apply_model_object(c, p, err);
+    default:
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, (uint64_t)v->offset,
+                            "'model' must be a preset name or an object");
+    }
+}
+
 /* Applies the value of "model" (the next token of p). */
 static int32_t apply_model(ctx *c, gpufit__json *p, gpufit_error *err)
 {
@@ -366,16 +407,7 @@ static int32_t apply_model(ctx *c, gpufit__json *p, gpufit_error *err)
     int32_t st = gpufit__json_next(p, &v, err);
     if (st != GPUFIT_OK)
         return st;
-    switch (v.type) {
-    case GPUFIT__JSON_STRING:
-    case GPUFIT__JSON_NULL:
-        return load_preset(c, &v, "model", err);
-    case GPUFIT__JSON_OBJECT:
-        return apply_model_object(c, p, err);
-    default:
-        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, (uint64_t)v.offset,
-                            "'model' must be a preset name or an object");
-    }
+    return apply_model_value(c, p, &v, err);
 }
 
 static int32_t
@@ -541,12 +573,16 @@ static int key_tok_is(const gpufit__json_token *t, const char *lit, size_t n)
 #define MEMBERS_MAX 64
 typedef struct top {
     gpufit__json_token k[MEMBERS_MAX], v[MEMBERS_MAX];
+    unsigned char plain[MEMBERS_MAX]; /* 1: read by gpufit__json_member_scalar */
     size_t n;
     int more;          /* members past MEMBERS_MAX: read them from rest */
     gpufit__json rest; /* positioned before member MEMBERS_MAX's key */
     gpufit__json model_at, gpu_at;
     int has_model, has_gpu;
     size_t gpu_off;
+    /* a scalar "model" / "gpu" read by the fast path: its value token (then no cursor) */
+    int model_scalar, gpu_scalar;
+    gpufit__json_token model_v, gpu_v;
 } top;
 
 /* Pass 1: checks the whole document, records its members and finds the last "model" value
@@ -567,27 +603,43 @@ static int32_t scan_top(const char *json, size_t len, top *t, gpufit_error *err)
     t->n = 0;
     t->more = 0;
     t->has_model = t->has_gpu = 0;
+    t->model_scalar = t->gpu_scalar = 0;
     for (;;) {
         if (t->n == MEMBERS_MAX && !t->more)
             t->rest = p;
-        if ((st = next_member(&p, &k, err)) != GPUFIT_OK)
-            return st;
-        if (k.type == GPUFIT__JSON_OBJECT_END)
-            break;
-        if (key_tok_is(&k, "model", 5)) {
-            t->model_at = p;
-            t->has_model = 1;
-        } else if (key_tok_is(&k, "gpu", 3)) {
-            t->gpu_off = k.offset;
-            t->gpu_at = p;
-            t->has_gpu = 1;
+        int plain = gpufit__json_member_scalar(&p, &k, &v);
+        if (plain) { /* the usual member, in one step */
+            if (key_tok_is(&k, "model", 5)) {
+                t->model_v = v;
+                t->model_scalar = t->has_model = 1;
+            } else if (key_tok_is(&k, "gpu", 3)) {
+                t->gpu_off = k.offset;
+                t->gpu_v = v;
+                t->gpu_scalar = t->has_gpu = 1;
+            }
+        } else {
+            if ((st = next_member(&p, &k, err)) != GPUFIT_OK)
+                return st;
+            if (k.type == GPUFIT__JSON_OBJECT_END)
+                break;
+            if (key_tok_is(&k, "model", 5)) {
+                t->model_at = p;
+                t->has_model = 1;
+                t->model_scalar = 0;
+            } else if (key_tok_is(&k, "gpu", 3)) {
+                t->gpu_off = k.offset;
+                t->gpu_at = p;
+                t->has_gpu = 1;
+                t->gpu_scalar = 0;
+            }
+            if ((st = gpufit__json_next(&p, &v, err)) != GPUFIT_OK ||
+                (st = gpufit__json_skip(&p, &v, err)) != GPUFIT_OK)
+                return st;
         }
-        if ((st = gpufit__json_next(&p, &v, err)) != GPUFIT_OK ||
-            (st = gpufit__json_skip(&p, &v, err)) != GPUFIT_OK)
-            return st;
         if (t->n < MEMBERS_MAX) {
             t->k[t->n] = k;
             t->v[t->n] = v;
+            t->plain[t->n] = (unsigned char)plain;
             t->n++;
         } else {
             t->more = 1;
@@ -602,14 +654,19 @@ static int32_t scan_top(const char *json, size_t len, top *t, gpufit_error *err)
  * member is read live, NULL for a recorded one (a container value is then walked again from
  * its offset). */
 static int32_t apply_member(ctx *c, const char *json, size_t len, gpufit__json *live,
-                            const gpufit__json_token *k, const gpufit__json_token *v,
+                            const gpufit__json_token *k, const gpufit__json_token *v, int plain,
                             gpufit_error *err)
 {
     key kk;
     scalar s;
     int32_t st;
-    if ((st = read_key(k, "", &kk, err)) != GPUFIT_OK)
+    if (plain && k->len <= KEY_MAX) { /* what read_key gives a key without escapes or DEL */
+        kk.text = k->text;
+        kk.len = k->len;
+        kk.offset = k->offset;
+    } else if ((st = read_key(k, "", &kk, err)) != GPUFIT_OK) {
         return st;
+    }
     if (ignored_key(&kk))
         return live != NULL ? gpufit__json_skip(live, v, err) : GPUFIT_OK;
     int is_model = key_is(&kk, "model");
@@ -637,7 +694,13 @@ static int32_t apply_member(ctx *c, const char *json, size_t len, gpufit__json *
         }
         st = list_text(p, v, &kk, &s, err);
     } else {
-        st = scalar_text(v, "", &kk, &s, err);
+        if (plain && v->len <= VAL_MAX) { /* a scalar without escapes or DEL, as read */
+            s.text = v->text;
+            s.len = v->len;
+            st = GPUFIT_OK;
+        } else {
+            st = scalar_text(v, "", &kk, &s, err);
+        }
     }
     if (st == GPUFIT_OK && names && s.text[0] >= '0' && s.text[0] <= '9')
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, pe->id, (uint64_t)v->offset,
@@ -666,23 +729,28 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
         return st;
     gpufit__model_assign(&c.m, m); /* a working copy: the handles change only on success */
     c.j = *j;
-    memset(&c.seen, 0, sizeof c.seen);
-    if (t.has_model && (st = apply_model(&c, &t.model_at, err)) != GPUFIT_OK)
+    gpufit__doc_keys_init(&c.seen);
+    if (t.has_model && (st = t.model_scalar ? apply_model_value(&c, NULL, &t.model_v, err)
+                                            : apply_model(&c, &t.model_at, err)) != GPUFIT_OK)
         return st;
     /* "gpu" right after "model", wherever it stands: gpu_memory_gib/_bytes then override the
      * GPU's capacity whatever the key order (they reset nothing). */
     if (t.has_gpu) {
         gpufit__json_token gv;
         key gk;
-        memcpy(gk.text, "gpu", 4);
+        gk.text = "gpu";
         gk.len = 3;
         gk.offset = t.gpu_off;
-        if ((st = gpufit__json_next(&t.gpu_at, &gv, err)) != GPUFIT_OK ||
-            (st = apply_gpu(&c, &t.gpu_at, &gv, &gk, err)) != GPUFIT_OK)
+        if (t.gpu_scalar)
+            gv = t.gpu_v;
+        else if ((st = gpufit__json_next(&t.gpu_at, &gv, err)) != GPUFIT_OK)
+            return st;
+        if ((st = apply_gpu(&c, t.gpu_scalar ? NULL : &t.gpu_at, &gv, &gk, err)) != GPUFIT_OK)
             return st;
     }
     for (size_t i = 0; i < t.n; i++)
-        if ((st = apply_member(&c, json, len, NULL, &t.k[i], &t.v[i], err)) != GPUFIT_OK)
+        if ((st = apply_member(&c, json, len, NULL, &t.k[i], &t.v[i], t.plain[i], err)) !=
+            GPUFIT_OK)
             return st;
     for (gpufit__json *p = t.more ? &t.rest : NULL; p != NULL;) { /* past MEMBERS_MAX */
         gpufit__json_token k, v;
@@ -691,7 +759,7 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
         if (k.type == GPUFIT__JSON_OBJECT_END)
             break;
         if ((st = gpufit__json_next(p, &v, err)) != GPUFIT_OK ||
-            (st = apply_member(&c, json, len, p, &k, &v, err)) != GPUFIT_OK)
+            (st = apply_member(&c, json, len, p, &k, &v, 0, err)) != GPUFIT_OK)
             return st;
     }
     gpufit__model_refresh(&c.m);

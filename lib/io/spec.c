@@ -105,7 +105,7 @@ int32_t gpufit_apply_spec(gpufit_model *m, gpufit_job *j, const char *spec, gpuf
      * refuses a key given twice (by any alias) and conflicting keys: within one spec the last
      * one would win silently. */
     gpufit__doc_keys seen;
-    memset(&seen, 0, sizeof seen);
+    gpufit__doc_keys_init(&seen);
     for (int pass = 0; pass < 2; pass++) {
         size_t pos = 0;
         spec_token t = {0, 0, 0, 0};

@@ -8,10 +8,14 @@
 void gpufit__model_refresh(struct gpufit_model *m)
 {
     m->cache_state = 0;
-    if (gpufit__model_resolve(m, &m->cache_shape, NULL) != GPUFIT_OK ||
-        gpufit__model_count(&m->cache_shape, &m->cache_counts, NULL) != GPUFIT_OK)
+    if (gpufit__model_resolve(m, &m->cache_shape, NULL) != GPUFIT_OK)
         return;
-    m->cache_ng = (uint32_t)gpufit__model_tensors(&m->cache_shape, m->cache_groups);
+    /* the groups once: the counts are summed from them (gpufit__model_count walks them too) */
+    size_t ng = gpufit__model_tensors(&m->cache_shape, m->cache_groups);
+    if (gpufit__model_count_groups(&m->cache_shape, m->cache_groups, ng, &m->cache_counts,
+                                   NULL) != GPUFIT_OK)
+        return;
+    m->cache_ng = (uint32_t)ng;
     gpufit__aggregates_build(&m->cache_shape, m->cache_groups, m->cache_ng, &m->cache_agg);
     m->cache_state = 1;
 }
@@ -20,20 +24,24 @@ void gpufit__model_refresh(struct gpufit_model *m)
 
 void gpufit__model_assign(struct gpufit_model *dst, const struct gpufit_model *src)
 {
-    /* the parameters and GGUF totals, the GGUF layers in use, the cache's fixed part, the
-     * tensor groups in use, and what follows them: the unused tails of the two arrays (2 and
-     * 1.5 KiB) are not copied */
+    /* the parameters and GGUF totals, the GGUF layers in use, and the cache when it is valid:
+     * its fixed part, the tensor groups in use and the aggregates. The unused tails of the two
+     * arrays (2 and 1.5 KiB) are not copied, nor a stale cache (nothing reads it: only
+     * cache_state and cache_ng are) */
     size_t layers = src->gguf_layers < GPUFIT__GGUF_LAYERS_MAX ? src->gguf_layers
                                                                 : GPUFIT__GGUF_LAYERS_MAX;
-    size_t ng = src->cache_state == 1 && src->cache_ng < GPUFIT__TGROUPS_MAX
-                    ? src->cache_ng
-                    : src->cache_state == 1 ? GPUFIT__TGROUPS_MAX : 0;
     memcpy(dst, src, offsetof(struct gpufit_model, gguf_layer_bytes));
     memcpy(dst->gguf_layer_bytes, src->gguf_layer_bytes, layers * sizeof src->gguf_layer_bytes[0]);
+    dst->from_unknown_type = src->from_unknown_type;
+    if (src->cache_state != 1) {
+        dst->cache_state = src->cache_state;
+        dst->cache_ng = src->cache_ng;
+        return;
+    }
+    size_t ng = src->cache_ng < GPUFIT__TGROUPS_MAX ? src->cache_ng : GPUFIT__TGROUPS_MAX;
     memcpy(&dst->cache_state, &src->cache_state, SPAN(cache_state, cache_groups));
     memcpy(dst->cache_groups, src->cache_groups, ng * sizeof src->cache_groups[0]);
-    memcpy(&dst->cache_agg, &src->cache_agg,
-           sizeof *src - offsetof(struct gpufit_model, cache_agg));
+    memcpy(&dst->cache_agg, &src->cache_agg, sizeof src->cache_agg);
 }
 
 static uint64_t gcd(uint64_t a, uint64_t b)

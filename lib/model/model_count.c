@@ -321,9 +321,15 @@ group_size(const gpufit__shape *s, const gpufit__tgroup *g, uint64_t *all, uint6
 int32_t gpufit__model_count(const gpufit__shape *s, gpufit__counts *out, gpufit_error *err)
 {
     gpufit__tgroup groups[GPUFIT__TGROUPS_MAX];
+    size_t n = gpufit__model_tensors(s, groups);
+    return gpufit__model_count_groups(s, groups, n, out, err);
+}
+
+int32_t gpufit__model_count_groups(const gpufit__shape *s, const gpufit__tgroup *groups, size_t n,
+                                   gpufit__counts *out, gpufit_error *err)
+{
     gpufit__counts c = {0};
     uint64_t layer_active[GPUFIT__W_COUNT] = {0};
-    size_t n = gpufit__model_tensors(s, groups);
     int ovf = 0;
     for (size_t i = 0; i < n; i++) {
         const gpufit__tgroup *g = &groups[i];

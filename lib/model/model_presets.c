@@ -404,8 +404,9 @@ static int32_t preset_find(const char *name, size_t len)
     if (len <= sizeof low) {
         for (size_t k = 0; k < len; k++)
             low[k] = (char)((name[k] >= 'A' && name[k] <= 'Z') ? name[k] - 'A' + 'a' : name[k]);
-        int32_t r = gpufit__name_index_find(preset_names,
-                                            sizeof preset_names / sizeof preset_names[0], low, len);
+        int32_t r = gpufit__name_hash_find(preset_names,
+                                           sizeof preset_names / sizeof preset_names[0],
+                                           preset_names_hash, preset_names_SLOTS, low, len);
         if (r >= 0 && (size_t)r < N_PRESETS) {
             const char *base;
             if (matches(&presets[r], name, len) ||

@@ -520,12 +520,17 @@ const gpufit__param_entry *gpufit__param_find_name_linear(const char *name, size
 
 const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len)
 {
-    int32_t r = gpufit__name_index_find(param_names, sizeof param_names / sizeof param_names[0],
-                                        name, len);
-    if (r >= 0 && (size_t)r < N_PARAMS) {
+    /* the generated hash table (param_index.inc): each slot names a row of the table, which
+     * is compared with the name itself (an alias slot with its aliases) */
+    size_t mask = param_names_SLOTS - 1, h = gpufit__name_hash(name, len) & mask;
+    for (size_t probes = 0; probes <= mask; probes++, h = (h + 1) & mask) {
+        unsigned slot = param_names_hash[h];
+        size_t r = (slot & ~(unsigned)PARAM_HASH_ALIAS) - 1;
+        if (slot == 0 || r >= N_PARAMS)
+            break; /* an empty slot ends the probe sequence */
         const gpufit__param_entry *e = &table[r];
-        if ((e->name_len == len && memcmp(e->name, name, len) == 0) ||
-            (e->aliases != NULL && alias_match(e->aliases, name, len)))
+        if ((slot & PARAM_HASH_ALIAS) == 0 ? e->name_len == len && gpufit__bytes_eq(e->name, name, len)
+                                           : e->aliases != NULL && alias_match(e->aliases, name, len))
             return e;
     }
     /* not in the index (an unknown name, or a stale index): the scan is the reference */
@@ -534,7 +539,9 @@ const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len)
 
 /* ---- applicability: keys that only mean something for some models or jobs ------------- */
 typedef struct applies_row {
+    int32_t domain; /* the id's domain (the check skips the other's rows without a lookup) */
     int32_t id;
+    size_t offset; /* of the id's int64_t field (gpufit__applies_consistent checks both) */
     uint32_t needs; /* GPUFIT__AP_* */
     const char *where;
 } applies_row;
@@ -544,32 +551,45 @@ typedef struct applies_row {
  * ignore it. */
 static const applies_row applies[] = {
 #define MOE_ONLY "mixture-of-experts models (n_experts > 0)"
-    {GPUFIT_MODEL_EXPERTS_PER_TOKEN, GPUFIT__AP_MOE, MOE_ONLY},
-    {GPUFIT_MODEL_N_SHARED_EXPERTS, GPUFIT__AP_MOE, MOE_ONLY},
-    {GPUFIT_MODEL_MOE_FFN_HIDDEN_SIZE, GPUFIT__AP_MOE, MOE_ONLY},
-    {GPUFIT_MODEL_N_DENSE_LAYERS, GPUFIT__AP_MOE, MOE_ONLY},
-    {GPUFIT_MODEL_SHARED_FFN_HIDDEN_SIZE, GPUFIT__AP_MOE, MOE_ONLY},
-    {GPUFIT_MODEL_ROUTER_BIAS, GPUFIT__AP_MOE, MOE_ONLY},
-    {GPUFIT_MODEL_SHARED_EXPERT_GATE, GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_EXPERTS_PER_TOKEN, MOFF(experts_per_token), GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_N_SHARED_EXPERTS, MOFF(n_shared_experts), GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_MOE_FFN_HIDDEN_SIZE, MOFF(moe_ffn_hidden_size), GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_N_DENSE_LAYERS, MOFF(n_dense_layers), GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_SHARED_FFN_HIDDEN_SIZE, MOFF(shared_ffn_hidden_size), GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_ROUTER_BIAS, MOFF(router_bias), GPUFIT__AP_MOE, MOE_ONLY},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_SHARED_EXPERT_GATE, MOFF(shared_expert_gate), GPUFIT__AP_MOE, MOE_ONLY},
 #undef MOE_ONLY
-    {GPUFIT_MODEL_N_ENCODER_LAYERS, GPUFIT__AP_ENCDEC, "encoder-decoder models (arch=encoder_decoder)"},
-    {GPUFIT_MODEL_N_DECODER_LAYERS, GPUFIT__AP_ENCDEC, "encoder-decoder models (arch=encoder_decoder)"},
-    {GPUFIT_MODEL_Q_LORA_RANK, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
-    {GPUFIT_MODEL_QK_NOPE_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
-    {GPUFIT_MODEL_QK_ROPE_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
-    {GPUFIT_MODEL_V_HEAD_DIM, GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
-    {GPUFIT_JOB_TRAINER, GPUFIT__AP_PT_TRAIN, "training with framework=pytorch"},
-    {GPUFIT_JOB_OPTIMIZER_IMPL, GPUFIT__AP_PT_TRAIN, "training with framework=pytorch"},
-    {GPUFIT_JOB_N_GPU_LAYERS, GPUFIT__AP_OFFLOAD,
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_N_ENCODER_LAYERS, MOFF(n_encoder_layers), GPUFIT__AP_ENCDEC, "encoder-decoder models (arch=encoder_decoder)"},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_N_DECODER_LAYERS, MOFF(n_decoder_layers), GPUFIT__AP_ENCDEC, "encoder-decoder models (arch=encoder_decoder)"},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_Q_LORA_RANK, MOFF(q_lora_rank), GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_QK_NOPE_HEAD_DIM, MOFF(qk_nope_head_dim), GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_QK_ROPE_HEAD_DIM, MOFF(qk_rope_head_dim), GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
+    {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_V_HEAD_DIM, MOFF(v_head_dim), GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
+    {GPUFIT_DOMAIN_JOB, GPUFIT_JOB_TRAINER, JOFF(trainer), GPUFIT__AP_PT_TRAIN, "training with framework=pytorch"},
+    {GPUFIT_DOMAIN_JOB, GPUFIT_JOB_OPTIMIZER_IMPL, JOFF(optimizer_impl), GPUFIT__AP_PT_TRAIN, "training with framework=pytorch"},
+    {GPUFIT_DOMAIN_JOB, GPUFIT_JOB_N_GPU_LAYERS, JOFF(n_gpu_layers), GPUFIT__AP_OFFLOAD,
      "inference with llama.cpp or PyTorch (vLLM and SGLang keep every layer on the GPU; "
      "training offloads no layers)"},
 };
 
 int32_t gpufit__check_applies(int32_t domain, const void *h, uint32_t have, gpufit_error *err)
 {
+    /* the default of each field, from the generated initialisers (when they are current) */
+    const char *def = N_PARAMS != PARAM_INDEX_ROWS   ? NULL
+                      : domain == GPUFIT_DOMAIN_MODEL ? (const char *)&model_default
+                                                      : (const char *)&job_default;
     for (size_t i = 0; i < sizeof applies / sizeof applies[0]; i++) {
+        if (applies[i].domain != domain || (applies[i].needs & have) != 0)
+            continue;
+        int64_t x, d;
+        if (def != NULL) { /* the usual case: the field equals its default */
+            memcpy(&x, (const char *)h + applies[i].offset, sizeof x);
+            memcpy(&d, def + applies[i].offset, sizeof d);
+            if (x == d)
+                continue;
+        }
         const gpufit__param_entry *e = gpufit__param_find(applies[i].id);
-        if (e == NULL || e->domain != domain || (applies[i].needs & have) != 0)
+        if (e == NULL || e->domain != domain)
             continue;
         const char *f = (const char *)h + e->offset;
         double v = e->is_double ? *(const double *)f : (double)*(const int64_t *)f;
@@ -588,18 +608,61 @@ int32_t gpufit__check_applies(int32_t domain, const void *h, uint32_t have, gpuf
     return GPUFIT_OK;
 }
 
+int gpufit__applies_consistent(void)
+{
+    for (size_t i = 0; i < sizeof applies / sizeof applies[0]; i++) {
+        const gpufit__param_entry *e = gpufit__param_find(applies[i].id);
+        if (e == NULL || e->domain != applies[i].domain || e->is_double ||
+            e->type == GPUFIT_TYPE_LIST || e->offset != applies[i].offset)
+            return 0;
+    }
+    return 1;
+}
+
 /* ---- one document: duplicate and conflicting keys ------------------------------------ */
+_Static_assert((param_names_SLOTS & (param_names_SLOTS - 1)) == 0, "a power of two");
 _Static_assert(N_PARAMS + 1 <= GPUFIT__DOC_KEYS_MAX, "gpufit__doc_keys holds every parameter");
+
+void gpufit__doc_keys_init(gpufit__doc_keys *d)
+{
+    memset(d->seen, 0, sizeof d->seen);
+}
+
+static int doc_seen(const gpufit__doc_keys *d, size_t slot)
+{
+    return slot < GPUFIT__DOC_KEYS_MAX && (d->seen[slot / 64] >> (slot % 64) & 1u) != 0;
+}
+
+/* pairs that set the same thing two ways: the capacity depended on their order */
+static const int32_t conflicts[][2] = {{GPUFIT_JOB_GPU_MEMORY_GIB, GPUFIT_JOB_GPU_MEMORY_BYTES}};
+
+static int32_t doc_entry_full(gpufit__doc_keys *d, const gpufit__param_entry *e, const char *key,
+                              size_t klen, uint64_t offset, gpufit_error *err);
 
 int32_t gpufit__doc_entry(gpufit__doc_keys *d, const gpufit__param_entry *e, const char *key,
                           size_t klen, uint64_t offset, gpufit_error *err)
 {
-    /* pairs that set the same thing two ways: the capacity depended on their order */
-    static const int32_t conflicts[][2] = {{GPUFIT_JOB_GPU_MEMORY_GIB, GPUFIT_JOB_GPU_MEMORY_BYTES}};
+    /* the usual key: not seen before, in no conflicting pair (a small function: the reports
+     * are in doc_entry_full) */
+    size_t slot = e == NULL ? N_PARAMS : (size_t)(e - table);
+    int32_t id = e == NULL ? 0 : e->id;
+    int paired = 0;
+    for (size_t c = 0; c < sizeof conflicts / sizeof conflicts[0]; c++)
+        paired |= id != 0 && (conflicts[c][0] == id || conflicts[c][1] == id);
+    if (paired || doc_seen(d, slot))
+        return doc_entry_full(d, e, key, klen, offset, err);
+    d->seen[slot / 64] |= (uint64_t)1 << (slot % 64);
+    d->at[slot] = offset + 1;
+    return GPUFIT_OK;
+}
+
+static int32_t doc_entry_full(gpufit__doc_keys *d, const gpufit__param_entry *e, const char *key,
+                              size_t klen, uint64_t offset, gpufit_error *err)
+{
     size_t slot = e == NULL ? N_PARAMS : (size_t)(e - table);
     const char *name = e == NULL ? "model" : e->name;
     int32_t id = e == NULL ? 0 : e->id;
-    if (d->at[slot] != 0)
+    if (doc_seen(d, slot))
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, id, offset,
                             "duplicate key '%s' (at bytes %llu and %llu; '%.*s' the second time): "
                             "give each key once",
@@ -611,7 +674,7 @@ int32_t gpufit__doc_entry(gpufit__doc_keys *d, const gpufit__param_entry *e, con
                 continue;
             const gpufit__param_entry *o = gpufit__param_find(conflicts[c][1 - side]);
             size_t os = (size_t)(o - table);
-            if (d->at[os] != 0)
+            if (doc_seen(d, os))
                 return gpufit__fail(err, GPUFIT_E_INCONSISTENT, id, offset,
                                     "'%s' (byte %llu) and '%s' (byte %llu) both set the GPU "
                                     "capacity: give one of them",
@@ -619,6 +682,7 @@ int32_t gpufit__doc_entry(gpufit__doc_keys *d, const gpufit__param_entry *e, con
                                     (unsigned long long)offset);
         }
     }
+    d->seen[slot / 64] |= (uint64_t)1 << (slot % 64);
     d->at[slot] = offset + 1;
     return GPUFIT_OK;
 }
@@ -651,7 +715,8 @@ static void set_default(const gpufit__param_entry *e, void *f)
  * job_default_rows[] in param_index.inc; lists start empty). */
 static void defaults(int32_t domain, void *h, const uint16_t *rows, size_t n_rows)
 {
-    int walk = N_PARAMS != PARAM_INDEX_ROWS; /* rows added or removed since `make index` */
+    /* every row when rows is NULL or rows were added or removed since `make index` */
+    int walk = rows == NULL || N_PARAMS != PARAM_INDEX_ROWS;
     size_t n = walk ? N_PARAMS : n_rows;
     for (size_t i = 0; i < n; i++) {
         size_t r = walk ? i : rows[i];
@@ -662,22 +727,44 @@ static void defaults(int32_t domain, void *h, const uint16_t *rows, size_t n_row
 
 void gpufit__model_defaults(struct gpufit_model *m)
 {
-    /* zero bytes everywhere but the two arrays (gguf_layer_bytes, cache_groups: 3.5 KiB),
-     * which nothing reads past their counts (gguf_layers, cache_ng), zero here */
-    memset(m, 0, offsetof(struct gpufit_model, gguf_layer_bytes));
-    memset(&m->cache_state, 0,
-           offsetof(struct gpufit_model, cache_groups) - offsetof(struct gpufit_model, cache_state));
-    memset(&m->cache_agg, 0, sizeof *m - offsetof(struct gpufit_model, cache_agg));
-    defaults(GPUFIT_DOMAIN_MODEL, m, model_default_rows,
-             sizeof model_default_rows / sizeof model_default_rows[0]);
+    /* the parameters, then the cache marked stale: nothing reads the cache's other fields
+     * (shape, counts, groups, aggregates) or the arrays past their counts until a refresh
+     * writes them (cache_state 1), so they are left as they are */
+    if (N_PARAMS == PARAM_INDEX_ROWS) { /* the generated initialiser is current */
+        memcpy(m, &model_default, offsetof(struct gpufit_model, gguf_layer_bytes));
+    } else {
+        memset(m, 0, offsetof(struct gpufit_model, gguf_layer_bytes));
+        defaults(GPUFIT_DOMAIN_MODEL, m, model_default_rows,
+                 sizeof model_default_rows / sizeof model_default_rows[0]);
+    }
+    m->cache_state = 0;
+    m->cache_ng = 0;
+    m->from_unknown_type = 0;
+    memcpy(m->name, "custom", sizeof "custom");
+}
+
+void gpufit__model_defaults_walk(struct gpufit_model *m)
+{
+    memset(m, 0, sizeof *m);
+    defaults(GPUFIT_DOMAIN_MODEL, m, NULL, 0);
     memcpy(m->name, "custom", sizeof "custom");
 }
 
 void gpufit__job_defaults(struct gpufit_job *j)
 {
+    if (N_PARAMS == PARAM_INDEX_ROWS) { /* the generated initialiser is current */
+        *j = job_default;
+    } else {
+        memset(j, 0, sizeof *j);
+        defaults(GPUFIT_DOMAIN_JOB, j, job_default_rows,
+                 sizeof job_default_rows / sizeof job_default_rows[0]);
+    }
+}
+
+void gpufit__job_defaults_walk(struct gpufit_job *j)
+{
     memset(j, 0, sizeof *j);
-    defaults(GPUFIT_DOMAIN_JOB, j, job_default_rows,
-             sizeof job_default_rows / sizeof job_default_rows[0]);
+    defaults(GPUFIT_DOMAIN_JOB, j, NULL, 0);
 }
 
 /* ---- typed set/get ------------------------------------------------------------------ */
@@ -1197,17 +1284,29 @@ int32_t gpufit__apply_entry(struct gpufit_model *m, struct gpufit_job *j,
         return apply_list(e, j, val, vlen, offset, err);
     if (e->id == GPUFIT_JOB_FRAMEWORK_VERSION || e->id == GPUFIT_JOB_CUDA_VERSION)
         return apply_version(e, j, val, vlen, offset, err);
-    if (e->min_i == -1 && !e->is_double && gpufit__streq_ci(val, vlen, "auto"))
+    /* the names compare without case; the first byte first (vlen > 0 here) */
+    int first = val[0] >= 'A' && val[0] <= 'Z' ? val[0] - 'A' + 'a' : val[0];
+    if (e->min_i == -1 && !e->is_double && first == 'a' && gpufit__streq_ci(val, vlen, "auto"))
         return set_int(e, m, j, -1, offset, err);
     if (e->values != NULL) {
         for (const gpufit__enum_value *ev = e->values; ev->name != NULL; ev++)
-            if (gpufit__streq_ci(val, vlen, ev->name))
+            if ((ev->name[0] == first ||
+                 (ev->name[0] >= 'A' && ev->name[0] <= 'Z' && ev->name[0] - 'A' + 'a' == first)) &&
+                gpufit__streq_ci(val, vlen, ev->name))
                 return set_int(e, m, j, ev->value, offset, err);
         if (e->type == GPUFIT_TYPE_ENUM)
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
                                 "%s: unknown value '%.*s' (see 'gpufit params')%s", e->name,
                                 (int)(vlen > 64 ? 64 : vlen), val,
                                 (gpufit__suggest_value(e, val, vlen, hint, sizeof hint), hint));
+    }
+    if (!e->is_double && vlen <= 15) { /* plain decimal digits: what the path below gives */
+        int64_t x = 0;
+        size_t i = 0;
+        for (; i < vlen && val[i] >= '0' && val[i] <= '9'; i++)
+            x = x * 10 + (val[i] - '0');
+        if (i == vlen) /* exact as a double, below 9e15: set_float would pass it to set_int */
+            return set_int(e, m, j, x, offset, err);
     }
     double v, unit;
     if (parse_number(val, vlen, &v, &unit) != 0)

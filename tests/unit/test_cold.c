@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: MIT */
+/* The cold path (issue 16): new handles, gpufit_apply_json, free. Its shortcuts must give what
+ * the reference paths give: the generated default initialisers what the table walk writes. */
+#include <criterion/criterion.h>
+
+#include "internal.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+Test(cold, model_defaults_equal_the_table_walk)
+{
+    static struct gpufit_model a, b;
+    memset(&a, 0xA5, sizeof a); /* the copy must write every parameter byte */
+    gpufit__model_defaults(&a);
+    gpufit__model_defaults_walk(&b);
+    cr_assert_eq(memcmp(&a, &b, offsetof(struct gpufit_model, gguf_layer_bytes)), 0);
+    cr_assert_eq(a.cache_state, 0);
+    cr_assert_eq(a.cache_ng, 0);
+    cr_assert_eq(a.from_unknown_type, 0);
+    cr_assert_str_eq(a.name, "custom");
+}
+
+Test(cold, job_defaults_equal_the_table_walk)
+{
+    static struct gpufit_job a, b;
+    memset(&a, 0xA5, sizeof a);
+    gpufit__job_defaults(&a);
+    gpufit__job_defaults_walk(&b);
+    cr_assert_eq(memcmp(&a, &b, sizeof a), 0);
+    cr_assert_eq(a.plan_state, 0);
+}
+
+Test(cold, every_default_reads_back_as_the_table_says)
+{
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    cr_assert_eq(gpufit_model_new(&m, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_job_new(&j, NULL), GPUFIT_OK);
+    for (int32_t p = gpufit_param_next(0); p != 0; p = gpufit_param_next(p)) {
+        gpufit_param_info info = {.struct_size = sizeof info};
+        cr_assert_eq(gpufit_param_get_info(p, &info), GPUFIT_OK);
+        if (info.type == GPUFIT_TYPE_LIST)
+            continue;
+        double d = 0.0;
+        int32_t st = info.domain == GPUFIT_DOMAIN_MODEL ? gpufit_model_get_float(m, p, &d, NULL)
+                                                        : gpufit_job_get_float(j, p, &d, NULL);
+        cr_assert_eq(st, GPUFIT_OK, "%s", info.name);
+        cr_assert_eq(d, info.default_float, "%s: %g, the table says %g", info.name, d,
+                     info.default_float);
+    }
+    gpufit_model_free(m);
+    gpufit_job_free(j);
+}
+
+/* ---- gpufit__bytes_eq: equal to memcmp on every length and every differing position ---- */
+Test(cold, bytes_eq_agrees_with_memcmp)
+{
+    char a[48], b[48];
+    for (size_t n = 0; n <= 40; n++) {
+        for (size_t i = 0; i < n; i++)
+            a[i] = b[i] = (char)('a' + (i * 7) % 26);
+        cr_assert(gpufit__bytes_eq(a, b, n), "n=%zu", n);
+        for (size_t d = 0; d < n; d++) { /* one byte differs, including high bytes */
+            b[d] = (char)0xC3;
+            cr_assert_eq(gpufit__bytes_eq(a, b, n), memcmp(a, b, n) == 0, "n=%zu d=%zu", n, d);
+            b[d] = a[d];
+        }
+    }
+}
+
+/* ---- the parameter names through the generated hash table ---- */
+static void agree(const char *name, size_t len)
+{
+    cr_assert_eq(gpufit__param_find_name(name, len), gpufit__param_find_name_linear(name, len),
+                 "'%.*s'", (int)len, name);
+}
+
+Test(cold, hashed_name_lookup_equals_the_linear_scan)
+{
+    char buf[512];
+    for (size_t i = 0; gpufit__param_at(i) != NULL; i++) {
+        const gpufit__param_entry *e = gpufit__param_at(i);
+        size_t n = strlen(e->name);
+        cr_assert_eq(gpufit__param_find_name(e->name, n), e, "%s", e->name);
+        /* keys that differ only in case, by one byte, or by length are other keys (or none) */
+        memcpy(buf, e->name, n);
+        for (size_t k = 0; k < n; k++) {
+            char c = buf[k];
+            buf[k] = (char)(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+            agree(buf, n);
+            buf[k] = (char)(c ^ 1);
+            agree(buf, n);
+            buf[k] = (char)0xE9; /* a non-ASCII byte */
+            agree(buf, n);
+            buf[k] = c;
+        }
+        agree(e->name, n - 1);
+        memcpy(buf + n, "_x", 2);
+        agree(buf, n + 2);
+        for (const char *a = e->aliases; a != NULL && *a != '\0';) { /* every alias */
+            size_t an = strcspn(a, " ");
+            cr_assert_eq(gpufit__param_find_name(a, an), e, "alias %.*s", (int)an, a);
+            a += an;
+            a += strspn(a, " ");
+        }
+    }
+    agree("", 0);
+    memset(buf, 't', sizeof buf); /* very long keys */
+    for (size_t n = 1; n <= sizeof buf; n *= 2)
+        agree(buf, n);
+}
+
+/* ---- gpufit_apply_json: keys and values read in place must report as the decoder does ---- */
+typedef struct json_case {
+    const char *json;
+    int32_t status;
+    uint64_t offset;
+    const char *message; /* NULL: the scenario applies */
+} json_case;
+
+static void check_json(const json_case *c, size_t len)
+{
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    cr_assert_eq(gpufit_model_new(&m, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_job_new(&j, NULL), GPUFIT_OK);
+    int32_t st = gpufit_apply_json(m, j, c->json, len, &err);
+    cr_assert_eq(st, c->status, "%s: %d (%s)", c->json, st, err.message);
+    if (c->message != NULL) {
+        cr_assert_eq(err.offset, c->offset, "%s: offset %llu", c->json,
+                     (unsigned long long)err.offset);
+        cr_assert_str_eq(err.message, c->message, "%s", c->json);
+    }
+    gpufit_model_free(m);
+    gpufit_job_free(j);
+}
+
+Test(cold, json_keys_and_values_in_place_or_decoded)
+{
+    static const json_case cases[] = {
+        {"{\"t\\u0070\": 2}", GPUFIT_OK, 0, NULL}, /* an escaped key is the same key */
+        {"{\"\\u0074p\": 2, \"task\": \"pre\\u0074rain\"}", GPUFIT_OK, 0, NULL},
+        {"{\"tp\": 2, \"t\\u0070\": 2}", GPUFIT_E_INVALID_ARG, 10,
+         "duplicate key 'tp' (at bytes 1 and 10; 'tp' the second time): give each key once"},
+        {"{\"TP\": 2}", GPUFIT_E_UNKNOWN_PARAM, 1,
+         "unknown key 'TP' (see 'gpufit params' and scenario.md); did you mean 'etp'?"},
+        {"{\"Task\": \"pretrain\"}", GPUFIT_E_UNKNOWN_PARAM, 1,
+         "unknown key 'Task' (see 'gpufit params' and scenario.md)"},
+        {"{\"t\x7fp\": 2}", GPUFIT_E_UNKNOWN_PARAM, 1,
+         "unknown key 't?p' (it contains a control character)"},
+        {"{\"task\": \"pre\x7f\"}", GPUFIT_E_INVALID_ARG, 9,
+         "value of 'task' contains a control character"},
+        {"{\"task\": \"pre\\u0000train\"}", GPUFIT_E_INVALID_ARG, 9,
+         "value of 'task' contains a control character"},
+        {"{\"task\": \"pretrain\\n\"}", GPUFIT_E_INVALID_ARG, 9,
+         "value of 'task' contains a control character"},
+        {"{\"ta\\ud83d\\ude00sk\": 1}", GPUFIT_E_UNKNOWN_PARAM, 1,
+         "unknown key 'ta\xf0\x9f\x98\x80sk' (see 'gpufit params' and scenario.md)"},
+        {"{\"tp\xc3\xa9\": 2}", GPUFIT_E_UNKNOWN_PARAM, 1,
+         "unknown key 'tp\xc3\xa9' (see 'gpufit params' and scenario.md)"},
+        {"{\"t\xffp\": 2}", GPUFIT_E_UNKNOWN_PARAM, 1,
+         "unknown key 't\xffp' (see 'gpufit params' and scenario.md); did you mean 'tp'?"},
+        {"{\"mod", GPUFIT_E_PARSE, 5,
+         "JSON: unterminated string (opened at byte 1): expected '\"' at byte 5"},
+        {"{\"model\": \"lla", GPUFIT_E_PARSE, 14,
+         "JSON: unterminated string (opened at byte 10): expected '\"' at byte 14"},
+        {"{\"task\": \"\\x\"}", GPUFIT_E_PARSE, 10,
+         "JSON: invalid escape: expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX after "
+         "'\\', found 'x' at byte 10"},
+        {"{\"model\": {\"preset\": \"llama-3-8b\", \"name\": \"mine\"}, \"gpu\": \"H100\", "
+         "\"precision\": \"BF16\", \"sp\": true, \"tp\": 2.0}",
+         GPUFIT_OK, 0, NULL},
+        {"{\"model\": {\"model\": 1}}", GPUFIT_E_INVALID_ARG, 11,
+         "'model.model' is not a model key: put it at the top level"},
+        {"{\"model\": {\"gpu\": 1}}", GPUFIT_E_INVALID_ARG, 11,
+         "'model.gpu' is not a model key: put it at the top level"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        check_json(&cases[i], strlen(cases[i].json));
+}
+
+Test(cold, json_long_keys_and_values)
+{
+    static char doc[4096];
+    /* a key of KEY_MAX (128) bytes is read (and unknown); one more byte is too long, also when
+     * its escapes decode to that many */
+    for (int n = 127; n <= 129; n++) {
+        int w = snprintf(doc, sizeof doc, "{\"%0*d\": 1}", n, 0);
+        json_case c = {doc, GPUFIT_E_UNKNOWN_PARAM, 1, NULL};
+        check_json(&c, (size_t)w);
+    }
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    gpufit_model_new(&m, NULL);
+    gpufit_job_new(&j, NULL);
+    int w = snprintf(doc, sizeof doc, "{\"%0*d\": 1}", 129, 0);
+    gpufit_apply_json(m, j, doc, (size_t)w, &err);
+    cr_assert(strstr(err.message, "(longer than 128 bytes)") != NULL, "%s", err.message);
+    size_t o = 0;
+    o += (size_t)snprintf(doc, sizeof doc, "{\"");
+    for (int k = 0; k < 130; k++)
+        o += (size_t)snprintf(doc + o, sizeof doc - o, "\\u0061");
+    o += (size_t)snprintf(doc + o, sizeof doc - o, "\": 1}");
+    gpufit_apply_json(m, j, doc, o, &err);
+    cr_assert(strstr(err.message, "(longer than 128 bytes)") != NULL, "%s", err.message);
+    /* values: 1024 bytes are read, 1025 are too long */
+    for (int n = 1024; n <= 1025; n++) {
+        w = snprintf(doc, sizeof doc, "{\"task\": \"%0*d\"}", n, 0);
+        err = (gpufit_error)GPUFIT_ERROR_INIT;
+        cr_assert_eq(gpufit_apply_json(m, j, doc, (size_t)w, &err), GPUFIT_E_INVALID_ARG);
+        cr_assert_eq(err.offset, 9);
+        cr_assert_eq(strstr(err.message, "is longer than 1024 bytes") != NULL, n == 1025, "%s",
+                     err.message);
+    }
+    /* a document cut anywhere inside a string value or key is a parse error, never a read
+     * past the length */
+    static const char full[] = "{\"model\": \"llama-3-8b\", \"task\": \"inference\"}";
+    for (size_t cut = 1; cut < sizeof full - 1; cut++) {
+        err = (gpufit_error)GPUFIT_ERROR_INIT;
+        cr_assert_eq(gpufit_apply_json(m, j, full, cut, &err), GPUFIT_E_PARSE, "cut %zu", cut);
+        cr_assert_leq(err.offset, cut);
+    }
+    gpufit_model_free(m);
+    gpufit_job_free(j);
+}
+
+/* check_applies compares fields by the offsets in its own table: they must be the table's */
+Test(cold, applies_rows_name_their_fields)
+{
+    cr_assert(gpufit__applies_consistent());
+}
+
+/* gpufit__name_hash_find over a small hand-built table: hits, misses, a full probe cycle, and
+ * a table whose size is not a power of two */
+Test(cold, name_hash_find_probes_and_stops)
+{
+    static const gpufit__name_row rows[] = {{"ab", 2, 7}, {"ba", 2, 9}, {"abc", 3, 11}};
+    uint16_t slots[8] = {0};
+    for (uint16_t i = 0; i < 3; i++) { /* as tools/gen_index.c fills it */
+        size_t h = gpufit__name_hash(rows[i].name, rows[i].len) & 7;
+        while (slots[h] != 0)
+            h = (h + 1) & 7;
+        slots[h] = (uint16_t)(i + 1);
+    }
+    cr_assert_eq(gpufit__name_hash_find(rows, 3, slots, 8, "ab", 2), 7);
+    cr_assert_eq(gpufit__name_hash_find(rows, 3, slots, 8, "ba", 2), 9);
+    cr_assert_eq(gpufit__name_hash_find(rows, 3, slots, 8, "abc", 3), 11);
+    cr_assert_eq(gpufit__name_hash_find(rows, 3, slots, 8, "AB", 2), -1); /* exact case */
+    cr_assert_eq(gpufit__name_hash_find(rows, 3, slots, 8, "a", 1), -1);
+    cr_assert_eq(gpufit__name_hash_find(rows, 3, slots, 8, "", 0), -1);
+    cr_assert_eq(gpufit__name_hash_find(rows, 3, slots, 6, "ab", 2), -1);
+    /* every slot taken by keys of another length: the probe ends after one cycle */
+    uint16_t full[4] = {3, 3, 3, 3};
+    cr_assert_eq(gpufit__name_hash_find(rows, 3, full, 4, "zz", 2), -1);
+    /* a slot past the rows (a stale table) ends the probe */
+    uint16_t stale[4] = {9, 9, 9, 9};
+    cr_assert_eq(gpufit__name_hash_find(rows, 3, stale, 4, "ab", 2), -1);
+}
+
+/* a key given twice, or both capacity keys, is reported with both offsets whatever the slot
+ * (the seen bits, not zeroed offsets, say which were given); offset 0 is an offset */
+Test(cold, duplicates_in_every_slot)
+{
+    for (size_t i = 0; gpufit__param_at(i) != NULL; i++) {
+        const gpufit__param_entry *e = gpufit__param_at(i);
+        size_t n = strlen(e->name);
+        gpufit__doc_keys d;
+        memset(&d, 0xA5, sizeof d); /* only the init may matter */
+        gpufit__doc_keys_init(&d);
+        gpufit_error err = GPUFIT_ERROR_INIT;
+        cr_assert_eq(gpufit__doc_key(&d, e->name, n, 0, &err), GPUFIT_OK, "%s", e->name);
+        cr_assert_eq(gpufit__doc_key(&d, e->name, n, 9, &err), GPUFIT_E_INVALID_ARG, "%s",
+                     e->name);
+        cr_assert(strstr(err.message, "(at bytes 0 and 9;") != NULL, "%s: %s", e->name,
+                  err.message);
+    }
+    gpufit__doc_keys d;
+    gpufit__doc_keys_init(&d);
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    cr_assert_eq(gpufit__doc_key(&d, "model", 5, 3, &err), GPUFIT_OK);
+    cr_assert_eq(gpufit__doc_key(&d, "gpu_memory_gib", 14, 20, &err), GPUFIT_OK);
+    cr_assert_eq(gpufit__doc_key(&d, "gpu_memory_bytes", 16, 40, &err), GPUFIT_E_INCONSISTENT);
+    cr_assert_str_eq(err.message, "'gpu_memory_gib' (byte 20) and 'gpu_memory_bytes' (byte 40) "
+                                  "both set the GPU capacity: give one of them");
+    cr_assert_eq(gpufit__doc_key(&d, "model", 5, 50, &err), GPUFIT_E_INVALID_ARG);
+    cr_assert(strstr(err.message, "'model' (at bytes 3 and 50;") != NULL, "%s", err.message);
+    cr_assert_eq(gpufit__doc_key(&d, "bogus", 5, 60, &err), GPUFIT_OK); /* unknown: passes */
+}
+
+/* ---- gpufit__json_member_scalar: the same tokens as two gpufit__json_next calls, or 0 with
+ * the cursor untouched ---- */
+#include "json.h"
+
+static int same_token(const gpufit__json_token *a, const gpufit__json_token *b)
+{
+    return a->type == b->type && a->escaped == b->escaped && a->depth == b->depth &&
+           a->offset == b->offset && a->len == b->len && a->text == b->text;
+}
+
+/* Reads doc (len bytes) member by member both ways and compares; returns how many members the
+ * fast path read. Stops at the first member the fast path leaves to the full path. */
+static int walk_both(const char *doc, size_t len)
+{
+    gpufit__json p, q;
+    gpufit__json_token t, k, v, k2, v2;
+    if (gpufit__json_init(&p, doc, len, NULL) != GPUFIT_OK ||
+        gpufit__json_next(&p, &t, NULL) != GPUFIT_OK || t.type != GPUFIT__JSON_OBJECT)
+        return -1;
+    int fast = 0;
+    for (;;) {
+        q = p;
+        if (!gpufit__json_member_scalar(&p, &k, &v)) {
+            cr_assert_eq(memcmp(&p, &q, sizeof p), 0, "%s: the cursor moved", doc);
+            return fast;
+        }
+        fast++;
+        cr_assert_eq(gpufit__json_next(&q, &k2, NULL), GPUFIT_OK, "%s", doc);
+        cr_assert_eq(gpufit__json_next(&q, &v2, NULL), GPUFIT_OK, "%s", doc);
+        cr_assert(same_token(&k, &k2) && same_token(&v, &v2), "%s: member %d", doc, fast);
+        cr_assert_eq(p.pos, q.pos, "%s", doc);
+        cr_assert_eq(p.state, q.state, "%s", doc);
+        cr_assert_eq(p.depth, q.depth, "%s", doc);
+    }
+}
+
+Test(cold, member_scalar_equals_json_next)
+{
+    static const struct {
+        const char *doc;
+        int fast; /* members the fast path reads before it leaves the rest */
+    } cases[] = {
+        {"{\"a\": \"x\", \"bb\" :\t12 ,\n\"c\":true,\"d\": false}", 4},
+        {"{ \"tp\": 8, \"pp\": 4}", 2},
+        {"{}", 0},
+        {"{\"a\": 1,}", 1},                    /* trailing comma: the full path reports it */
+        {"{\"a\": -1}", 0},                    /* negative numbers */
+        {"{\"a\": 1.5}", 0},                   /* fractions */
+        {"{\"a\": 1e3}", 0},                   /* exponents */
+        {"{\"a\": 0}", 0},                     /* zero (and leading zeros) */
+        {"{\"a\": 012}", 0},
+        {"{\"a\": null}", 0},
+        {"{\"a\": [1]}", 0},
+        {"{\"a\": {\"b\": 1}}", 0},
+        {"{\"a\\u0062\": 1}", 0},              /* an escaped key */
+        {"{\"a\": \"x\\ny\"}", 0},             /* an escaped value */
+        {"{\"a\x7f\": 1}", 0},                 /* DEL in a key */
+        {"{\"a\": \"\x7f\"}", 0},              /* DEL in a value */
+        {"{\"a\": \"x\x01\"}", 0},             /* a raw control byte */
+        {"{\"a\" 1}", 0},                      /* no colon */
+        {"{\"a\": 1 \"b\": 2}", 1},            /* no comma: left to the full path */
+        {"{\"a\": tru}", 0},
+        {"{\"a\": truex}", 1},                 /* the literal, then the full path's error */
+        {"{\"a\": 12x}", 1},
+        {"{\"\xc3\xa9\": \"\xff\"}", 1},       /* non-ASCII and invalid UTF-8 pass through */
+        {"{\"a\": \"b\"", 1},                  /* truncated after a member */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        cr_assert_eq(walk_both(cases[i].doc, strlen(cases[i].doc)), cases[i].fast, "%s",
+                     cases[i].doc);
+    /* every truncation of a document: never a read past the length, never a token the full
+     * path would not give */
+    static const char full[] = "{\"model\": \"llama-3-8b\", \"tp\": 8, \"sp\": true, \"x\": false}";
+    for (size_t cut = 1; cut < sizeof full; cut++)
+        walk_both(full, cut);
+    /* a number longer than the tokenizer's limit is left to the full path (which refuses it) */
+    static char big[GPUFIT__JSON_NUMBER_MAX + 32];
+    size_t o = (size_t)snprintf(big, sizeof big, "{\"a\": ");
+    for (int d = 0; d <= GPUFIT__JSON_NUMBER_MAX; d++)
+        big[o++] = '1';
+    big[o++] = '}';
+    cr_assert_eq(walk_both(big, o), 0);
+    /* outside an object, or on a failed cursor: 0 */
+    gpufit__json p;
+    gpufit__json_token k, v;
+    cr_assert_eq(gpufit__json_init(&p, "[\"a\", 1]", 8, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit__json_member_scalar(&p, &k, &v), 0);
+    cr_assert_eq(gpufit__json_next(&p, &k, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit__json_member_scalar(&p, &k, &v), 0);
+}
