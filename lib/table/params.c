@@ -525,9 +525,10 @@ const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len)
     size_t mask = param_names_SLOTS - 1, h = gpufit__name_hash(name, len) & mask;
     for (size_t probes = 0; probes <= mask; probes++, h = (h + 1) & mask) {
         unsigned slot = param_names_hash[h];
-        size_t r = (slot & ~(unsigned)PARAM_HASH_ALIAS) - 1;
-        if (slot == 0 || r >= N_PARAMS)
+        unsigned idx = slot & ~(unsigned)PARAM_HASH_ALIAS; /* 1 + the row; 0 = empty */
+        if (idx == 0 || idx > N_PARAMS)
             break; /* an empty slot ends the probe sequence */
+        size_t r = idx - 1;
         const gpufit__param_entry *e = &table[r];
         if ((slot & PARAM_HASH_ALIAS) == 0 ? e->name_len == len && gpufit__bytes_eq(e->name, name, len)
                                            : e->aliases != NULL && alias_match(e->aliases, name, len))
