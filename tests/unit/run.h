@@ -36,6 +36,20 @@ static inline void done(run_s *s)
     gpufit_model_free(s->m);
 }
 
+/* run() that must succeed (the spec and the library's message on failure). */
+static inline void run_ok(run_s *s, const char *spec)
+{
+    cr_assert_eq(run(s, spec), GPUFIT_OK, "%s: %s", spec, s->err.message);
+}
+
+/* Component c of role 0, bytes. */
+static inline uint64_t bytes0(const run_s *s, int32_t c)
+{
+    uint64_t b = 0;
+    cr_assert_eq(gpufit_result_bytes(s->r, 0, c, &b), GPUFIT_OK);
+    return b;
+}
+
 /* Role i of the result. */
 static inline gpufit_role_info role(const run_s *s, uint32_t i)
 {

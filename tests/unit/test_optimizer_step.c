@@ -13,18 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static void start(run_s *x, const char *spec)
-{
-    cr_assert_eq(run(x, spec), GPUFIT_OK, "%s: %s", spec, x->err.message);
-}
-
-static uint64_t comp(run_s *x, int32_t c)
-{
-    uint64_t b = 0;
-    cr_assert_eq(gpufit_result_bytes(x->r, 0, c, &b), GPUFIT_OK);
-    return b;
-}
-
 static void band(run_s *x, int32_t c, uint64_t *lo, uint64_t *hi)
 {
     cr_assert_eq(gpufit_result_bytes_band(x->r, 0, c, lo, hi), GPUFIT_OK);
@@ -38,16 +26,16 @@ static const uint64_t P = 6738415616ull;
 /* the bytes the step no longer holds: activations, logits (and the autocast copies, 2P) */
 static uint64_t held(run_s *x)
 {
-    return comp(x, GPUFIT_MEM_ACTIVATIONS) + comp(x, GPUFIT_MEM_LOGITS);
+    return bytes0(x, GPUFIT_MEM_ACTIVATIONS) + bytes0(x, GPUFIT_MEM_LOGITS);
 }
 
 Test(optimizer_step, fused_has_no_temporaries)
 {
     run_s x;
-    start(&x, SMALL "precision=amp_bf16 optimizer_impl=fused gpu=h100");
+    run_ok(&x, SMALL "precision=amp_bf16 optimizer_impl=fused gpu=h100");
     uint64_t lo, hi;
     band(&x, GPUFIT_MEM_OPTIMIZER_STATES, &lo, &hi);
-    cr_assert_eq(comp(&x, GPUFIT_MEM_OPTIMIZER_STATES), 8 * P); /* fp32 exp_avg, exp_avg_sq */
+    cr_assert_eq(bytes0(&x, GPUFIT_MEM_OPTIMIZER_STATES), 8 * P); /* fp32 exp_avg, exp_avg_sq */
     cr_assert_eq(lo, 8 * P);
     cr_assert_eq(hi, 8 * P);
     done(&x);
@@ -58,11 +46,11 @@ Test(optimizer_step, fused_has_no_temporaries)
 Test(optimizer_step, auto_is_foreach_with_a_band_from_fused_to_two_lists)
 {
     run_s x;
-    start(&x, SMALL "precision=amp_bf16 gpu=h100");
+    run_ok(&x, SMALL "precision=amp_bf16 gpu=h100");
     uint64_t h = held(&x) + 2 * P, lo, hi;
     cr_assert_lt(h, 4 * P, "the step decides this case");
     band(&x, GPUFIT_MEM_OPTIMIZER_STATES, &lo, &hi);
-    cr_assert_eq(comp(&x, GPUFIT_MEM_OPTIMIZER_STATES), 8 * P + 4 * P - h);
+    cr_assert_eq(bytes0(&x, GPUFIT_MEM_OPTIMIZER_STATES), 8 * P + 4 * P - h);
     cr_assert_eq(lo, 8 * P);              /* fused (transformers with torch >= 2.8) */
     cr_assert_eq(hi, 8 * P + 8 * P - h); /* PyTorch 2.0's second list */
     /* the totals carry it: the allocated peak's band is the component's and the gradients'
@@ -87,10 +75,10 @@ Test(optimizer_step, auto_is_foreach_with_a_band_from_fused_to_two_lists)
 Test(optimizer_step, explicit_foreach_keeps_only_the_release_band)
 {
     run_s x;
-    start(&x, SMALL "precision=amp_bf16 optimizer_impl=foreach gpu=h100");
+    run_ok(&x, SMALL "precision=amp_bf16 optimizer_impl=foreach gpu=h100");
     uint64_t h = held(&x) + 2 * P, lo, hi;
     band(&x, GPUFIT_MEM_OPTIMIZER_STATES, &lo, &hi);
-    cr_assert_eq(comp(&x, GPUFIT_MEM_OPTIMIZER_STATES), 8 * P + 4 * P - h);
+    cr_assert_eq(bytes0(&x, GPUFIT_MEM_OPTIMIZER_STATES), 8 * P + 4 * P - h);
     cr_assert_eq(lo, 8 * P + 4 * P - h);
     cr_assert_eq(hi, 8 * P + 8 * P - h);
     done(&x);
@@ -101,12 +89,12 @@ Test(optimizer_step, explicit_foreach_keeps_only_the_release_band)
 Test(optimizer_step, forloop_holds_two_of_the_largest_parameter)
 {
     run_s x;
-    start(&x, "model=llama-2-7b task=pretrain micro_batch=1 seq_len=128 checkpointing=full "
+    run_ok(&x, "model=llama-2-7b task=pretrain micro_batch=1 seq_len=128 checkpointing=full "
               "precision=fp32 optimizer_impl=forloop gpu=h100");
     uint64_t h = held(&x), one = 524288000ull, lo, hi;
     cr_assert_lt(h, one, "the step decides this case");
     band(&x, GPUFIT_MEM_OPTIMIZER_STATES, &lo, &hi);
-    cr_assert_eq(comp(&x, GPUFIT_MEM_OPTIMIZER_STATES), 8 * P + 2 * one - h);
+    cr_assert_eq(bytes0(&x, GPUFIT_MEM_OPTIMIZER_STATES), 8 * P + 2 * one - h);
     cr_assert_eq(lo, 8 * P + one - h);
     cr_assert_eq(hi, 8 * P + 2 * one - h);
     done(&x);
@@ -117,10 +105,10 @@ Test(optimizer_step, forloop_holds_two_of_the_largest_parameter)
 Test(optimizer_step, sharded_states_shard_the_list)
 {
     run_s x;
-    start(&x, SMALL "precision=amp_bf16 zero=3 dp=8 optimizer_impl=foreach gpu=h100");
+    run_ok(&x, SMALL "precision=amp_bf16 zero=3 dp=8 optimizer_impl=foreach gpu=h100");
     uint64_t states = 8 * P / 8, h = held(&x);
     cr_assert_lt(h, states / 2);
-    cr_assert_eq(comp(&x, GPUFIT_MEM_OPTIMIZER_STATES), states + states / 2 - h);
+    cr_assert_eq(bytes0(&x, GPUFIT_MEM_OPTIMIZER_STATES), states + states / 2 - h);
     done(&x);
 }
 
@@ -128,12 +116,12 @@ Test(optimizer_step, sharded_states_shard_the_list)
 Test(optimizer_step, hidden_by_the_activations)
 {
     run_s x;
-    start(&x, "model=llama-2-7b task=pretrain micro_batch=8 seq_len=4096 precision=amp_bf16 "
+    run_ok(&x, "model=llama-2-7b task=pretrain micro_batch=8 seq_len=4096 precision=amp_bf16 "
               "gpu=h100");
     cr_assert_gt(held(&x) + 2 * P, 8 * P, "activations larger than two lists");
     uint64_t lo, hi;
     band(&x, GPUFIT_MEM_OPTIMIZER_STATES, &lo, &hi);
-    cr_assert_eq(comp(&x, GPUFIT_MEM_OPTIMIZER_STATES), 8 * P);
+    cr_assert_eq(bytes0(&x, GPUFIT_MEM_OPTIMIZER_STATES), 8 * P);
     cr_assert_eq(hi, 8 * P);
     done(&x);
 }
@@ -152,16 +140,16 @@ Test(optimizer_step, other_steps_have_none)
     };
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         run_s x, f;
-        start(&x, specs[i]);
+        run_ok(&x, specs[i]);
         char spec[512];
         snprintf(spec, sizeof spec, "%s optimizer_impl=fused", specs[i]);
         uint64_t lo, hi;
         band(&x, GPUFIT_MEM_OPTIMIZER_STATES, &lo, &hi);
         cr_assert_eq(lo, hi, "%s", specs[i]);
         if (strstr(specs[i], "torchtune") != NULL) { /* the same as fused, set or not */
-            start(&f, spec);
-            cr_assert_eq(comp(&x, GPUFIT_MEM_OPTIMIZER_STATES),
-                         comp(&f, GPUFIT_MEM_OPTIMIZER_STATES));
+            run_ok(&f, spec);
+            cr_assert_eq(bytes0(&x, GPUFIT_MEM_OPTIMIZER_STATES),
+                         bytes0(&f, GPUFIT_MEM_OPTIMIZER_STATES));
             done(&f);
         }
         char buf[1024];
@@ -177,7 +165,7 @@ Test(optimizer_step, other_steps_have_none)
 Test(optimizer_step, fused_step_is_the_first_fix)
 {
     run_s x;
-    start(&x, "model=llama-3-8b task=finetune gpu=h100 micro_batch=1 seq_len=512 precision=bf16 "
+    run_ok(&x, "model=llama-3-8b task=finetune gpu=h100 micro_batch=1 seq_len=512 precision=bf16 "
               "margin=0.1");
     gpufit_mitigation_info mi = {.struct_size = sizeof mi};
     cr_assert_eq(gpufit_result_mitigation(x.r, 0, &mi), GPUFIT_OK);
@@ -195,9 +183,9 @@ Test(optimizer_step, fused_step_is_the_first_fix)
 Test(optimizer_step, gradients_freed_between_steps_lower_the_band)
 {
     run_s x;
-    start(&x, SMALL "precision=bf16 optimizer_impl=fused gpu=h100");
-    uint64_t g = comp(&x, GPUFIT_MEM_GRADIENTS), a = comp(&x, GPUFIT_MEM_ACTIVATIONS);
-    uint64_t l = comp(&x, GPUFIT_MEM_LOGITS), lo, hi;
+    run_ok(&x, SMALL "precision=bf16 optimizer_impl=fused gpu=h100");
+    uint64_t g = bytes0(&x, GPUFIT_MEM_GRADIENTS), a = bytes0(&x, GPUFIT_MEM_ACTIVATIONS);
+    uint64_t l = bytes0(&x, GPUFIT_MEM_LOGITS), lo, hi;
     cr_assert_eq(g, 2 * P); /* bf16 .grad */
     uint64_t x1 = a + l, x2 = g + a / 32, one = x1 > x2 ? x1 : x2, both = a + l + g;
     band(&x, GPUFIT_MEM_GRADIENTS, &lo, &hi);
@@ -215,16 +203,16 @@ Test(optimizer_step, gradients_freed_between_steps_lower_the_band)
         SMALL "precision=bf16 optimizer_impl=fused gpu=h100 dp=2 zero=3",
     };
     for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) {
-        start(&x, kept[i]);
+        run_ok(&x, kept[i]);
         band(&x, GPUFIT_MEM_GRADIENTS, &lo, &hi);
         cr_assert_eq(lo, hi, "%s", kept[i]);
         done(&x);
     }
     /* DDP: the buckets (half of the gradients component) stay; .grad is freed */
-    start(&x, SMALL "precision=bf16 optimizer_impl=fused gpu=h100 dp=2");
-    g = comp(&x, GPUFIT_MEM_GRADIENTS);
-    a = comp(&x, GPUFIT_MEM_ACTIVATIONS);
-    l = comp(&x, GPUFIT_MEM_LOGITS);
+    run_ok(&x, SMALL "precision=bf16 optimizer_impl=fused gpu=h100 dp=2");
+    g = bytes0(&x, GPUFIT_MEM_GRADIENTS);
+    a = bytes0(&x, GPUFIT_MEM_ACTIVATIONS);
+    l = bytes0(&x, GPUFIT_MEM_LOGITS);
     cr_assert_eq(g, 2 * 2 * P);
     x1 = a + l;
     x2 = g / 2 + a / 32;
