@@ -376,9 +376,10 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         }
         if (p->framework == GPUFIT_FW_PYTORCH && p->zero == 0 && p->tp == 1 && p->pp == 1 &&
             p->accum == 1 && gb > 0) {
-            /* PyTorch >= 2.0 frees .grad between steps (Optimizer.zero_grad and
-             * nn.Module.zero_grad default to set_to_none=True since 2.0; the HF Trainer calls
-             * model.zero_grad()): without accumulation the gradients appear during backward
+            /* PyTorch >= 2.0 frees .grad between steps (torch/optim/optimizer.py
+             * Optimizer.zero_grad and torch/nn/modules/module.py Module.zero_grad default to
+             * set_to_none=True since 2.0; transformers trainer.py _inner_training_loop calls
+             * model.zero_grad() after each step): without accumulation the gradients appear during backward
              * while the activations are freed, so the peak holds the larger of the
              * activations at backward's start and the gradients at its end (with one
              * layer's activations), not both. PyTorch < 2.0 (zeroed, kept) holds both: the
@@ -738,7 +739,8 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
  * constants and at both ends of their documented ranges (the band, docs/band.md): the low
  * end sets every constant low, the high end high. The stack terms (workspace, context, NCCL,
  * slack), a server's KV budget and the components eval_role marks approximate (a GGUF recipe's
- * weights, the optimizer step) have a band; every other component is exact. */
+ * weights, the optimizer step, gradients freed between steps) have a band; every other
+ * component is exact. */
 static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_error *err,
                            struct gpufit_result *r)
 {

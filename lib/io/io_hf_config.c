@@ -738,10 +738,11 @@ map_sliding(const hcfg *g, const family_info *fi, int64_t L, struct gpufit_model
  * (model_executor/layers/rotary_embedding/__init__.py): linear and dynamic scale the length by
  * the factor, yarn / deepseek_yarn scale original_max_position_embeddings, longrope keeps a
  * short and a long table (original + max rows), llama3, mrope and default keep the length.
- * `extra_rows`: a second, unscaled table (Gemma 3's local layers). rot_frac: the rotated share
- * of each head (partial_rotary_factor / rotary_pct), 0 = all of it. pos_def: the config
- * class's max_position_embeddings when the file leaves it out (0: unknown, no table). */
-static int32_t map_rope(const hcfg *g, int64_t pos_def, int64_t extra_rows, int rot_key,
+ * local_table: a second, unscaled table of the length (Gemma 3's local layers). rot_key /
+ * rot_def: the key of the rotated share of each head (partial_rotary_factor, rotary_pct) and its
+ * default, 0 = all of it. pos_def: the config class's max_position_embeddings when the file
+ * leaves it out (0: unknown, no table). */
+static int32_t map_rope(const hcfg *g, int64_t pos_def, int local_table, int rot_key,
                         double rot_def, struct gpufit_model *m, gpufit_error *err)
 {
     int64_t pos = 0, orig = 0;
@@ -766,7 +767,7 @@ static int32_t map_rope(const hcfg *g, int64_t pos_def, int64_t extra_rows, int 
         rows = (double)(orig > 0 ? orig : pos) * factor;
     else if (strcmp(type, "longrope") == 0 || strcmp(type, "su") == 0)
         rows = (double)pos + (double)orig;
-    rows = ceil(rows) + (double)extra_rows; /* torch.arange(max_len) of a float length */
+    rows = ceil(rows) + (local_table ? (double)pos : 0.0); /* arange of a float length */
     if (rows > (double)(1 << 26))
         return gpufit__fail(err, GPUFIT_E_UNSUPPORTED, GPUFIT_MODEL_ROPE_POSITIONS, UINT64_MAX,
                             "config.json: the RoPE tables would have %.0f rows (more than 2^26)",
@@ -793,7 +794,8 @@ map_llama(const hcfg *c, const family_info *fi, struct gpufit_model *m, gpufit_e
     static const int kh[] = {K_hidden_size, -1}, kl[] = {K_num_hidden_layers, -1},
                      kq[] = {K_num_attention_heads, -1};
     hcfg g = *c;
-    if (fi->extras & X_GEMMA3_TEXT) { /* Gemma3TextConfig defaults, often omitted */
+    if (fi->extras & X_GEMMA3_TEXT) { /* transformers configuration_gemma3.py Gemma3TextConfig
+                                       * defaults, often omitted */
         static const struct {
             int key;
             int64_t v;
@@ -866,9 +868,7 @@ map_llama(const hcfg *c, const family_info *fi, struct gpufit_model *m, gpufit_e
     }
     /* Gemma 3: the local layers' own default-RoPE table besides the global one (vLLM and
      * SGLang gemma3: rope_scaling {"rope_type": "default"} with rope_local_base_freq) */
-    int64_t pos = 0;
-    TRY(get_int(&g, K_max_position_embeddings, 0, 0, &pos, err));
-    TRY(map_rope(&g, 0, (fi->extras & X_GEMMA3_TEXT) ? pos : 0, K_partial_rotary_factor, 0.0, m,
+    TRY(map_rope(&g, 0, (fi->extras & X_GEMMA3_TEXT) != 0, K_partial_rotary_factor, 0.0, m,
                  err));
     return map_sliding(&g, fi, d.L, m, err);
 }
@@ -942,7 +942,8 @@ map_gpt(const hcfg *c, const family_info *fi, struct gpufit_model *m, gpufit_err
     TRY(put(m, GPUFIT_MODEL_O_BIAS, qkv_bias, "bias", err));
     TRY(put(m, GPUFIT_MODEL_MLP_BIAS, bias, "bias", err));
     if (rope)
-        /* GPTNeoXConfig and FalconConfig: max_position_embeddings 2048 by default */
+        /* transformers configuration_gpt_neox.py GPTNeoXConfig and configuration_falcon.py
+         * FalconConfig: max_position_embeddings 2048 by default */
         TRY(map_rope(c, 2048, 0, fi->family == F_NEOX ? K_rotary_pct : -1,
                      fi->family == F_NEOX ? 0.25 : 0.0, m, err));
     return GPUFIT_OK;

@@ -92,14 +92,20 @@ static int32_t param_id(const char *name, size_t len)
 }
 
 /* Decodes a key token; keys must be printable and at most KEY_MAX bytes. */
+/* Whether string token t can be used in place: no escapes, at most max bytes and no DEL (the
+ * one control byte the tokenizer lets through; the decoding path reports it). */
+static int in_place(const gpufit__json_token *t, size_t max)
+{
+    return !t->escaped && t->len <= max && memchr(t->text, 0x7F, t->len) == NULL;
+}
+
 static int32_t read_key(const gpufit__json_token *t, const char *prefix, key *k, gpufit_error *err)
 {
     char d[72];
     size_t n = 0;
     k->offset = t->offset;
-    /* The common case: no escapes, so the raw span is the key (the tokenizer refused raw bytes
-     * below 0x20; DEL, the one control byte left, takes the path below, which reports it). */
-    if (!t->escaped && t->len <= KEY_MAX && memchr(t->text, 0x7F, t->len) == NULL) {
+    /* the common case: the raw span is the key (raw bytes below 0x20 were refused already) */
+    if (in_place(t, KEY_MAX)) {
         k->text = t->text;
         k->len = t->len;
         return GPUFIT_OK;
@@ -147,9 +153,7 @@ static int32_t scalar_text(
     switch (v->type) {
     case GPUFIT__JSON_STRING: {
         size_t n = 0;
-        /* no escapes: the raw span is the value (DEL, the one control byte the tokenizer lets
-         * through, takes the decoding path, which reports it) */
-        if (!v->escaped && v->len <= VAL_MAX && memchr(v->text, 0x7F, v->len) == NULL) {
+        if (in_place(v, VAL_MAX)) { /* the raw span is the value */
             out->text = v->text;
             out->len = v->len;
             return GPUFIT_OK;

@@ -248,12 +248,8 @@ static int32_t deepspeed_policy(const struct gpufit_job *j, gpufit__plan *p, gpu
      * (FSDP2) unless sync_each_batch; FSDP then keeps full unsharded gradients until the
      * sync (FULL_SHARD and SHARD_GRAD_OP alike: FSDP1 _post_backward_hook returns before the
      * reduce-scatter). */
-    p->accum = j->global_batch > 0 && (uint64_t)j->global_batch > p->b * p->dp
-                   ? (uint64_t)j->global_batch / (p->b * p->dp)
-                   : 1;
     p->nosync = p->framework == GPUFIT_FW_PYTORCH && p->training && p->zero >= 2 &&
-                p->shard > 1 && j->sync_each_batch <= 0 && j->global_batch > 0 &&
-                (uint64_t)j->global_batch > p->b * p->dp;
+                p->shard > 1 && j->sync_each_batch <= 0 && p->accum > 1;
     return GPUFIT_OK;
 }
 
@@ -470,6 +466,10 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     p->zero = (uint64_t)j->zero;
     p->offload = (uint64_t)j->offload;
     p->shard = j->zero_shard_size > 0 ? (uint64_t)j->zero_shard_size : p->dp;
+    /* micro-batches per optimizer step: global / (micro x dp) when the global batch is larger */
+    p->accum = j->global_batch > 0 && (uint64_t)j->global_batch > p->b * p->dp
+                   ? (uint64_t)j->global_batch / (p->b * p->dp)
+                   : 1;
     int32_t st = deepspeed_policy(j, p, err);
     if (st == GPUFIT_OK) /* keys that do not apply to this task or framework (params.c) */
         st = gpufit__check_applies(GPUFIT_DOMAIN_JOB, j,
