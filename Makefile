@@ -664,6 +664,10 @@ bench-instructions: $(BUILD)/bench/instructions
 	    --callgrind-out-file=$(BENCH_COUNT_OUT) $< >/dev/null 2>&1
 	@awk '/^summary:/ { printf "instructions per gpufit_evaluate_summary (bench jobs, 20,000 estimates): %.0f\n", $$2 / 20000 }' \
 	    $(BENCH_COUNT_OUT)
+	@$(VALGRIND) --tool=callgrind --toggle-collect=cold_loop \
+	    --callgrind-out-file=$(BENCH_COUNT_OUT) $< >/dev/null 2>&1
+	@awk '/^summary:/ { printf "instructions per cold job (new handles + gpufit_apply_json + summary + free, 2,000 jobs): %.0f\n", $$2 / 2000 }' \
+	    $(BENCH_COUNT_OUT)
 
 # README.md becomes the main page when it exists (`make docs DOCS_README=` to leave it out).
 DOCS_README ?= $(wildcard README.md)

@@ -57,10 +57,6 @@ int main(void)
     /* the cold path, what a scheduler does per submitted job (issue 16): new handles, the
      * scenario as JSON, the verdict, free; then where its time goes, stage by stage (each
      * stage adds one step to the one before: best of 5, ns per job) */
-    static const char cold_json[] =
-        "{\"model\": \"llama-3-70b\", \"task\": \"pretrain\", \"gpu\": \"h100\", \"tp\": 8, "
-        "\"pp\": 4, \"dp\": 4, \"zero\": 1, \"precision\": \"bf16\", \"framework\": \"megatron\", "
-        "\"seq_len\": 8192, \"global_batch\": 256, \"sp\": true, \"checkpointing\": \"selective\"}";
     static const struct {
         const char *what, *json;
         int evaluate;

@@ -18,6 +18,13 @@ static const char *const scenarios[] = {
 };
 #define N_SCEN (sizeof scenarios / sizeof scenarios[0])
 
+/* The cold path's job (issue 16): what a scheduler gets per submitted job, as JSON (the second
+ * job above, with its preset and 11 more keys). */
+static const char cold_json[] =
+    "{\"model\": \"llama-3-70b\", \"task\": \"pretrain\", \"gpu\": \"h100\", \"tp\": 8, "
+    "\"pp\": 4, \"dp\": 4, \"zero\": 1, \"precision\": \"bf16\", \"framework\": \"megatron\", "
+    "\"seq_len\": 8192, \"global_batch\": 256, \"sp\": true, \"checkpointing\": \"selective\"}";
+
 /* New handles for every job in m and j; 0, or 1 with the parser's message on stderr. */
 static int bench_setup(const char *who, gpufit_model **m, gpufit_job **j)
 {
