@@ -30,7 +30,7 @@ GPUs, how many) and :func:`plan` (parallel layouts), :meth:`Report.with_changes`
 from typing import TYPE_CHECKING, Any
 
 from . import _lib
-from ._api import (Job, Model, ResultList, Verdict, calibrate, components, estimate, evaluate,
+from ._api import (Job, Model, ResultList, calibrate, components, estimate, evaluate,
                    evaluate_summary, gpus, max_fitting, models, param_info, params, plan,
                    recommend, safetensors_info, sweep)
 from .errors import (BufferTooSmall, GpufitError, Inconsistent, InternalError, InvalidArgument,
@@ -41,14 +41,19 @@ from .report import Components, Report, Role
 
 if TYPE_CHECKING:
     from .advice import Layout, Mitigation, Recommendation
+    from .summary import Verdict
 
 
 def __getattr__(name: str) -> Any:
-    """Mitigation, Recommendation and Layout (gpufit.advice), imported when first asked for:
-    creating the dataclasses costs import time that ``import gpufit`` need not pay."""
+    """Mitigation, Recommendation and Layout (gpufit.advice) and Verdict (gpufit.summary),
+    imported when first asked for: the dataclasses module costs import time that
+    ``import gpufit`` need not pay."""
     if name in ("Mitigation", "Recommendation", "Layout"):
         from . import advice
         return getattr(advice, name)
+    if name == "Verdict":
+        from .summary import Verdict
+        return Verdict
     raise AttributeError("module 'gpufit' has no attribute %r" % name)
 
 

@@ -10,10 +10,8 @@ capacity).
 """
 
 import ctypes
-import dataclasses
 import errno
 import itertools
-import json
 import numbers
 import os
 import stat
@@ -41,8 +39,9 @@ from .report import Components, Report, Role
 
 if TYPE_CHECKING:  # imported when first used: dataclass creation costs import time
     from .advice import Layout, Recommendation
+    from .summary import Verdict
 
-__all__ = ["Model", "Job", "evaluate", "evaluate_summary", "sweep", "Verdict", "estimate",
+__all__ = ["Model", "Job", "evaluate", "evaluate_summary", "sweep", "estimate",
            "calibrate", "max_fitting", "recommend", "plan",
            "models", "gpus", "params", "components", "param_info", "safetensors_info",
            "ResultList"]
@@ -518,6 +517,7 @@ def _read_prefix(fn: Callable[..., int], path: str, *args: Any,
 
 def _hf_config_text(config: Any) -> bytes:
     if isinstance(config, dict):
+        import json  # noqa: PLC0415 (json is imported when first used: import time)
         return json.dumps(config).encode("utf-8")
     if isinstance(config, (bytes, bytearray)):
         return bytes(config)
@@ -904,6 +904,7 @@ def apply_file(model: "Model", job: "Job", path: PathArg) -> None:
     """
     data = _read_file(path)
     try:
+        import json  # noqa: PLC0415 (json is imported when first used: import time)
         doc = json.loads(data)
     except ValueError:
         doc = None  # the library reports the syntax error with its offset
@@ -1087,27 +1088,6 @@ class _Reader:
         return specs
 
 
-@dataclasses.dataclass(frozen=True)
-class Verdict:
-    """What :func:`evaluate_summary` returns: the verdict and totals only (no roles, no
-    components, no mitigations), read from ``gpufit_evaluate_summary`` without allocating.
-
-    Attributes: ``verdict`` (``"fits"``, ``"marginal"``, ``"oom"`` or None without a GPU),
-    ``fits`` (the point estimate fits; None without a GPU), ``peak_bytes`` and its band
-    ``peak_low_bytes`` / ``peak_high_bytes``, ``headroom_bytes``, ``capacity_bytes``."""
-
-    verdict: typing.Optional[str]
-    fits: typing.Optional[bool]
-    peak_bytes: int
-    peak_low_bytes: int
-    peak_high_bytes: int
-    headroom_bytes: int
-    capacity_bytes: int
-
-    def __bool__(self) -> bool:
-        return self.verdict == "fits"
-
-
 _SUMMARY_ZERO = bytes(Summary())  # a ready struct (struct_size set), copied per call
 _new_summary = Summary.from_buffer_copy
 _object_new = object.__new__
@@ -1125,7 +1105,19 @@ def _handle_ptr(h: Any, cls: Any) -> int:
     return ptr
 
 
-def evaluate_summary(model: "Model", job: "Job") -> Verdict:
+_verdict_class: "Optional[Type[Verdict]]" = None
+
+
+def _load_verdict() -> "Type[Verdict]":
+    """:class:`gpufit.Verdict`, imported at the first :func:`evaluate_summary`: the
+    dataclasses module costs ``import gpufit`` more than a third of its time."""
+    global _verdict_class
+    from .summary import Verdict
+    _verdict_class = Verdict
+    return Verdict
+
+
+def evaluate_summary(model: "Model", job: "Job") -> "Verdict":
     """The fast path for sweeps: evaluates ``model`` (a :class:`Model`) under ``job`` (a
     :class:`Job`) through ``gpufit_evaluate_summary`` and returns a :class:`Verdict`, much
     faster than :func:`evaluate` (nothing but the totals is read; no error struct is filled
@@ -1135,7 +1127,7 @@ def evaluate_summary(model: "Model", job: "Job") -> Verdict:
     s = _new_summary(_SUMMARY_ZERO)
     if _evaluate_summary_fn(mp, jp, byref(s), None) < 0:  # again, for the error's detail
         _lib.call(lib.gpufit_evaluate_summary, mp, jp, byref(s))
-    v = _object_new(Verdict)
+    v: "Verdict" = _object_new(_verdict_class or _load_verdict())
     fits = s.fits
     _object_setattr(v, "__dict__", {
         "verdict": _VERDICTS.get(s.verdict), "fits": None if fits < 0 else fits == 1,
@@ -1413,6 +1405,7 @@ def reevaluate(report: Report, changes: Mapping[str, Any]) -> Report:
 
 def _profile_bytes(profile: Any) -> bytes:
     if isinstance(profile, dict):
+        import json  # noqa: PLC0415 (json is imported when first used: import time)
         return json.dumps(profile).encode("utf-8")
     if isinstance(profile, (str, os.PathLike)):
         text = os.fspath(profile)
@@ -1429,6 +1422,7 @@ def calibrate(runs: Any) -> Dict[str, Any]:
     returns the profile as a dict, ready for ``estimate(..., profile=...)`` or
     :meth:`Job.apply_profile`. ``runs`` is the path of a RUNS.jsonl file, its text or bytes,
     or a list of run dicts in the format of docs/runs.md."""
+    import json  # noqa: PLC0415 (json is imported when first used: import time)
     profile: Dict[str, Any] = json.loads(calibrate_text(runs))
     return profile
 
@@ -1438,6 +1432,7 @@ def calibrate_text(runs: Any) -> str:
     if isinstance(runs, (bytes, bytearray)):  # the file's bytes, as read
         data = bytes(runs)
     elif isinstance(runs, (list, tuple)):
+        import json  # noqa: PLC0415 (json is imported when first used: import time)
         data = "\n".join(json.dumps(r) for r in runs).encode("utf-8")
     elif isinstance(runs, (str, os.PathLike)):
         text = os.fspath(runs)
@@ -1589,6 +1584,7 @@ def _changes(d: Dict[str, Any]) -> None:
     the scenario the list was made for (``Report.with_changes`` or the ``spec`` text with
     :func:`estimate`), they reproduce its peak and verdict."""
     text = d.pop("spec_json", None)
+    import json  # noqa: PLC0415 (json is imported when first used: import time)
     d["changes"] = json.loads(text) if text else {}
 
 
@@ -1597,6 +1593,7 @@ def _entry(cls: Type[_E], d: Dict[str, Any]) -> _E:
     their type's zero."""
     zero = {"int": 0, "float": 0.0, "bool": False, "str": ""}
     kw = {}
+    import dataclasses
     for f in dataclasses.fields(cls):
         if f.name in d:
             kw[f.name] = d[f.name]

@@ -19,7 +19,6 @@ The library itself checks names, types and ranges, so this module knows no param
 only asks the parameter table for a type where a Python ``bool`` must become a number.
 """
 
-import json
 import math
 import numbers
 import os
@@ -38,6 +37,7 @@ def _invalid(key: str, message: str) -> _errors.InvalidArgument:
 def scalar_json(key: str, value: Any, param_type: Optional[str] = None) -> str:
     """JSON text of a scalar ``value`` for ``key``; ``param_type`` is the table's type name
     ("int", "float", "enum", "bool") when known. Raises InvalidArgument naming the key."""
+    import json  # noqa: PLC0415 (imported when first used: import time)
     if isinstance(value, bool):
         if param_type in ("int", "float"):
             return "1" if value else "0"
@@ -70,6 +70,7 @@ def list_json(key: str, value: Iterable[Any]) -> str:
 
 def model_json(value: Any, type_of: TypeOf) -> str:
     """JSON text of a ``model`` value (preset name or dict of architecture keys)."""
+    import json  # noqa: PLC0415 (imported when first used: import time)
     if isinstance(value, str):
         return json.dumps(value)
     if isinstance(value, dict):
@@ -92,6 +93,7 @@ def model_json(value: Any, type_of: TypeOf) -> str:
 
 def gpu_json(value: Any) -> str:
     """JSON text of a ``gpu`` value (name, GiB, or dict)."""
+    import json  # noqa: PLC0415 (imported when first used: import time)
     if isinstance(value, str):
         return json.dumps(value)
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
@@ -113,6 +115,7 @@ def scenario_json(items: Iterable[Tuple[str, Any]], type_of: TypeOf) -> str:
 
     ``type_of(name)`` returns the parameter table's type name of ``name`` or None.
     """
+    import json  # noqa: PLC0415 (imported when first used: import time)
     parts = []
     for key, value in items:
         if value is None:
@@ -166,6 +169,7 @@ _WS = b" \t\r\n"
 def _member_spans(data: bytes) -> List[List[Any]]:
     """(start, end, path) of every object member of JSON ``data`` (bytes); members that are
     still open when the text breaks off end at len(data)."""
+    import json  # noqa: PLC0415 (imported when first used: import time)
     spans: List[List[Any]] = []
     n = len(data)
 

@@ -9,10 +9,9 @@ along every cell edge that separates a combination that fits (or is marginal) fr
 does not. Well-formed XML, no script, no third-party package, as the report's chart.
 """
 
-from html import escape
 from typing import Any, Dict, List, Optional, Sequence
 
-from ._render import _FONT, _x
+from ._render import _FONT, _x, escape
 
 _FITS, _MARGINAL, _OOM, _ERROR = (46, 125, 50), (239, 108, 0), (198, 40, 40), (158, 158, 158)
 _NONE = (21, 101, 192)  # no GPU: the peak alone

@@ -12,7 +12,6 @@ everything first, so an unpickled report holds plain values. ``str(report)`` is 
 the report shows as a table and a stacked-bar chart (``_repr_html_``).
 """
 
-import json
 from typing import (TYPE_CHECKING, Any, Dict, ItemsView, Iterator, KeysView, List, Mapping,
                     Optional, Sequence, Tuple, ValuesView)
 
@@ -352,6 +351,7 @@ class Report:
     def to_dict(self) -> Dict[str, Any]:
         """The library's JSON report (``gpufit_result_to_json``) parsed into a new dict;
         identical to ``gpufit estimate --json``."""
+        import json  # noqa: PLC0415 (imported when first used: import time)
         d: Dict[str, Any] = json.loads(self._json)
         return d
 
@@ -359,6 +359,7 @@ class Report:
         """The library's JSON report text, unchanged; re-indented when ``indent`` is given."""
         if indent is None:
             return self._json
+        import json  # noqa: PLC0415
         return json.dumps(self.to_dict(), indent=indent)
 
     def __eq__(self, other: object) -> bool:

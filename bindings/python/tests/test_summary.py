@@ -1,5 +1,9 @@
 # SPDX-License-Identifier: MIT
 """The fast path (gpufit.evaluate_summary) and the grid helper (gpufit.sweep)."""
+import dataclasses
+import os
+import subprocess
+import sys
 import unittest
 
 import gpufit
@@ -20,6 +24,17 @@ class TestFastPath(unittest.TestCase):
         self.assertFalse(no_gpu)
         with self.assertRaises(TypeError):
             gpufit.evaluate_summary(m, 5)
+        self.assertIsInstance(v, gpufit.Verdict)  # imported at the first call
+        self.assertTrue(dataclasses.is_dataclass(v))
+        self.assertEqual(dataclasses.asdict(v)["peak_bytes"], r.peak_bytes)
+
+    def test_import_loads_no_heavy_module(self):
+        # import time (issue 16): json, dataclasses (inspect) and html load when first used
+        code = ("import sys, gpufit; print(sorted(m for m in ('json', 'dataclasses', 'inspect', "
+                "'html') if m in sys.modules))")
+        out = subprocess.run([sys.executable, "-S", "-c", code], check=True, text=True,
+                             stdout=subprocess.PIPE, env=dict(os.environ)).stdout
+        self.assertEqual(out.strip(), "[]")
 
     def test_sweep_columns(self):
         cols = gpufit.sweep("llama-3-8b", {"task": "inference", "gpu": "rtx-4090"},
