@@ -248,6 +248,10 @@ typedef enum gpufit_framework {
 typedef enum gpufit_trainer {
     GPUFIT_TRAINER_HF = 0,           /**< Transformers Trainer / PEFT / accelerate. */
     GPUFIT_TRAINER_TORCHTUNE = 1,    /**< torchtune recipes (`tune run`). */
+    GPUFIT_TRAINER_LOOP = 2,         /**< A training loop of one's own over a transformers model
+                                          (the PEFT and accelerate examples): the Trainer's
+                                          defaults, and the model's outputs (the logits) held
+                                          through backward. */
     GPUFIT_TRAINER_MAX_ = 0x7FFFFFFF /**< Not a value. */
 } gpufit_trainer;
 

@@ -49,6 +49,13 @@ enum gpufit__ds_opt {
     GPUFIT__DS_ZERO      /* ZeRO stage 1-3 optimizer */
 };
 
+/* Whether a PyTorch training loop holds the logits through backward (gpufit__plan.held_logits). */
+enum gpufit__held {
+    GPUFIT__HELD_NONE = 0,  /* the Trainer, torchtune, and every other framework */
+    GPUFIT__HELD_MAYBE = 1, /* trainer=auto: none at the point, the band reaches up to them */
+    GPUFIT__HELD_YES = 2    /* trainer=loop: held in the model's output dtype */
+};
+
 /* The job with every "auto" resolved. */
 typedef struct gpufit__plan {
     int32_t task, training, lora, framework, attention, ckpt, optimizer;
@@ -107,6 +114,10 @@ typedef struct gpufit__plan {
      * user left it to the trainer (the step's temporaries then carry a band) */
     int32_t opt_impl, opt_auto;
     uint64_t accum; /* micro-batches per optimizer step (gradient accumulation), >= 1 */
+    /* whether the training loop keeps the model's outputs (the logits) alive through backward
+     * (enum gpufit__held: a loop of one's own does, the Trainer and torchtune do not;
+     * docs/memory/pytorch-transients.md); 64 bits: no padding */
+    int64_t held_logits;
 } gpufit__plan;
 
 /* A calibration profile (gpufit_job_apply_profile, calibrate.c): the user's own stack

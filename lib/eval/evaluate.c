@@ -349,6 +349,20 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         }
         CK(gpufit__train_activations(p, s, x->at, sl, &m[GPUFIT_MEM_ACTIVATIONS],
                                      &m[GPUFIT_MEM_LOGITS]));
+        if (p->held_logits != GPUFIT__HELD_NONE && m[GPUFIT_MEM_LOGITS] > 0) {
+            /* a loop that holds the model's outputs keeps the logits through the loss's
+             * backward, on top of its fp32 terms: in the model's output dtype (a_b) at the
+             * point of trainer=loop, up to fp32 at the band's high end (policy.c) */
+            uint64_t v = gpufit__div_up(s->V, p->tp), held, held_hi, base = m[GPUFIT_MEM_LOGITS];
+            CK(gpufit__mul(4 * x->at->tok, v, &held_hi));
+            CK(gpufit__mul(p->a_b * x->at->tok, v, &held));
+            if (p->held_logits == GPUFIT__HELD_YES)
+                CK(gpufit__add(base, held, &m[GPUFIT_MEM_LOGITS]));
+            role->band_lo[GPUFIT_MEM_LOGITS] = m[GPUFIT_MEM_LOGITS];
+            CK(gpufit__add(base, held_hi, &role->band_hi[GPUFIT_MEM_LOGITS]));
+            if (role->band_hi[GPUFIT_MEM_LOGITS] != m[GPUFIT_MEM_LOGITS])
+                role->approx |= 1u << GPUFIT_MEM_LOGITS;
+        }
         if (ds && p->pp > 1 && !sl->output) {
             /* DeepSpeed's PipelineEngine keeps each in-flight micro-batch's stage output in
              * pipe_buffers['outputs'] until its backward (pipe/engine.py _exec_forward_pass),

@@ -293,7 +293,10 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     /* torchtune (docs/memory/torchtune.md): the recipes train in one dtype, `dtype: bf16` in
      * their configs, with no autocast (recipes/lora_finetune_single_device.py and the others: training.get_dtype) */
     int tune = p->training && fw == GPUFIT_FW_PYTORCH && j->trainer == GPUFIT_TRAINER_TORCHTUNE;
-    p->trainer = tune ? GPUFIT_TRAINER_TORCHTUNE : GPUFIT_TRAINER_HF;
+    p->trainer = tune ? GPUFIT_TRAINER_TORCHTUNE
+                 : p->training && fw == GPUFIT_FW_PYTORCH && j->trainer == GPUFIT_TRAINER_LOOP
+                     ? GPUFIT_TRAINER_LOOP
+                     : GPUFIT_TRAINER_HF;
 
     int64_t prec = j->precision;
     if (prec < 0)
@@ -430,6 +433,19 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
         p->opt_impl = j->optimizer_impl >= 0 ? (int32_t)j->optimizer_impl
                       : tune                 ? GPUFIT_OPTIMIZER_IMPL_FUSED
                                              : GPUFIT_OPTIMIZER_IMPL_FOREACH;
+    /* the model's outputs held through backward (docs/memory/pytorch-transients.md, "Logits
+     * held by the loop"): transformers trainer.py Trainer.compute_loss returns the loss alone,
+     * so its outputs (the logits) are freed before backward, and torchtune's recipes `del
+     * logits` before backward; a loop of one's own (`outputs = model(**batch);
+     * outputs.loss.backward()`, the PEFT and accelerate examples) keeps them to the step's end.
+     * trainer=loop holds them in the model's output dtype (transformers >= 4.45), trainer=auto
+     * does not say which loop runs (none held); both bands reach up to fp32 logits
+     * (transformers 4.36-4.44 upcast them inside the model's forward, e.g.
+     * models/llama/modeling_llama.py LlamaForCausalLM.forward `logits = logits.float()`) */
+    p->held_logits = !p->training || fw != GPUFIT_FW_PYTORCH ? GPUFIT__HELD_NONE
+                     : j->trainer < 0                        ? GPUFIT__HELD_MAYBE
+                     : j->trainer == GPUFIT_TRAINER_LOOP     ? GPUFIT__HELD_YES
+                                                             : GPUFIT__HELD_NONE;
     /* lora_modules (a module list) overrides the lora_targets set when given */
     p->lora_mask = j->lora_modules > 0 ? (int32_t)j->lora_modules
                                        : gpufit__lora_targets_mask(j->lora_targets);

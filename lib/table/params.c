@@ -99,6 +99,7 @@ static const gpufit__enum_value opt_impl_values[] = {{"auto", -1},
 static const gpufit__enum_value trainer_values[] = {{"auto", -1},
                                                     {"hf", GPUFIT_TRAINER_HF},
                                                     {"torchtune", GPUFIT_TRAINER_TORCHTUNE},
+                                                    {"loop", GPUFIT_TRAINER_LOOP},
                                                     {NULL, 0}};
 static const gpufit__enum_value lora_values[] = {{"qv", GPUFIT_LORA_QV},
                                                  {"attention", GPUFIT_LORA_ATTENTION},
@@ -299,10 +300,13 @@ static const gpufit__param_entry table[] = {
        "LoRA adapter weights and their gradients: fp32, bf16, fp16; auto = fp32 for "
        "framework=pytorch with trainer=hf (PEFT upcasts) unless grad_dtype is set, the model's "
        "dtype with trainer=torchtune, else grad_dtype"),
-    JE(GPUFIT_JOB_TRAINER, trainer, -1, 1, -1, trainer_values, "trainer", NULL,
+    JE(GPUFIT_JOB_TRAINER, trainer, -1, 2, -1, trainer_values, "trainer", NULL,
        "training front end of a framework=pytorch job: hf (Transformers Trainer, PEFT, "
-       "accelerate) or torchtune (tune run recipes: adapters in the model's dtype, chunked "
-       "cross-entropy, config-key flags); auto = hf (docs/memory/torchtune.md)"),
+       "accelerate), torchtune (tune run recipes: adapters in the model's dtype, chunked "
+       "cross-entropy, config-key flags; docs/memory/torchtune.md) or loop (a training loop "
+       "of one's own, as the PEFT and accelerate examples: hf's defaults, and the logits held "
+       "through backward); auto = hf, with the logits' band reaching up to a loop's "
+       "(docs/memory/pytorch-transients.md)"),
     JI(GPUFIT_JOB_N_GPU_LAYERS, n_gpu_layers, -1, 1 << 20, -1, "n_gpu_layers", "ngl", "layers",
        "inference: layers placed on the GPU, the rest in host memory; -1 = all; llama.cpp and "
        "PyTorch inference only (not vllm, sglang or training)"),

@@ -37,9 +37,10 @@ Test(band, exact_terms_have_no_width)
 {
     run_s s;
     /* accumulation (global_batch 2): the gradients are held from the first micro-batch, so
-     * they have no band either (test_optimizer_step.c: without it, PyTorch >= 2.0 frees them) */
+     * they have no band either (test_optimizer_step.c: without it, PyTorch >= 2.0 frees them);
+     * the Trainer holds no logits through backward (test_held_logits.c: auto has a band) */
     cr_assert_eq(run(&s, "model=llama-3-8b task=lora gpu=rtx-4090 micro_batch=1 seq_len=2048 "
-                         "precision=bf16 global_batch=2"),
+                         "precision=bf16 global_batch=2 trainer=hf"),
                  GPUFIT_OK, "%s", s.err.message);
     static const int32_t exact[] = {GPUFIT_MEM_WEIGHTS, GPUFIT_MEM_GRADIENTS,
                                     GPUFIT_MEM_OPTIMIZER_STATES, GPUFIT_MEM_MASTER_WEIGHTS,

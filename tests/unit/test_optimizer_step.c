@@ -46,7 +46,7 @@ Test(optimizer_step, fused_has_no_temporaries)
 Test(optimizer_step, auto_is_foreach_with_a_band_from_fused_to_two_lists)
 {
     run_s x;
-    run_ok(&x, SMALL "precision=amp_bf16 gpu=h100");
+    run_ok(&x, SMALL "precision=amp_bf16 gpu=h100 trainer=hf"); /* no logits held (test_held_logits.c) */
     uint64_t h = held(&x) + 2 * P, lo, hi;
     cr_assert_lt(h, 4 * P, "the step decides this case");
     band(&x, GPUFIT_MEM_OPTIMIZER_STATES, &lo, &hi);
@@ -183,7 +183,7 @@ Test(optimizer_step, fused_step_is_the_first_fix)
 Test(optimizer_step, gradients_freed_between_steps_lower_the_band)
 {
     run_s x;
-    run_ok(&x, SMALL "precision=bf16 optimizer_impl=fused gpu=h100");
+    run_ok(&x, SMALL "precision=bf16 optimizer_impl=fused gpu=h100 trainer=hf");
     uint64_t g = bytes0(&x, GPUFIT_MEM_GRADIENTS), a = bytes0(&x, GPUFIT_MEM_ACTIVATIONS);
     uint64_t l = bytes0(&x, GPUFIT_MEM_LOGITS), lo, hi;
     cr_assert_eq(g, 2 * P); /* bf16 .grad */
