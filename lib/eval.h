@@ -373,16 +373,20 @@ uint64_t gpufit__vision_items(const gpufit__plan *p, const gpufit__shape *s);
  * docs/memory/attention.md). per_tok is gpufit__kv_bytes_per_token's. */
 int gpufit__kv_cache_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpufit__slice *sl,
                            uint64_t per_tok, uint64_t tokens, uint64_t *out);
+/* act_low: the activations' low end where the release decides them (llama.cpp's graph
+ * inputs), UINT64_MAX where they have no band. */
 int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
-                              const gpufit__slice *sl, uint64_t *act_out, uint64_t *logits_out);
+                              const gpufit__slice *sl, uint64_t *act_out, uint64_t *act_low,
+                              uint64_t *logits_out);
 /* llama.cpp: cells of the unified KV cache (n_ctx of all sequences, padded), also the n_kv
  * of the graph it reserves (mem_inference.c). */
 uint64_t gpufit__llamacpp_kv_cells(const gpufit__plan *p);
 /* llama.cpp: bytes of one copy of the graph inputs a device's split copies in (the hidden
  * state, KQ mask, positions, KV row indices, out_ids), 0 for a device without a split;
- * 1 on overflow (mem_inference.c). */
+ * *set_rows: the KV row indices' part, absent before the ggml_set_rows KV path; 1 on
+ * overflow (mem_inference.c). */
 int gpufit__llamacpp_split_inputs(const gpufit__plan *p, const gpufit__shape *s,
-                                  const gpufit__slice *sl, uint64_t *out);
+                                  const gpufit__slice *sl, uint64_t *out, uint64_t *set_rows);
 
 /* Fills r from a model and job: no allocation, no strings. r->roles must have room for
  * GPUFIT__ROLES_MAX roles (gpufit__result_init). */

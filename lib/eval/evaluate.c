@@ -457,7 +457,14 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         uint64_t rope;
         CK(gpufit__rope_table_bytes(p, s, &rope));
         CK(gpufit__add(m[GPUFIT_MEM_WEIGHTS], rope, &m[GPUFIT_MEM_WEIGHTS]));
-        CK(gpufit__infer_activations(p, s, sl, &m[GPUFIT_MEM_ACTIVATIONS], &m[GPUFIT_MEM_LOGITS]));
+        uint64_t act_lo;
+        CK(gpufit__infer_activations(p, s, sl, &m[GPUFIT_MEM_ACTIVATIONS], &act_lo,
+                                     &m[GPUFIT_MEM_LOGITS]));
+        if (act_lo < m[GPUFIT_MEM_ACTIVATIONS]) { /* llama.cpp builds before ggml_set_rows */
+            role->band_lo[GPUFIT_MEM_ACTIVATIONS] = act_lo;
+            role->band_hi[GPUFIT_MEM_ACTIVATIONS] = m[GPUFIT_MEM_ACTIVATIONS];
+            role->approx |= 1u << GPUFIT_MEM_ACTIVATIONS;
+        }
         /* stash; turned into capacity below. With sliding-window layers a token costs this
          * job's average: the capacity is counted at the job's mix of full and local layers */
         if ((s->swa_window > 0 || s->n_cross > 0) && tokens > 0)

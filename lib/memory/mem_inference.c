@@ -162,13 +162,15 @@ uint64_t gpufit__llamacpp_kv_cells(const gpufit__plan *p)
  *   (llama_kv_cache::build_input_k_idxs / build_input_v_idxs);
  *   out_ids, i32 n_outputs, on the device of the last layer (build_inp_out_ids; n_outputs =
  *   n_ubatch, the reservation the logits term assumes).
- * A device with the output head only reads the last hidden state, f32 n_embd x n_outputs. */
+ * A device with the output head only reads the last hidden state, f32 n_embd x n_outputs.
+ * set_rows: the part of *out that is self_k_idxs and self_v_idxs, which builds before the
+ * ggml_set_rows KV path (mid-2025) do not have (the band's low end). */
 int gpufit__llamacpp_split_inputs(const gpufit__plan *p, const gpufit__shape *s,
-                                  const gpufit__slice *sl, uint64_t *out)
+                                  const gpufit__slice *sl, uint64_t *out, uint64_t *set_rows)
 {
-    uint64_t ub = p->prompt, n_kv = gpufit__llamacpp_kv_cells(p), t;
+    uint64_t n_kv = gpufit__llamacpp_kv_cells(p), ub = p->prompt < n_kv ? p->prompt : n_kv, t;
     int fa = p->attention == GPUFIT_ATTN_FLASH;
-    *out = 0;
+    *out = *set_rows = 0;
     if (s->arch == GPUFIT_ARCH_GENERIC || (layers_of(sl) == 0 && !sl->output))
         return 0;
     if (gpufit__mul(4 * s->h, ub, out)) /* the hidden state */
@@ -178,22 +180,24 @@ int gpufit__llamacpp_split_inputs(const gpufit__plan *p, const gpufit__shape *s,
     uint64_t v_width = fa ? 1 : s->mla ? s->r_kv : s->nkv * s->dh;
     if (gpufit__mul(n_kv, ub, &t) || gpufit__mul(t, fa ? 2 : 4, &t) || gpufit__add(*out, t, out))
         return 1; /* the KQ mask */
-    if (gpufit__mul(8 * ub, v_width, &t) || gpufit__add(*out, t, out))
-        return 1; /* self_v_idxs */
-    /* inp_pos (4 bytes), self_k_idxs (8) and out_ids (4) per token */
-    return gpufit__add(*out, ub * (12 + (sl->last_layer ? 4 : 0)), out);
+    if (gpufit__mul(8 * ub, v_width, &t) || gpufit__add(t, 8 * ub, set_rows))
+        return 1; /* self_v_idxs and self_k_idxs (8 bytes per token) */
+    /* inp_pos (4 bytes) and out_ids (4) per token */
+    return gpufit__add(*out, *set_rows, out) ||
+           gpufit__add(*out, ub * (4 + (sl->last_layer ? 4 : 0)), out);
 }
 
 /* llama.cpp compute buffer: the graph allocator's peak over one ubatch of fp32 intermediates,
  * plus the graph inputs copied into the device (§6.4). Without pipeline parallelism the
  * scheduler keeps one copy of each, allocated at the start of the split and freed after its
- * last use: the KQ mask lives through every layer (the positions and KV indices, a few KiB with
- * flash attention, are left out; docs/memory/llamacpp.md). With pipeline parallelism
+ * last use: the KQ mask, the positions, the KV row indices and out_ids are read up to the last
+ * layer, so they sit under the peak (docs/memory/llamacpp.md). With pipeline parallelism
  * (sched_copies = GGML_SCHED_MAX_COPIES) every input has that many copies, flagged input and
  * output so that ggml-alloc never frees or reuses them, and allocated first as leafs of the
- * graph (ggml_backend_sched_split_graph), on top of the peak. */
+ * graph (ggml_backend_sched_split_graph), on top of the peak. *low: the same for builds before
+ * the ggml_set_rows KV path, without the KV row indices. */
 static int llamacpp_compute(const gpufit__plan *p, const gpufit__shape *s,
-                            const gpufit__slice *sl, uint64_t *out)
+                            const gpufit__slice *sl, uint64_t *out, uint64_t *low)
 {
     uint64_t n_kv = gpufit__llamacpp_kv_cells(p);
     uint64_t ub = p->prompt < n_kv ? p->prompt : n_kv;
@@ -204,18 +208,25 @@ static int llamacpp_compute(const gpufit__plan *p, const gpufit__shape *s,
     uint64_t ffn = s->E > 0 ? 8 * ub * s->k * s->f_moe + 4 * ub * s->E + io
                             : 4 * ub * s->f * (s->gated ? 2 : 1) + 3 * io;
     uint64_t peak = max_u(attn, ffn);
-    *out = 0;
+    *out = *low = 0;
     if (sl->output) /* the ubatch's fp32 logits share the buffer */
         peak = max_u(peak, 4 * ub * s->V + 3 * io);
     if (layers_of(sl) == 0 && !sl->output)
         return 0;
+    uint64_t in, set_rows;
+    if (gpufit__llamacpp_split_inputs(p, s, sl, &in, &set_rows))
+        return 1;
     if (sl->sched_copies > 1) {
-        uint64_t in;
-        if (gpufit__llamacpp_split_inputs(p, s, sl, &in) || gpufit__mul(in, sl->sched_copies, &in))
+        if (gpufit__mul(in, sl->sched_copies, &in) ||
+            gpufit__mul(set_rows, sl->sched_copies, &set_rows) || gpufit__add(in, peak, out))
             return 1;
-        return gpufit__add(in, peak, out);
+        *low = *out - set_rows;
+        return 0;
     }
-    *out = mask + peak;
+    /* one copy: the hidden state is the first layer's input, under the peak already */
+    uint64_t small = layers_of(sl) > 0 ? in - io - mask : 0;
+    *out = mask + peak + small;
+    *low = *out - (layers_of(sl) > 0 ? set_rows : 0);
     return 0;
 }
 
@@ -286,9 +297,11 @@ static int vision_profile(const gpufit__plan *p, const gpufit__shape *s, uint64_
 }
 
 int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
-                              const gpufit__slice *sl, uint64_t *act_out, uint64_t *logits_out)
+                              const gpufit__slice *sl, uint64_t *act_out, uint64_t *act_low,
+                              uint64_t *logits_out)
 {
     uint64_t a = p->a_b, tp = p->tp;
+    *act_low = UINT64_MAX; /* no band unless set */
     if (s->arch == GPUFIT_ARCH_GENERIC) {
         *act_out = 0;
         *logits_out = 0;
@@ -303,7 +316,7 @@ int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
             gpufit__add(g1, g2, &g1))
             return 1; /* overflow guard for llamacpp_compute's products (n_kv <= n_ctx + 255) */
         *logits_out = 0;
-        return llamacpp_compute(p, s, sl, act_out);
+        return llamacpp_compute(p, s, sl, act_out, act_low);
     }
     int server = p->framework == GPUFIT_FW_VLLM || p->framework == GPUFIT_FW_SGLANG;
     /* tokens in one forward: the profiling pass of a server, else the whole prompt batch */

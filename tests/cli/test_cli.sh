@@ -53,11 +53,16 @@ for role in r["roles"]:
         assert role["components_low"][c] <= b <= role["components_high"][c], (c,)
     # exact terms; a GGUF file type named without its file is a recipe with a band (band.md);
     # PyTorch training: the optimizer step's temporaries and the gradients freed between
-    # steps depend on the release (docs/memory/optimizer-step.md)
+    # steps depend on the release (docs/memory/optimizer-step.md); llama.cpp's compute buffer
+    # reaches down to builds without the KV row indices (docs/memory/llamacpp.md)
     gguf_recipe = "weight_dtype=q4_k_m" in sys.argv[3]
+    llamacpp = "framework=llamacpp" in sys.argv[3]
     pt_train = "framework=" not in sys.argv[3] and "task=inference" not in sys.argv[3]
     for c in ("weights", "gradients", "optimizer_states", "master_weights", "activations"):
         if pt_train and c in ("gradients", "optimizer_states"):
+            continue
+        if llamacpp and c == "activations" and role["name"] != "host":
+            assert role["components_low"][c] < role["components_high"][c], (c, "set_rows")
             continue
         if c == "weights" and gguf_recipe and role["name"] != "host":
             assert role["components_low"][c] < role["components_high"][c], (c, "recipe")

@@ -55,20 +55,33 @@ Test(llamacpp, pipeline_parallel_copies_with_flash_attention)
      * peak is the output's logits: 4 x I1 + 287,834,112 = 338,214,912 */
     cr_assert_eq(act(&s, 1), 4ull * 12595200ull + LOGITS);
     cr_assert_eq(act(&s, 1), 338214912ull);
-    /* against the same device without pipeline parallelism (one copy: the KQ mask, plus the
-     * peak): the difference is n_copies x inputs - the one mask copy already counted */
-    uint64_t no_pp = 4194304ull + FFN;
-    cr_assert_eq(act(&s, 0) - no_pp, 4ull * 12593152ull - 4194304ull);
+    /* against the same device without pipeline parallelism (one copy of the inputs but the
+     * hidden state, the first layer's input under the peak): the difference is n_copies x
+     * inputs - the one copy already counted */
+    uint64_t no_pp = 4194304ull + 4096ull + 6144ull + FFN;
+    cr_assert_eq(act(&s, 0) - no_pp, 4ull * 12593152ull - 4194304ull - 4096ull - 6144ull);
+    done(&s);
+    /* one GPU with flash attention: mask f16 4,194,304, inp_pos 2,048, out_ids 2,048,
+     * self_k_idxs 4,096, self_v_idxs 4,096 (V not transposed), and the logits' peak */
+    cr_assert_eq(run(&s, L3 "attention=flash"), GPUFIT_OK, "%s", s.err.message);
+    cr_assert_eq(act(&s, 0), 4194304ull + 12288ull + LOGITS);
     done(&s);
 }
 
 Test(llamacpp, pipeline_parallel_copies_without_flash_attention)
 {
     run_s s;
-    /* one GPU (no pipeline parallelism): KQ mask f32 4096 x 512 = 8,388,608 + peak */
+    /* one GPU (no pipeline parallelism): one copy of each input, read up to the last layer,
+     * so under the peak: KQ mask f32 4096 x 512 = 8,388,608, inp_pos i32 512 = 2,048,
+     * out_ids i32 512 = 2,048, self_k_idxs i64 512 = 4,096 and self_v_idxs i64 512 x 1024 =
+     * 4,194,304 (V transposed): 8,388,608 + 4,202,496 + the peak */
     cr_assert_eq(run(&s, L3 "attention=eager"), GPUFIT_OK, "%s", s.err.message);
-    uint64_t single = act(&s, 0);
-    cr_assert_eq(single, 8388608ull + ATTN_NOFA);
+    uint64_t single = act(&s, 0), lo, hi;
+    cr_assert_eq(single, 8388608ull + 4202496ull + ATTN_NOFA);
+    /* builds before the ggml_set_rows KV path have no KV row indices: the band's low end */
+    cr_assert_eq(gpufit_result_bytes_band(s.r, 0, GPUFIT_MEM_ACTIVATIONS, &lo, &hi), GPUFIT_OK);
+    cr_assert_eq(hi, single);
+    cr_assert_eq(lo, single - 4096ull - 4194304ull);
     done(&s);
     cr_assert_eq(run(&s, L3 "pp=2 attention=eager"), GPUFIT_OK, "%s", s.err.message);
     /* without flash attention V is stored transposed and self_v_idxs holds one index per
@@ -77,8 +90,12 @@ Test(llamacpp, pipeline_parallel_copies_without_flash_attention)
      *   device 0: 4 x I0 + 318,767,104 = 402,677,760 */
     cr_assert_eq(act(&s, 0), 402677760ull);
     /* the same peak as the single GPU's (the KQ scores), so the difference is exactly the
-     * copies less the single GPU's one mask copy */
-    cr_assert_eq(act(&s, 0) - single, 4ull * 20977664ull - 8388608ull);
+     * copies less the single GPU's one copy of the mask and the small inputs */
+    cr_assert_eq(act(&s, 0) - single, 4ull * 20977664ull - 8388608ull - 4202496ull);
+    /* the band's low end: four copies without the KV row indices */
+    uint64_t lo0, hi0;
+    cr_assert_eq(gpufit_result_bytes_band(s.r, 0, GPUFIT_MEM_ACTIVATIONS, &lo0, &hi0), GPUFIT_OK);
+    cr_assert_eq(lo0, act(&s, 0) - 4ull * (4096ull + 4194304ull));
     /* device 1: + out_ids, peak max(KQ scores, logits) = the KQ scores */
     cr_assert_eq(act(&s, 1), 4ull * (20977664ull + 2048ull) + ATTN_NOFA);
     done(&s);
