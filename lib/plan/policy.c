@@ -610,6 +610,14 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
                   : fw == GPUFIT_FW_MEGATRON ? 3 * per_handle
                                              : (p->training ? 2 : 1) * per_handle;
     p->band.ws[0] = p->band.ws[1] = p->ws_bytes; /* cuBLAS workspaces: exact */
+    if (j->workspace_bytes < 0 && p->training && !server && fw != GPUFIT_FW_LLAMACPP &&
+        fw != GPUFIT_FW_MEGATRON) {
+        /* the backward's handle-stream (torch/csrc/autograd/engine.cpp runs backward on a
+         * device thread, and aten/src/ATen/cuda/CublasHandlePool.cpp keeps a workspace per
+         * handle and stream) is counted from PyTorch 2.0, except 2.2-2.3 builds with CUDA >=
+         * 12.2 (pytorch PR #113994, undone by PR #124250): one workspace at the low end */
+        p->band.ws[0] = p->ws_bytes - per_handle;
+    }
     if (j->workspace_bytes < 0 && server) {
         p->band.ws[0] = p->ws_bytes - nt->point + nt->low;
         p->band.ws[1] = p->ws_bytes - nt->point + nt->high;
