@@ -457,6 +457,10 @@ typedef enum gpufit_param {
                                               stage chunk (Megatron block); 0 = every layer. */
     GPUFIT_JOB_OPTIMIZER_IMPL = 1156, /**< gpufit_optimizer_impl of a PyTorch training job;
                                            -1 = auto (the trainer's default, with a band). */
+    GPUFIT_JOB_EXPANDABLE_SEGMENTS = 1157, /**< Bool: PyTorch's caching allocator runs with
+                                                `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`
+                                                (it then splits every block to 512 B: no tensor
+                                                keeps a rest of up to 1 MiB); not llama.cpp. */
     /* job: parallelism */
     GPUFIT_JOB_DP = 1200,      /**< Data-parallel degree. */
     GPUFIT_JOB_TP = 1201,      /**< Tensor-parallel degree. */

@@ -118,6 +118,9 @@ typedef struct gpufit__plan {
      * (enum gpufit__held: a loop of one's own does, the Trainer and torchtune do not;
      * docs/memory/pytorch-transients.md); 64 bits: no padding */
     int64_t held_logits;
+    /* PyTorch's caching allocator with expandable_segments:True: blocks split to 512 B, so the
+     * rests of up to 1 MiB above kSmallSize (evaluate.c block_slack) do not arise */
+    int64_t expandable;
 } gpufit__plan;
 
 /* A calibration profile (gpufit_job_apply_profile, calibrate.c): the user's own stack
@@ -143,6 +146,7 @@ struct gpufit_job {
     int64_t kv_dtype;
     int64_t optimizer, checkpointing, checkpoint_every, checkpoint_layers, attention;
     int64_t optimizer_impl; /* gpufit_optimizer_impl, -1 = auto (framework pytorch, training) */
+    int64_t expandable_segments; /* PYTORCH_CUDA_ALLOC_CONF expandable_segments:True (0/1) */
     double dropout;
     int64_t dp, tp, pp, vpp, cp, ep, etp, sp, zero, offload, gpus, pp_schedule;
     int64_t pp_first_layers, pp_last_layers, zero_shard_size, host_memory_bytes;
@@ -378,7 +382,8 @@ enum {
     GPUFIT__AP_ENCDEC = 2u,  /* an encoder-decoder model */
     GPUFIT__AP_MLA = 4u,     /* multi-head latent attention (kv_lora_rank > 0) */
     GPUFIT__AP_OFFLOAD = 8u, /* inference outside vLLM / SGLang (layer offload) */
-    GPUFIT__AP_PT_TRAIN = 16u /* training with framework pytorch (the trainer front end) */
+    GPUFIT__AP_PT_TRAIN = 16u, /* training with framework pytorch (the trainer front end) */
+    GPUFIT__AP_TORCH = 32u     /* PyTorch's caching allocator: every framework but llama.cpp */
 };
 /* 1 when every row of the applicability table names its parameter's domain and int64_t
  * field offset (the check compares fields by offset; tests/unit/test_cold.c). */

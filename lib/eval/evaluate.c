@@ -194,6 +194,77 @@ typedef struct role_ctx {
     gpufit_error *err;
 } role_ctx;
 
+/* log2 of the bytes per element of a plain dtype (fp32 2, bf16/fp16 1, 8-bit 0); 0 otherwise. */
+static int log2_elem_bytes(int64_t dt)
+{
+    const gpufit__dtype_info *d = gpufit__dtype(dt);
+    if (d == NULL || d->block_elems != 1)
+        return 0;
+    return d->block_bytes >= 4 ? 2 : d->block_bytes >= 2 ? 1 : 0;
+}
+
+/* Widens the high end of component c by `more` bytes (its band starts at the point when it has
+ * none yet). 1 on overflow. */
+static int widen_high(gpufit__role *role, int c, uint64_t more)
+{
+    if (more == 0 || role->comp[c] == 0)
+        return 0;
+    if (!(role->approx >> c & 1u)) {
+        role->band_lo[c] = role->band_hi[c] = role->comp[c];
+        role->approx |= 1u << c;
+    }
+    return gpufit__add(role->band_hi[c], more, &role->band_hi[c]);
+}
+
+/* PyTorch's caching allocator splits a block of the large pool only when more than 1 MiB would
+ * remain (c10/cuda/CUDACachingAllocator.cpp should_split, kSmallSize), and memory_allocated
+ * counts the whole block: each tensor above 1 MiB may hold up to 1 MiB (+ 511 B of rounding)
+ * more than its bytes, by how the segments it was carved from were cut (docs/memory/
+ * allocator.md, "Blocks above 1 MiB"). The high end of each per-tensor family carries it:
+ * weights, .grad, fp32 master copies and optimizer states, where the framework allocates them
+ * tensor by tensor: PyTorch without FSDP; Megatron's weights and fp32 main copies without the
+ * distributed optimizer (its DDP keeps the grads in one buffer, and the distributed optimizer
+ * the weights too), and its main copies and optimizer states always (megatron/core/optimizer/
+ * distrib_optimizer.py _build_model_and_main_param_groups clones each parameter's shard;
+ * optimizer.py: one exp_avg and exp_avg_sq per main parameter). DeepSpeed and FSDP flatten
+ * them into a few buffers. 1 on overflow. */
+static int block_slack(const role_ctx *x, const gpufit__slice *sl, gpufit__role *role)
+{
+    const gpufit__plan *p = x->p;
+    int fw = p->framework;
+    if ((fw != GPUFIT_FW_PYTORCH && fw != GPUFIT_FW_MEGATRON) ||
+        (fw == GPUFIT_FW_PYTORCH && p->zero > 0) || x->s->arch == GPUFIT_ARCH_GENERIC ||
+        x->wc->gguf != NULL || p->expandable)
+        return 0;
+    const uint64_t per = ((uint64_t)1 << 20) + 511;
+    uint64_t w, t[3], b;
+    if (gpufit__big_tensors(p, x->s, x->g, x->ng, sl, &w, t) ||
+        widen_high(role, GPUFIT_MEM_WEIGHTS, p->zero == 0 ? w : 0))
+        return 1;
+    if (!p->training)
+        return 0;
+    /* one tensor per trainable parameter in each family's dtype: index log2(bytes) */
+#define LOG2B(dt) log2_elem_bytes(dt)
+    int states = p->optimizer == GPUFIT_OPT_ADAMW || p->optimizer == GPUFIT_OPT_ADAM ||
+                         p->optimizer == GPUFIT_OPT_ADAMW_8BIT
+                     ? 2
+                 : p->optimizer == GPUFIT_OPT_SGD_MOMENTUM || p->optimizer == GPUFIT_OPT_LION
+                     ? 1
+                     : 0; /* Adafactor's factored rows and columns stay small */
+    if (fw == GPUFIT_FW_PYTORCH &&
+        (gpufit__mul(t[LOG2B(p->g_dt)], per, &b) || widen_high(role, GPUFIT_MEM_GRADIENTS, b)))
+        return 1;
+    if (gpufit__mul(t[LOG2B(p->m_dt)], per, &b) || widen_high(role, GPUFIT_MEM_MASTER_WEIGHTS, b))
+        return 1;
+    if (p->task != GPUFIT_TASK_QLORA && /* paged states live outside memory_allocated */
+        (gpufit__mul(t[p->optimizer == GPUFIT_OPT_ADAMW_8BIT ? 0 : LOG2B(p->o_dt)],
+                     per * (uint64_t)states, &b) ||
+         widen_high(role, GPUFIT_MEM_OPTIMIZER_STATES, b)))
+        return 1;
+#undef LOG2B
+    return 0;
+}
+
 /* Memory of one role; every component but fragmentation (finish_role) is set here. */
 static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__role *role,
                          host_part *hc)
@@ -483,6 +554,7 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         m[GPUFIT_MEM_COMM_BUFFERS] += n * gpufit__stack[GPUFIT__STACK_NCCL_COMM].point;
         role->extra_comms = (uint32_t)n;
     }
+    CK(block_slack(x, sl, role));
     /* an approximated component's band must still hold its final point (lo <= point <= hi) */
     for (int k = 1; k < GPUFIT__NCOMP && role->approx != 0; k++)
         if ((role->approx >> k & 1u) && (role->band_lo[k] > m[k] || role->band_hi[k] < m[k]))

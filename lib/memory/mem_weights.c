@@ -476,6 +476,72 @@ int gpufit__trainable(const gpufit__plan *p, const gpufit__shape *s, const gpufi
     return 0;
 }
 
+/* The most a weight of `one` bytes loaded into fresh segments adds (CUDACachingAllocator.cpp):
+ * rounded to 512 B; from 10 MiB (kMinLargeAlloc) its own segment rounded to 2 MiB (kRoundLarge),
+ * whose rest is split off only when above 1 MiB; from 1 MiB (kSmallSize) a 20 MiB segment
+ * (kLargeBuffer) shared with others, where the last block cut from it keeps a rest of up to
+ * 1 MiB; below, small-pool blocks split to 512 B. */
+static uint64_t load_slack(uint64_t one)
+{
+    const uint64_t mib = (uint64_t)1 << 20;
+    uint64_t x = (one + 511) / 512 * 512, r = (2 * mib - x % (2 * mib)) % (2 * mib);
+    if (x <= mib)
+        return x - one;
+    if (x < 10 * mib)
+        return x - one + mib;
+    return x - one + (r <= mib ? r : 0);
+}
+
+int gpufit__big_tensors(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
+                        size_t ng, const gpufit__slice *sl, uint64_t *w_out, uint64_t t_out[3])
+{
+    const uint64_t small = (uint64_t)1 << 20; /* kSmallSize */
+    int64_t dense_dt = dense_dtype(p);
+    uint64_t w = 0, t[3] = {0, 0, 0};
+    for (size_t i = 0; i < ng; i++) {
+        uint64_t rows, copies, n_layers, one, n;
+        if (is_1d(&g[i])) /* norms and biases: far below 1 MiB (2^18 fp32 elements) */
+            continue;
+        shard_dims(p, s, &g[i], &rows, &copies);
+        int global = g[i].where == GPUFIT__W_GLOBAL;
+        n_layers = global ? 1 : sl->layers[g[i].where];
+        if (n_layers == 0)
+            continue;
+        if (global) { /* the sides a slice holds, as gpufit__trainable */
+            int side = gpufit__glob_side(g[i].kind), emb = side == 0;
+            int tied_out = g[i].kind == GPUFIT__T_TOKEN_EMBD && s->tied && sl->output;
+            if (side == 3 ? !gpufit__vision_on(p, s, sl)
+                          : (emb && !sl->embedding && !tied_out) || (!emb && !sl->output))
+                continue;
+            if (tied_out && sl->embedding)
+                n_layers = 2; /* both copies on a one-stage model */
+        }
+        if (gpufit__mul(copies, n_layers, &n) ||
+            tensor_bytes(group_dtype(p, s, &g[i], dense_dt), rows, g[i].cols, &one) ||
+            gpufit__mul(load_slack(one), n, &one) || gpufit__add(w, one, &w))
+            return 1;
+        if (!p->training)
+            continue;
+        /* elements of each trainable tensor: the tensor, or LoRA's A (r x in) and B (out x r) */
+        uint64_t el[2] = {rows * g[i].cols, 0}; /* <= the tensor's bytes' overflow guard */
+        if (p->lora) {
+            if (global || !gpufit__lora_adapted(p->lora_mask, g[i].kind))
+                continue;
+            el[0] = p->lora_rank * g[i].cols;
+            el[1] = p->lora_rank * g[i].rows;
+        }
+        for (int b = 0; b < 3; b++) /* 1, 2 and 4 bytes per element */
+            for (int a = 0; a < 2; a++)
+                if (el[a] > small >> b)
+                    t[b] += n;
+    }
+    *w_out = w;
+    t_out[0] = t[0];
+    t_out[1] = t[1];
+    t_out[2] = t[2];
+    return 0;
+}
+
 /* One pass over the tensor groups for models whose layers of a class all store the same types
  * (everything but llama.cpp recipes): bytes and trainable parameters of one layer of each class
  * and of the global tensors, split by where they live. Same rules as the two walks above. */

@@ -492,11 +492,13 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
                                    (!p->training && !server ? GPUFIT__AP_OFFLOAD : 0u) |
                                        (p->training && fw == GPUFIT_FW_PYTORCH
                                             ? GPUFIT__AP_PT_TRAIN
-                                            : 0u),
+                                            : 0u) |
+                                       (fw != GPUFIT_FW_LLAMACPP ? GPUFIT__AP_TORCH : 0u),
                                    err);
     if (st != GPUFIT_OK)
         return st;
     p->n_gpu_layers = j->n_gpu_layers;
+    p->expandable = j->expandable_segments != 0;
     p->schedule = j->pp_schedule >= 0 ? (int32_t)j->pp_schedule
                   : j->vpp > 1        ? GPUFIT_PP_INTERLEAVED
                                       : GPUFIT_PP_1F1B;

@@ -353,6 +353,11 @@ static const gpufit__param_entry table[] = {
        "layers",
        "with checkpointing=full: checkpoint only the first N layers of each pipeline stage "
        "(chunk) (Megatron --recompute-method block --recompute-num-layers N); 0 = every layer"),
+    JB(GPUFIT_JOB_EXPANDABLE_SEGMENTS, expandable_segments, 0, "expandable_segments",
+       "PyTorch's caching allocator with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: "
+       "blocks split to 512 B, so a tensor above 1 MiB keeps no rest of up to 1 MiB in "
+       "memory_allocated (the band's high end of per-tensor weights, grads and optimizer "
+       "states drops it; docs/memory/allocator.md); every framework but llamacpp"),
     JE(GPUFIT_JOB_OPTIMIZER_IMPL, optimizer_impl, -1, 2, -1, opt_impl_values, "optimizer_impl",
        NULL,
        "how torch.optim Adam/AdamW steps, which sets the step's temporaries: foreach (one "
@@ -572,6 +577,7 @@ static const applies_row applies[] = {
     {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_V_HEAD_DIM, MOFF(v_head_dim), GPUFIT__AP_MLA, "multi-head latent attention (kv_lora_rank > 0)"},
     {GPUFIT_DOMAIN_JOB, GPUFIT_JOB_TRAINER, JOFF(trainer), GPUFIT__AP_PT_TRAIN, "training with framework=pytorch"},
     {GPUFIT_DOMAIN_JOB, GPUFIT_JOB_OPTIMIZER_IMPL, JOFF(optimizer_impl), GPUFIT__AP_PT_TRAIN, "training with framework=pytorch"},
+    {GPUFIT_DOMAIN_JOB, GPUFIT_JOB_EXPANDABLE_SEGMENTS, JOFF(expandable_segments), GPUFIT__AP_TORCH, "frameworks on PyTorch's caching allocator (every one but llamacpp)"},
     {GPUFIT_DOMAIN_JOB, GPUFIT_JOB_N_GPU_LAYERS, JOFF(n_gpu_layers), GPUFIT__AP_OFFLOAD,
      "inference with llama.cpp or PyTorch (vLLM and SGLang keep every layer on the GPU; "
      "training offloads no layers)"},

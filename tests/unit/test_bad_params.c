@@ -226,6 +226,10 @@ static const battery_row battery[] = {
       E("model=llama-3-8b task=pretrain framework=megatron optimizer_impl=foreach", INC,
         GPUFIT_JOB_OPTIMIZER_IMPL)},
      NULL},
+    {"expandable_segments",
+     {E("model=llama-3-8b task=inference framework=llamacpp expandable_segments=1", INC,
+        GPUFIT_JOB_EXPANDABLE_SEGMENTS)},
+     NULL},
     /* llama.cpp: a partial offload over several devices is not modelled (docs/splits.md) */
     {"n_gpu_layers",
      {E("model=llama-3-8b task=inference framework=llamacpp pp=2 n_gpu_layers=32", INC,

@@ -62,8 +62,10 @@ class TestHtml(unittest.TestCase):
         scale = (right - left) / ro.device_used_bytes
         self.assertAlmostEqual(x0 - left, ro.device_used_low_bytes * scale, delta=0.5)
         self.assertAlmostEqual(x1 - left, ro.device_used_high_bytes * scale, delta=0.5)
+        # every stack term given, and no allocator block rests: no band, no whisker
         r = gpufit.estimate(model="llama-3-8b", task="inference", gpu="rtx-4090",
-                            cuda_context_bytes=1 << 29, fragmentation=0.2)
+                            cuda_context_bytes=1 << 29, fragmentation=0.2,
+                            expandable_segments=True)
         svg = ET.fromstring(r.svg())
         self.assertEqual([g for g in svg.iter("%sg" % SVG) if g.get("class") == "band"], [])
 
