@@ -338,12 +338,17 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
 
 /* PyTorch's caching allocator splits a block of its large pool (above kSmallSize, 1 MiB) only
  * when more than 1 MiB would remain, and memory_allocated counts whole blocks
- * (docs/memory/allocator.md, "Blocks above 1 MiB"). For a slice: *w the most the 2-D weights,
- * loaded into fresh segments, add (bytes); t[k] the trainable tensors (LoRA: its A and B)
- * whose elements at 2^k bytes exceed 1 MiB, k = 0, 1, 2, each of which may add up to 1 MiB
- * when carved from a cached block (mem_weights.c). 1 on overflow. */
-int gpufit__big_tensors(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
-                        size_t ng, const gpufit__slice *sl, uint64_t *w, uint64_t t[3]);
+ * (docs/memory/allocator.md, "Blocks above 1 MiB"). Per layer of each class and per global
+ * side (as gpufit__ubytes): w, the most the 2-D weights loaded into fresh segments add
+ * (bytes); t[e], the trainable tensors (LoRA: its A and B) whose elements at 2^e bytes exceed
+ * 1 MiB, each of which may add up to 1 MiB when carved from a cached block. */
+typedef struct gpufit__blocks {
+    uint64_t w[GPUFIT__W_COUNT], t[3][GPUFIT__W_COUNT];
+    uint64_t w_glob[4], t_glob[3][4];
+} gpufit__blocks;
+/* Fills b once per evaluation (mem_weights.c); 1 on overflow. */
+int gpufit__blocks_build(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
+                         size_t ng, gpufit__blocks *b);
 
 /* What one layer of each class keeps for one micro-batch (after checkpointing) and its
  * backward transient: the same on every pipeline stage, so derived once per evaluation. */

@@ -85,6 +85,8 @@ typedef struct wcache {
     const struct gpufit_model *gguf; /* a model read from a GGUF file: its exact bytes */
     gpufit__ubytes u;                /* one layer of each class (and its experts), globals */
     uint64_t w_g[4], t_g[4], o_g[4]; /* globals by slice: index = embedding + 2 * output */
+    int blocks;                      /* the allocator's block rests apply (block_slack) */
+    gpufit__blocks blk;
 } wcache;
 
 static int walk(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
@@ -216,6 +218,26 @@ static int widen_high(gpufit__role *role, int c, uint64_t more)
     return gpufit__add(role->band_hi[c], more, &role->band_hi[c]);
 }
 
+/* Sum over a slice of per-layer values v[class] and per-side globals vg[side] (the sides of
+ * gpufit__ubytes: a one-stage model holds its tied embedding once). 1 on overflow. */
+static int slice_sum(const role_ctx *x, const gpufit__slice *sl, const uint64_t *v,
+                     const uint64_t *vg, uint64_t *out)
+{
+    uint64_t sum = 0, t;
+    for (int c = x->s->w_first; c < x->s->w_end; c++)
+        if (gpufit__mul(sl->layers[c], v[c], &t) || gpufit__add(sum, t, &sum))
+            return 1;
+    if (sl->embedding && gpufit__add(sum, vg[0], &sum))
+        return 1;
+    if (sl->output && (gpufit__add(sum, vg[1], &sum) ||
+                       (!sl->embedding && gpufit__add(sum, vg[2], &sum))))
+        return 1;
+    if (x->s->v_layers > 0 && gpufit__vision_on(x->p, x->s, sl) && gpufit__add(sum, vg[3], &sum))
+        return 1;
+    *out = sum;
+    return 0;
+}
+
 /* PyTorch's caching allocator splits a block of the large pool only when more than 1 MiB would
  * remain (c10/cuda/CUDACachingAllocator.cpp should_split, kSmallSize), and memory_allocated
  * counts the whole block: each tensor above 1 MiB may hold up to 1 MiB (+ 511 B of rounding)
@@ -231,37 +253,42 @@ static int widen_high(gpufit__role *role, int c, uint64_t more)
 static int block_slack(const role_ctx *x, const gpufit__slice *sl, gpufit__role *role)
 {
     const gpufit__plan *p = x->p;
-    int fw = p->framework;
-    if ((fw != GPUFIT_FW_PYTORCH && fw != GPUFIT_FW_MEGATRON) ||
-        (fw == GPUFIT_FW_PYTORCH && p->zero > 0) || x->s->arch == GPUFIT_ARCH_GENERIC ||
-        x->wc->gguf != NULL || p->expandable)
+    const gpufit__blocks *bk = &x->wc->blk;
+    if (!x->wc->blocks)
         return 0;
     const uint64_t per = ((uint64_t)1 << 20) + 511;
-    uint64_t w, t[3], b;
-    if (gpufit__big_tensors(p, x->s, x->g, x->ng, sl, &w, t) ||
-        widen_high(role, GPUFIT_MEM_WEIGHTS, p->zero == 0 ? w : 0))
+    uint64_t w, n, b;
+    if (p->zero == 0 && (slice_sum(x, sl, bk->w, bk->w_glob, &w) ||
+                         widen_high(role, GPUFIT_MEM_WEIGHTS, w)))
         return 1;
     if (!p->training)
         return 0;
     /* one tensor per trainable parameter in each family's dtype: index log2(bytes) */
-#define LOG2B(dt) log2_elem_bytes(dt)
     int states = p->optimizer == GPUFIT_OPT_ADAMW || p->optimizer == GPUFIT_OPT_ADAM ||
                          p->optimizer == GPUFIT_OPT_ADAMW_8BIT
                      ? 2
                  : p->optimizer == GPUFIT_OPT_SGD_MOMENTUM || p->optimizer == GPUFIT_OPT_LION
                      ? 1
                      : 0; /* Adafactor's factored rows and columns stay small */
-    if (fw == GPUFIT_FW_PYTORCH &&
-        (gpufit__mul(t[LOG2B(p->g_dt)], per, &b) || widen_high(role, GPUFIT_MEM_GRADIENTS, b)))
+    int e;
+    if (p->framework == GPUFIT_FW_PYTORCH) {
+        e = log2_elem_bytes(p->g_dt);
+        if (slice_sum(x, sl, bk->t[e], bk->t_glob[e], &n) || gpufit__mul(n, per, &b) ||
+            widen_high(role, GPUFIT_MEM_GRADIENTS, b))
+            return 1;
+    }
+    e = log2_elem_bytes(p->m_dt);
+    if (role->comp[GPUFIT_MEM_MASTER_WEIGHTS] > 0 &&
+        (slice_sum(x, sl, bk->t[e], bk->t_glob[e], &n) || gpufit__mul(n, per, &b) ||
+         widen_high(role, GPUFIT_MEM_MASTER_WEIGHTS, b)))
         return 1;
-    if (gpufit__mul(t[LOG2B(p->m_dt)], per, &b) || widen_high(role, GPUFIT_MEM_MASTER_WEIGHTS, b))
-        return 1;
-    if (p->task != GPUFIT_TASK_QLORA && /* paged states live outside memory_allocated */
-        (gpufit__mul(t[p->optimizer == GPUFIT_OPT_ADAMW_8BIT ? 0 : LOG2B(p->o_dt)],
-                     per * (uint64_t)states, &b) ||
+    e = p->optimizer == GPUFIT_OPT_ADAMW_8BIT ? 0 : log2_elem_bytes(p->o_dt);
+    if (states > 0 && p->task != GPUFIT_TASK_QLORA && /* paged states: outside memory_allocated */
+        role->comp[GPUFIT_MEM_OPTIMIZER_STATES] > 0 &&
+        (slice_sum(x, sl, bk->t[e], bk->t_glob[e], &n) ||
+         gpufit__mul(n, per * (uint64_t)states, &b) ||
          widen_high(role, GPUFIT_MEM_OPTIMIZER_STATES, b)))
         return 1;
-#undef LOG2B
     return 0;
 }
 
@@ -1123,6 +1150,13 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
                   mdl->gguf_layers == 0;
     CK(wcache_build(p, s, g, ng, mdl->cache_state == 1 ? &mdl->cache_agg : NULL, uniform, &wc));
     wc.gguf = mdl->gguf_layers > 0 ? mdl : NULL;
+    /* the allocator's block rests (block_slack): where the framework allocates tensor by tensor
+     * on PyTorch's caching allocator without expandable segments */
+    wc.blocks = (p->framework == GPUFIT_FW_PYTORCH || p->framework == GPUFIT_FW_MEGATRON) &&
+                !(p->framework == GPUFIT_FW_PYTORCH && p->zero > 0) &&
+                s->arch != GPUFIT_ARCH_GENERIC && wc.gguf == NULL && !p->expandable;
+    if (wc.blocks)
+        CK(gpufit__blocks_build(p, s, g, ng, &wc.blk));
     /* every field is set below; roles are filled whole by the role loop (not zeroed here:
      * this runs millions of times inside the planner) */
     r->n_roles = r->worst = r->n_notes = r->n_mitigations = 0;

@@ -492,53 +492,57 @@ static uint64_t load_slack(uint64_t one)
     return x - one + (r <= mib ? r : 0);
 }
 
-int gpufit__big_tensors(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
-                        size_t ng, const gpufit__slice *sl, uint64_t *w_out, uint64_t t_out[3])
+/* Counts n tensors of el elements in t[e * stride] for each e (0, 1, 2) at which el x 2^e
+ * bytes exceed 1 MiB (kSmallSize). */
+static inline void add_big(uint64_t *t, size_t stride, uint64_t el, uint64_t n)
 {
-    const uint64_t small = (uint64_t)1 << 20; /* kSmallSize */
+    if (el > (uint64_t)1 << 18) {
+        t[2 * stride] += n;
+        if (el > (uint64_t)1 << 19) {
+            t[stride] += n;
+            if (el > (uint64_t)1 << 20)
+                t[0] += n;
+        }
+    }
+}
+
+int gpufit__blocks_build(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
+                         size_t ng, gpufit__blocks *b)
+{
     int64_t dense_dt = dense_dtype(p);
-    uint64_t w = 0, t[3] = {0, 0, 0};
+    /* the slots the role sums read: the classes with layers and the four global sides */
+    for (int c = s->w_first; c < s->w_end; c++)
+        b->w[c] = b->t[0][c] = b->t[1][c] = b->t[2][c] = 0;
+    memset(b->w_glob, 0, sizeof b->w_glob);
+    memset(b->t_glob, 0, sizeof b->t_glob);
+    int count = p->training;
     for (size_t i = 0; i < ng; i++) {
-        uint64_t rows, copies, n_layers, one, n;
+        uint64_t rows, copies, one;
         if (is_1d(&g[i])) /* norms and biases: far below 1 MiB (2^18 fp32 elements) */
             continue;
         shard_dims(p, s, &g[i], &rows, &copies);
-        int global = g[i].where == GPUFIT__W_GLOBAL;
-        n_layers = global ? 1 : sl->layers[g[i].where];
-        if (n_layers == 0)
-            continue;
-        if (global) { /* the sides a slice holds, as gpufit__trainable */
-            int side = gpufit__glob_side(g[i].kind), emb = side == 0;
-            int tied_out = g[i].kind == GPUFIT__T_TOKEN_EMBD && s->tied && sl->output;
-            if (side == 3 ? !gpufit__vision_on(p, s, sl)
-                          : (emb && !sl->embedding && !tied_out) || (!emb && !sl->output))
-                continue;
-            if (tied_out && sl->embedding)
-                n_layers = 2; /* both copies on a one-stage model */
-        }
-        if (gpufit__mul(copies, n_layers, &n) ||
-            tensor_bytes(group_dtype(p, s, &g[i], dense_dt), rows, g[i].cols, &one) ||
-            gpufit__mul(load_slack(one), n, &one) || gpufit__add(w, one, &w))
+        int global = g[i].where == GPUFIT__W_GLOBAL, k = global ? gpufit__glob_side(g[i].kind) : 0;
+        /* a tied embedding is also the last stage's output copy (as gpufit__uniform_bytes) */
+        int tied = global && g[i].kind == GPUFIT__T_TOKEN_EMBD && s->tied;
+        uint64_t *w = global ? &b->w_glob[k] : &b->w[g[i].where];
+        if (tensor_bytes(group_dtype(p, s, &g[i], dense_dt), rows, g[i].cols, &one) ||
+            gpufit__mul(load_slack(one), copies, &one) || gpufit__add(*w, one, w) ||
+            (tied && gpufit__add(b->w_glob[2], one, &b->w_glob[2])))
             return 1;
-        if (!p->training)
+        if (!count)
             continue;
-        /* elements of each trainable tensor: the tensor, or LoRA's A (r x in) and B (out x r) */
-        uint64_t el[2] = {rows * g[i].cols, 0}; /* <= the tensor's bytes' overflow guard */
-        if (p->lora) {
-            if (global || !gpufit__lora_adapted(p->lora_mask, g[i].kind))
-                continue;
-            el[0] = p->lora_rank * g[i].cols;
-            el[1] = p->lora_rank * g[i].rows;
+        /* each trainable tensor: the tensor, or LoRA's A (r x in) and B (out x r) */
+        uint64_t *t = global ? &b->t_glob[0][k] : &b->t[0][g[i].where];
+        size_t stride = global ? 4 : GPUFIT__W_COUNT;
+        if (!p->lora) {
+            add_big(t, stride, rows * g[i].cols, copies); /* < 2^64: tensor_bytes multiplied */
+            if (tied)
+                add_big(&b->t_glob[0][2], 4, rows * g[i].cols, copies);
+        } else if (!global && gpufit__lora_adapted(p->lora_mask, g[i].kind)) {
+            add_big(t, stride, p->lora_rank * g[i].cols, copies);
+            add_big(t, stride, p->lora_rank * g[i].rows, copies);
         }
-        for (int b = 0; b < 3; b++) /* 1, 2 and 4 bytes per element */
-            for (int a = 0; a < 2; a++)
-                if (el[a] > small >> b)
-                    t[b] += n;
     }
-    *w_out = w;
-    t_out[0] = t[0];
-    t_out[1] = t[1];
-    t_out[2] = t[2];
     return 0;
 }
 
