@@ -766,9 +766,12 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
             (st = apply_member(&c, json, len, p, &k, &v, 0, err)) != GPUFIT_OK)
             return st;
     }
-    gpufit__model_refresh(&c.m);
-    gpufit__job_refresh(&c.j);
+    /* the cache is derived in the handle itself: copying it from the working copy would move
+     * its 2.5 KiB once more per call (refresh cannot fail: the handles still change only here) */
+    c.m.cache_state = 0;
     gpufit__model_assign(m, &c.m);
+    gpufit__model_refresh(m);
+    gpufit__job_refresh(&c.j);
     *j = c.j;
     gpufit__ok(err);
     return GPUFIT_OK;
