@@ -86,9 +86,8 @@ static int64_t field(const struct gpufit_model *m, const field_range *r)
     return v;
 }
 
-/* v outside [lo, hi] (lo <= hi): v - lo > hi - lo modulo 2^64, one compare */
-#define OUTSIDE(field, id, lo, hi) \
-    | ((uint64_t)m->field - (uint64_t)(lo) > (uint64_t)(hi) - (uint64_t)(lo))
+/* a field outside its constant bounds (the compiler folds the pair into one compare) */
+#define OUTSIDE(field, id, lo, hi) | (m->field < (lo) || m->field > (hi))
 
 static int32_t check_ranges(const struct gpufit_model *m, gpufit_error *err)
 {
