@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Sets value v of axis entry e on the working copies and refreshes the handle it belongs to. */
+/* Sets value v of axis entry e on the working copies; the caller refreshes the handles once
+ * all of a cell's changed axes are set (a refresh reads only the final values). */
 static int32_t set_axis(const gpufit__param_entry *e, gpufit_model *m, gpufit_job *j, double v,
                         gpufit_error *err)
 {
@@ -24,13 +25,7 @@ static int32_t set_axis(const gpufit__param_entry *e, gpufit_model *m, gpufit_jo
         st = e->domain == GPUFIT_DOMAIN_MODEL
                  ? gpufit__param_set_int(e, m, NULL, (int64_t)v, err)
                  : gpufit__param_set_int(e, NULL, j, (int64_t)v, err);
-    if (st != GPUFIT_OK)
-        return st;
-    if (e->domain == GPUFIT_DOMAIN_MODEL)
-        gpufit__model_refresh(m);
-    else
-        gpufit__job_refresh(j);
-    return GPUFIT_OK;
+    return st;
 }
 
 /* The axes, checked before anything is evaluated: known scalar parameters, every value of an
@@ -129,9 +124,16 @@ int32_t gpufit_sweep(const gpufit_model *m, const gpufit_job *j, const int32_t *
             changed_from = 0;
             fresh = 0;
         }
-        for (uint32_t a = changed_from; a < n_axes && cst == GPUFIT_OK; a++)
+        int model_set = 0, job_set = 0;
+        for (uint32_t a = changed_from; a < n_axes && cst == GPUFIT_OK; a++) {
             cst = set_axis(entries[a], wm, wj, values[first[a] + idx[a]], NULL);
+            *(entries[a]->domain == GPUFIT_DOMAIN_MODEL ? &model_set : &job_set) = 1;
+        }
         if (cst == GPUFIT_OK) {
+            if (model_set)
+                gpufit__model_refresh(wm);
+            if (job_set)
+                gpufit__job_refresh(wj);
             struct gpufit_result *r = gpufit__result_init(&rb);
             r->lean = 1; /* summaries only */
             cst = gpufit__evaluate_into(r, wm, wj, NULL);

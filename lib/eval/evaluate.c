@@ -582,11 +582,14 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         role->extra_comms = (uint32_t)n;
     }
     CK(block_slack(x, sl, role));
-    /* an approximated component's band must still hold its final point (lo <= point <= hi) */
-    for (int k = 1; k < GPUFIT__NCOMP && role->approx != 0; k++)
-        if ((role->approx >> k & 1u) && (role->band_lo[k] > m[k] || role->band_hi[k] < m[k]))
+    /* an approximated component's band must still hold its final point (lo <= point <= hi);
+     * the set bits only, lowest first (most roles mark one or two) */
+    for (uint32_t ap = role->approx & ((1u << GPUFIT__NCOMP) - 2u); ap != 0; ap &= ap - 1) {
+        int k = __builtin_ctz(ap);
+        if (role->band_lo[k] > m[k] || role->band_hi[k] < m[k])
             return gpufit__fail(err, GPUFIT_E_INTERNAL, -1, UINT64_MAX,
                                 "internal: the band of component %d lost its point", k);
+    }
     return GPUFIT_OK;
 }
 
@@ -741,10 +744,8 @@ static int32_t band_end(const gpufit__plan *p, gpufit__role *role, const levels_
     CK(gpufit__add(pt->alloc - m[GPUFIT_MEM_WORKSPACE], in->ws, &alloc));
     /* approximated components (role->approx, allocated ones) at this end of their band:
      * lo <= point <= hi, so the low end subtracts and the high end adds */
-    for (int c = 1; c < GPUFIT__NCOMP && role->approx != 0; c++) {
-        if (!(role->approx >> c & 1u))
-            continue;
-        int dyn = c == GPUFIT_MEM_ACTIVATIONS || c == GPUFIT_MEM_LOGITS;
+    for (uint32_t ap = role->approx & ((1u << GPUFIT__NCOMP) - 2u); ap != 0; ap &= ap - 1) {
+        int c = __builtin_ctz(ap), dyn = c == GPUFIT_MEM_ACTIVATIONS || c == GPUFIT_MEM_LOGITS;
         if (e == 0) {
             alloc -= m[c] - v[c];
             dynamic -= dyn ? m[c] - v[c] : 0;

@@ -611,38 +611,39 @@ static int32_t scan_top(const char *json, size_t len, top *t, gpufit_error *err)
     for (;;) {
         if (t->n == MEMBERS_MAX && !t->more)
             t->rest = p;
-        int plain = gpufit__json_member_scalar(&p, &k, &v);
+        /* the member is read into its record slot (past MEMBERS_MAX, into k and v) */
+        int slot = t->n < MEMBERS_MAX;
+        gpufit__json_token *kp = slot ? &t->k[t->n] : &k, *vp = slot ? &t->v[t->n] : &v;
+        int plain = gpufit__json_member_scalar(&p, kp, vp);
         if (plain) { /* the usual member, in one step */
-            if (key_tok_is(&k, "model", 5)) {
-                t->model_v = v;
+            if (key_tok_is(kp, "model", 5)) {
+                t->model_v = *vp;
                 t->model_scalar = t->has_model = 1;
-            } else if (key_tok_is(&k, "gpu", 3)) {
-                t->gpu_off = k.offset;
-                t->gpu_v = v;
+            } else if (key_tok_is(kp, "gpu", 3)) {
+                t->gpu_off = kp->offset;
+                t->gpu_v = *vp;
                 t->gpu_scalar = t->has_gpu = 1;
             }
         } else {
-            if ((st = next_member(&p, &k, err)) != GPUFIT_OK)
+            if ((st = next_member(&p, kp, err)) != GPUFIT_OK)
                 return st;
-            if (k.type == GPUFIT__JSON_OBJECT_END)
+            if (kp->type == GPUFIT__JSON_OBJECT_END)
                 break;
-            if (key_tok_is(&k, "model", 5)) {
+            if (key_tok_is(kp, "model", 5)) {
                 t->model_at = p;
                 t->has_model = 1;
                 t->model_scalar = 0;
-            } else if (key_tok_is(&k, "gpu", 3)) {
-                t->gpu_off = k.offset;
+            } else if (key_tok_is(kp, "gpu", 3)) {
+                t->gpu_off = kp->offset;
                 t->gpu_at = p;
                 t->has_gpu = 1;
                 t->gpu_scalar = 0;
             }
-            if ((st = gpufit__json_next(&p, &v, err)) != GPUFIT_OK ||
-                (st = gpufit__json_skip(&p, &v, err)) != GPUFIT_OK)
+            if ((st = gpufit__json_next(&p, vp, err)) != GPUFIT_OK ||
+                (st = gpufit__json_skip(&p, vp, err)) != GPUFIT_OK)
                 return st;
         }
-        if (t->n < MEMBERS_MAX) {
-            t->k[t->n] = k;
-            t->v[t->n] = v;
+        if (slot) {
             t->plain[t->n] = (unsigned char)plain;
             t->n++;
         } else {
@@ -732,7 +733,7 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
     if (st != GPUFIT_OK)
         return st;
     gpufit__model_assign(&c.m, m); /* a working copy: the handles change only on success */
-    c.j = *j;
+    memcpy(&c.j, j, offsetof(struct gpufit_job, plan)); /* its plan is resolved in j below */
     gpufit__doc_keys_init(&c.seen);
     if (t.has_model && (st = t.model_scalar ? apply_model_value(&c, NULL, &t.model_v, err)
                                             : apply_model(&c, &t.model_at, err)) != GPUFIT_OK)
@@ -766,10 +767,14 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
             (st = apply_member(&c, json, len, p, &k, &v, 0, err)) != GPUFIT_OK)
             return st;
     }
-    gpufit__model_refresh(&c.m);
-    gpufit__job_refresh(&c.j);
+    /* the model cache and the job's plan are derived in the handles themselves: copying them
+     * from the working copies would move 3 KiB more per call (refreshes cannot fail, so the
+     * handles still change only here) */
+    c.m.cache_state = 0;
     gpufit__model_assign(m, &c.m);
-    *j = c.j;
+    gpufit__model_refresh(m);
+    memcpy(j, &c.j, offsetof(struct gpufit_job, plan));
+    gpufit__job_refresh(j);
     gpufit__ok(err);
     return GPUFIT_OK;
 }

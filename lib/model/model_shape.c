@@ -17,66 +17,67 @@ typedef struct field_range {
     int64_t min, max;
 } field_range;
 
-/* clang-format off */
-#define R(field, id, lo, hi) {offsetof(struct gpufit_model, field), id, #field, lo, hi}
-/* clang-format on */
+/* One row per field: (field, id, lo, hi). The table names a field in an error; the check
+ * itself is unrolled from the same list (a constant compare per field, no table walk). */
 #define P2(n) ((int64_t)1 << (n))
-static const field_range ranges[] = {
-    R(arch, GPUFIT_MODEL_ARCH, 0, GPUFIT_ARCH_GENERIC),
-    R(n_layers, GPUFIT_MODEL_N_LAYERS, 0, P2(20)),
-    R(hidden_size, GPUFIT_MODEL_HIDDEN_SIZE, 0, P2(24)),
-    R(n_heads, GPUFIT_MODEL_N_HEADS, 0, P2(20)),
-    R(n_kv_heads, GPUFIT_MODEL_N_KV_HEADS, 0, P2(20)),
-    R(head_dim, GPUFIT_MODEL_HEAD_DIM, 0, P2(20)),
-    R(ffn_hidden_size, GPUFIT_MODEL_FFN_HIDDEN_SIZE, 0, P2(28)),
-    R(mlp, GPUFIT_MODEL_MLP, 0, GPUFIT_MLP_GEGLU),
-    R(vocab_size, GPUFIT_MODEL_VOCAB_SIZE, 0, P2(28)),
-    R(tied_embeddings, GPUFIT_MODEL_TIED_EMBEDDINGS, 0, 1),
-    R(norm, GPUFIT_MODEL_NORM, 0, GPUFIT_NORM_RMSNORM),
-    R(qkv_bias, GPUFIT_MODEL_QKV_BIAS, 0, 1),
-    R(mlp_bias, GPUFIT_MODEL_MLP_BIAS, 0, 1),
-    R(max_position, GPUFIT_MODEL_MAX_POSITION, 0, P2(32)),
-    R(rope_positions, GPUFIT_MODEL_ROPE_POSITIONS, 0, P2(26)),
-    R(rotary_dim, GPUFIT_MODEL_ROTARY_DIM, 0, P2(16)),
-    R(o_bias, GPUFIT_MODEL_O_BIAS, -1, 1),
-    R(emb_norm, GPUFIT_MODEL_EMB_NORM, -1, 1),
-    R(qk_norm, GPUFIT_MODEL_QK_NORM, 0, 1),
-    R(type_vocab_size, GPUFIT_MODEL_TYPE_VOCAB_SIZE, 0, P2(20)),
-    R(pooler, GPUFIT_MODEL_POOLER, 0, 1),
-    R(n_experts, GPUFIT_MODEL_N_EXPERTS, 0, P2(16)),
-    R(n_shared_experts, GPUFIT_MODEL_N_SHARED_EXPERTS, 0, P2(16)),
-    R(experts_per_token, GPUFIT_MODEL_EXPERTS_PER_TOKEN, 0, P2(16)),
-    R(moe_ffn_hidden_size, GPUFIT_MODEL_MOE_FFN_HIDDEN_SIZE, 0, P2(28)),
-    R(n_dense_layers, GPUFIT_MODEL_N_DENSE_LAYERS, 0, P2(20)),
-    R(shared_ffn_hidden_size, GPUFIT_MODEL_SHARED_FFN_HIDDEN_SIZE, 0, P2(28)),
-    R(router_bias, GPUFIT_MODEL_ROUTER_BIAS, 0, 1),
-    R(shared_expert_gate, GPUFIT_MODEL_SHARED_EXPERT_GATE, 0, 1),
-    R(q_lora_rank, GPUFIT_MODEL_Q_LORA_RANK, 0, P2(24)),
-    R(kv_lora_rank, GPUFIT_MODEL_KV_LORA_RANK, 0, P2(24)),
-    R(qk_nope_head_dim, GPUFIT_MODEL_QK_NOPE_HEAD_DIM, 0, P2(20)),
-    R(qk_rope_head_dim, GPUFIT_MODEL_QK_ROPE_HEAD_DIM, 0, P2(20)),
-    R(v_head_dim, GPUFIT_MODEL_V_HEAD_DIM, 0, P2(20)),
-    R(n_encoder_layers, GPUFIT_MODEL_N_ENCODER_LAYERS, 0, P2(20)),
-    R(n_decoder_layers, GPUFIT_MODEL_N_DECODER_LAYERS, 0, P2(20)),
-    R(rel_pos_buckets, GPUFIT_MODEL_REL_POS_BUCKETS, 0, P2(20)),
-    R(sliding_window, GPUFIT_MODEL_SLIDING_WINDOW, 0, P2(26)),
-    R(sliding_window_pattern, GPUFIT_MODEL_SLIDING_WINDOW_PATTERN, 0, P2(20)),
-    R(n_cross_attn_layers, GPUFIT_MODEL_N_CROSS_ATTN_LAYERS, 0, P2(20)),
-    R(cross_attn_tokens, GPUFIT_MODEL_CROSS_ATTN_TOKENS, 0, P2(26)),
-    R(vision_layers, GPUFIT_MODEL_VISION_LAYERS, 0, P2(10)),
-    R(vision_hidden_size, GPUFIT_MODEL_VISION_HIDDEN_SIZE, 0, P2(16)),
-    R(vision_heads, GPUFIT_MODEL_VISION_HEADS, 0, P2(10)),
-    R(vision_ffn_hidden_size, GPUFIT_MODEL_VISION_FFN_HIDDEN_SIZE, 0, P2(18)),
-    R(vision_patch_size, GPUFIT_MODEL_VISION_PATCH_SIZE, 0, P2(10)),
-    R(vision_image_size, GPUFIT_MODEL_VISION_IMAGE_SIZE, 0, P2(16)),
-    R(vision_merge, GPUFIT_MODEL_VISION_MERGE, 1, 64),
-    R(vision_style, GPUFIT_MODEL_VISION_STYLE, 0, GPUFIT_VISION_MLLAMA),
-    R(vision_projector, GPUFIT_MODEL_VISION_PROJECTOR, 0, GPUFIT_VPROJ_MLLAMA),
-    R(vision_tiles, GPUFIT_MODEL_VISION_TILES, 1, 64),
-    R(n_params, GPUFIT_MODEL_N_PARAMS, 0, INT64_MAX),
-};
-#undef R
-#undef P2
+/* clang-format off */
+#define RANGES(R) \
+    R(arch, GPUFIT_MODEL_ARCH, 0, GPUFIT_ARCH_GENERIC) \
+    R(n_layers, GPUFIT_MODEL_N_LAYERS, 0, P2(20)) \
+    R(hidden_size, GPUFIT_MODEL_HIDDEN_SIZE, 0, P2(24)) \
+    R(n_heads, GPUFIT_MODEL_N_HEADS, 0, P2(20)) \
+    R(n_kv_heads, GPUFIT_MODEL_N_KV_HEADS, 0, P2(20)) \
+    R(head_dim, GPUFIT_MODEL_HEAD_DIM, 0, P2(20)) \
+    R(ffn_hidden_size, GPUFIT_MODEL_FFN_HIDDEN_SIZE, 0, P2(28)) \
+    R(mlp, GPUFIT_MODEL_MLP, 0, GPUFIT_MLP_GEGLU) \
+    R(vocab_size, GPUFIT_MODEL_VOCAB_SIZE, 0, P2(28)) \
+    R(tied_embeddings, GPUFIT_MODEL_TIED_EMBEDDINGS, 0, 1) \
+    R(norm, GPUFIT_MODEL_NORM, 0, GPUFIT_NORM_RMSNORM) \
+    R(qkv_bias, GPUFIT_MODEL_QKV_BIAS, 0, 1) \
+    R(mlp_bias, GPUFIT_MODEL_MLP_BIAS, 0, 1) \
+    R(max_position, GPUFIT_MODEL_MAX_POSITION, 0, P2(32)) \
+    R(rope_positions, GPUFIT_MODEL_ROPE_POSITIONS, 0, P2(26)) \
+    R(rotary_dim, GPUFIT_MODEL_ROTARY_DIM, 0, P2(16)) \
+    R(o_bias, GPUFIT_MODEL_O_BIAS, -1, 1) \
+    R(emb_norm, GPUFIT_MODEL_EMB_NORM, -1, 1) \
+    R(qk_norm, GPUFIT_MODEL_QK_NORM, 0, 1) \
+    R(type_vocab_size, GPUFIT_MODEL_TYPE_VOCAB_SIZE, 0, P2(20)) \
+    R(pooler, GPUFIT_MODEL_POOLER, 0, 1) \
+    R(n_experts, GPUFIT_MODEL_N_EXPERTS, 0, P2(16)) \
+    R(n_shared_experts, GPUFIT_MODEL_N_SHARED_EXPERTS, 0, P2(16)) \
+    R(experts_per_token, GPUFIT_MODEL_EXPERTS_PER_TOKEN, 0, P2(16)) \
+    R(moe_ffn_hidden_size, GPUFIT_MODEL_MOE_FFN_HIDDEN_SIZE, 0, P2(28)) \
+    R(n_dense_layers, GPUFIT_MODEL_N_DENSE_LAYERS, 0, P2(20)) \
+    R(shared_ffn_hidden_size, GPUFIT_MODEL_SHARED_FFN_HIDDEN_SIZE, 0, P2(28)) \
+    R(router_bias, GPUFIT_MODEL_ROUTER_BIAS, 0, 1) \
+    R(shared_expert_gate, GPUFIT_MODEL_SHARED_EXPERT_GATE, 0, 1) \
+    R(q_lora_rank, GPUFIT_MODEL_Q_LORA_RANK, 0, P2(24)) \
+    R(kv_lora_rank, GPUFIT_MODEL_KV_LORA_RANK, 0, P2(24)) \
+    R(qk_nope_head_dim, GPUFIT_MODEL_QK_NOPE_HEAD_DIM, 0, P2(20)) \
+    R(qk_rope_head_dim, GPUFIT_MODEL_QK_ROPE_HEAD_DIM, 0, P2(20)) \
+    R(v_head_dim, GPUFIT_MODEL_V_HEAD_DIM, 0, P2(20)) \
+    R(n_encoder_layers, GPUFIT_MODEL_N_ENCODER_LAYERS, 0, P2(20)) \
+    R(n_decoder_layers, GPUFIT_MODEL_N_DECODER_LAYERS, 0, P2(20)) \
+    R(rel_pos_buckets, GPUFIT_MODEL_REL_POS_BUCKETS, 0, P2(20)) \
+    R(sliding_window, GPUFIT_MODEL_SLIDING_WINDOW, 0, P2(26)) \
+    R(sliding_window_pattern, GPUFIT_MODEL_SLIDING_WINDOW_PATTERN, 0, P2(20)) \
+    R(n_cross_attn_layers, GPUFIT_MODEL_N_CROSS_ATTN_LAYERS, 0, P2(20)) \
+    R(cross_attn_tokens, GPUFIT_MODEL_CROSS_ATTN_TOKENS, 0, P2(26)) \
+    R(vision_layers, GPUFIT_MODEL_VISION_LAYERS, 0, P2(10)) \
+    R(vision_hidden_size, GPUFIT_MODEL_VISION_HIDDEN_SIZE, 0, P2(16)) \
+    R(vision_heads, GPUFIT_MODEL_VISION_HEADS, 0, P2(10)) \
+    R(vision_ffn_hidden_size, GPUFIT_MODEL_VISION_FFN_HIDDEN_SIZE, 0, P2(18)) \
+    R(vision_patch_size, GPUFIT_MODEL_VISION_PATCH_SIZE, 0, P2(10)) \
+    R(vision_image_size, GPUFIT_MODEL_VISION_IMAGE_SIZE, 0, P2(16)) \
+    R(vision_merge, GPUFIT_MODEL_VISION_MERGE, 1, 64) \
+    R(vision_style, GPUFIT_MODEL_VISION_STYLE, 0, GPUFIT_VISION_MLLAMA) \
+    R(vision_projector, GPUFIT_MODEL_VISION_PROJECTOR, 0, GPUFIT_VPROJ_MLLAMA) \
+    R(vision_tiles, GPUFIT_MODEL_VISION_TILES, 1, 64) \
+    R(n_params, GPUFIT_MODEL_N_PARAMS, 0, INT64_MAX)
+#define ROW(field, id, lo, hi) {offsetof(struct gpufit_model, field), id, #field, lo, hi},
+/* clang-format on */
+static const field_range ranges[] = {RANGES(ROW)};
+#undef ROW
 
 static int64_t field(const struct gpufit_model *m, const field_range *r)
 {
@@ -85,8 +86,14 @@ static int64_t field(const struct gpufit_model *m, const field_range *r)
     return v;
 }
 
+/* a field outside its constant bounds (the compiler folds the pair into one compare) */
+#define OUTSIDE(field, id, lo, hi) | (m->field < (lo) || m->field > (hi))
+
 static int32_t check_ranges(const struct gpufit_model *m, gpufit_error *err)
 {
+    /* every refresh runs this: the unrolled test first, the table only to name the field */
+    if (!(0 RANGES(OUTSIDE)))
+        return GPUFIT_OK;
     for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
         const field_range *r = &ranges[i];
         int64_t v = field(m, r);

@@ -558,7 +558,9 @@ typedef struct applies_row {
 
 /* One row per key that does not apply everywhere. A value other than the default elsewhere
  * is an error: gpufit cannot tell a typo from an intention, and the answer would silently
- * ignore it. */
+ * ignore it. The model's rows come first (APPLIES_MODEL_ROWS of them), so that a check walks
+ * its own domain's rows only (gpufit__applies_consistent checks the order). */
+#define APPLIES_MODEL_ROWS 13
 static const applies_row applies[] = {
 #define MOE_ONLY "mixture-of-experts models (n_experts > 0)"
     {GPUFIT_DOMAIN_MODEL, GPUFIT_MODEL_EXPERTS_PER_TOKEN, MOFF(experts_per_token), GPUFIT__AP_MOE, MOE_ONLY},
@@ -589,7 +591,10 @@ int32_t gpufit__check_applies(int32_t domain, const void *h, uint32_t have, gpuf
     const char *def = N_PARAMS != PARAM_INDEX_ROWS   ? NULL
                       : domain == GPUFIT_DOMAIN_MODEL ? (const char *)&model_default
                                                       : (const char *)&job_default;
-    for (size_t i = 0; i < sizeof applies / sizeof applies[0]; i++) {
+    size_t begin = domain == GPUFIT_DOMAIN_MODEL ? 0 : APPLIES_MODEL_ROWS,
+           end = domain == GPUFIT_DOMAIN_MODEL ? APPLIES_MODEL_ROWS
+                                               : sizeof applies / sizeof applies[0];
+    for (size_t i = begin; i < end; i++) {
         if (applies[i].domain != domain || (applies[i].needs & have) != 0)
             continue;
         int64_t x, d;
@@ -624,7 +629,8 @@ int gpufit__applies_consistent(void)
     for (size_t i = 0; i < sizeof applies / sizeof applies[0]; i++) {
         const gpufit__param_entry *e = gpufit__param_find(applies[i].id);
         if (e == NULL || e->domain != applies[i].domain || e->is_double ||
-            e->type == GPUFIT_TYPE_LIST || e->offset != applies[i].offset)
+            e->type == GPUFIT_TYPE_LIST || e->offset != applies[i].offset ||
+            (applies[i].domain == GPUFIT_DOMAIN_MODEL) != (i < APPLIES_MODEL_ROWS))
             return 0;
     }
     return 1;

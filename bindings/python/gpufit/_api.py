@@ -1042,7 +1042,7 @@ class _Reader:
     # -- the report ---------------------------------------------------------------------------
     def fill_report(self, report: Report, name: str) -> None:
         d = report.__dict__
-        if name in ("roles",):
+        if name == "roles":
             d["roles"] = [Role._lazy(self, i) for i in range(self.summary().n_roles)]
         elif name == "notes":
             notes = []

@@ -52,7 +52,8 @@ class Components(Mapping[str, int]):
         got = self._got
         if got is not None:
             return got[name]
-        return int(self._reader.component(self._index, name, self._kind))
+        v: int = self._reader.component(self._index, name, self._kind)  # an int already
+        return v
 
     def _all(self) -> Dict[str, int]:
         got = self._got
@@ -139,6 +140,9 @@ class Role:
         """A role whose fields are read from the C result when first asked for."""
         r = cls.__new__(cls)
         r._src = (reader, index)
+        # the mapping most reads go to, made now: an unset slot's miss raises (and formats) an
+        # AttributeError before __getattr__ runs, which costs more than this small object
+        setattr(r, "components", Components(reader, index, 0))  # as __getattr__ sets it
         return r
 
     def __getattr__(self, name: str) -> Any:
@@ -150,9 +154,10 @@ class Role:
             raise AttributeError(name)
         kind = Role._COMPONENT_KINDS.get(name)
         if kind is not None:  # no other field needed: a mapping over the C result
-            setattr(self, name, Components(reader, index, kind))
-        else:
-            reader.fill_role(self, index, name)
+            c = Components(reader, index, kind)
+            setattr(self, name, c)
+            return c
+        reader.fill_role(self, index, name)
         return object.__getattribute__(self, name)
 
     def __init__(self, name: str, devices: int, layers: int, components: Mapping[str, int],
