@@ -345,10 +345,15 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
 typedef struct gpufit__blocks {
     uint64_t w[GPUFIT__W_COUNT], t[3][GPUFIT__W_COUNT];
     uint64_t w_glob[4], t_glob[3][4];
+    /* when the model cache's sums apply: read there (agg->layer[c].blk_*[e]) instead */
+    const gpufit__aggregates *agg;
+    int ew; /* their index of the weights' bytes per element */
 } gpufit__blocks;
-/* Fills b once per evaluation (mem_weights.c); 1 on overflow. */
+/* Fills b once per evaluation (mem_weights.c): from the model cache's sums (agg, optional)
+ * when the layout shards nothing and the weights have one plain dtype, else by a walk over
+ * the groups; 1 on overflow. */
 int gpufit__blocks_build(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
-                         size_t ng, gpufit__blocks *b);
+                         size_t ng, const gpufit__aggregates *agg, gpufit__blocks *b);
 
 /* What one layer of each class keeps for one micro-batch (after checkpointing) and its
  * backward transient: the same on every pipeline stage, so derived once per evaluation. */
@@ -402,9 +407,31 @@ uint64_t gpufit__llamacpp_kv_cells(const gpufit__plan *p);
 int gpufit__llamacpp_split_inputs(const gpufit__plan *p, const gpufit__shape *s,
                                   const gpufit__slice *sl, uint64_t *out, uint64_t *set_rows);
 
+/* Bytes of the model's tensors that a slice holds, from one layer of each class and the
+ * global tensors, so that each role costs a few multiplications instead of a walk over every
+ * tensor group (evaluate.c). Valid when every layer of a class stores the same types (not for
+ * llama.cpp recipes, whose types vary by layer index). It depends on the model and the
+ * layout's dtypes and degrees, not on batch or sequence sizes: a sweep over those reuses it
+ * (gpufit__evaluate_reuse). */
+typedef struct gpufit__wcache {
+    int filled;                      /* set by an evaluation that built it (reuse) */
+    int valid;
+    const struct gpufit_model *gguf; /* a model read from a GGUF file: its exact bytes */
+    gpufit__ubytes u;                /* one layer of each class (and its experts), globals */
+    uint64_t w_g[4], t_g[4], o_g[4]; /* globals by slice: index = embedding + 2 * output */
+    int blocks;                      /* the allocator's block rests apply (block_slack) */
+    gpufit__blocks blk;
+} gpufit__wcache;
+
 /* Fills r from a model and job: no allocation, no strings. r->roles must have room for
  * GPUFIT__ROLES_MAX roles (gpufit__result_init). */
 int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model *m,
                               const struct gpufit_job *j, gpufit_error *err);
+/* The same, with the weights' cache of an earlier evaluation of the same model and layout
+ * (reuse->filled), else building it there: for evaluations that differ only in batch and
+ * sequence sizes (lib/api/sweep.c). */
+int32_t gpufit__evaluate_reuse(struct gpufit_result *r, const struct gpufit_model *m,
+                               const struct gpufit_job *j, gpufit__wcache *reuse,
+                               gpufit_error *err);
 
 #endif /* GPUFIT_EVAL_H */

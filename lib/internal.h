@@ -33,6 +33,10 @@ typedef struct gpufit__class_agg {
     uint64_t lora_rc[GPUFIT__LORA_BITS], lora_rc_exp[GPUFIT__LORA_BITS]; /* sums of
                                   (rows + cols) x copies, by LoRA module bit (gpufit__lora_bit) */
     uint32_t cols256, reserved;  /* 1 when every linear tensor's input width divides by 256 */
+    /* PyTorch's caching-allocator block rests of the 2-D tensors, unsharded, at 1, 2 and 4 bytes
+     * per element (gpufit__blocks, docs/memory/allocator.md): the most the weights loaded
+     * into fresh segments add (bytes), and the tensors above 1 MiB */
+    uint64_t blk_w[3], blk_t[3];
 } gpufit__class_agg;
 
 /* A list parameter's value (GPUFIT_TYPE_LIST): n elements of v. */
@@ -48,6 +52,23 @@ enum gpufit__ds_opt {
     GPUFIT__DS_BF16,     /* BF16_Optimizer: fp32 master + states sharded over dp, grads not */
     GPUFIT__DS_ZERO      /* ZeRO stage 1-3 optimizer */
 };
+
+/* The most a tensor of `bytes` loaded into fresh segments of PyTorch's caching allocator adds
+ * to memory_allocated (c10/cuda/CUDACachingAllocator.cpp; docs/memory/allocator.md, "Blocks
+ * above 1 MiB"): rounded to 512 B (round_size); from 10 MiB (kMinLargeAlloc) its own segment
+ * rounded up to 2 MiB (kRoundLarge), whose rest is split off only when above 1 MiB
+ * (should_split); from 1 MiB (kSmallSize) a block of a shared 20 MiB segment (kLargeBuffer),
+ * which may be the one that keeps the segment's last rest, up to 1 MiB. */
+static inline uint64_t gpufit__block_rest(uint64_t bytes)
+{
+    const uint64_t mib = (uint64_t)1 << 20;
+    uint64_t x = (bytes + 511) / 512 * 512, r = (2 * mib - x % (2 * mib)) % (2 * mib);
+    if (x <= mib)
+        return x - bytes;
+    if (x < 10 * mib)
+        return x - bytes + mib;
+    return x - bytes + (r <= mib ? r : 0);
+}
 
 /* Whether a PyTorch training loop holds the logits through backward (gpufit__plan.held_logits). */
 enum gpufit__held {

@@ -112,6 +112,17 @@ int32_t gpufit_sweep(const gpufit_model *m, const gpufit_job *j, const int32_t *
     uint64_t first[GPUFIT_SWEEP_AXES_MAX]; /* index in values of each axis' first value */
     for (uint32_t a = 0, at = 0; a < n_axes; at += counts[a], a++)
         first[a] = at;
+    /* axes of batch and sequence sizes change neither the model nor the layout's dtypes and
+     * degrees: the first cell's weights' cache serves every cell (gpufit__evaluate_reuse) */
+    int sizes_only = 1;
+    for (uint32_t a = 0; a < n_axes; a++) {
+        int32_t id = entries[a]->id;
+        sizes_only &= id == GPUFIT_JOB_MICRO_BATCH || id == GPUFIT_JOB_SEQ_LEN ||
+                      id == GPUFIT_JOB_GLOBAL_BATCH || id == GPUFIT_JOB_BATCH ||
+                      id == GPUFIT_JOB_CONTEXT_LEN || id == GPUFIT_JOB_PROMPT_LEN;
+    }
+    gpufit__wcache wcr;
+    wcr.filled = 0;
     int fresh = 1;          /* the copies must restart from the handles */
     uint32_t changed_from = 0; /* axes from here on changed since the previous cell */
     gpufit__result_buf rb;
@@ -136,7 +147,7 @@ int32_t gpufit_sweep(const gpufit_model *m, const gpufit_job *j, const int32_t *
                 gpufit__job_refresh(wj);
             struct gpufit_result *r = gpufit__result_init(&rb);
             r->lean = 1; /* summaries only */
-            cst = gpufit__evaluate_into(r, wm, wj, NULL);
+            cst = gpufit__evaluate_reuse(r, wm, wj, sizes_only ? &wcr : NULL, NULL);
             if (cst == GPUFIT_OK) {
                 o->struct_size = stride;
                 cst = gpufit__summary_out(r, o);

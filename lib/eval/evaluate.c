@@ -76,18 +76,7 @@ static int mul_frac(uint64_t v, double f, uint64_t *out)
             return st_;                                                                            \
     } while (0)
 
-/* Bytes of the model's tensors that a slice holds, from one layer of each class and the
- * global tensors, so that each role costs a few multiplications instead of a walk over every
- * tensor group. Valid when every layer of a class stores the same types (not for llama.cpp
- * recipes, whose types vary by layer index). */
-typedef struct wcache {
-    int valid;
-    const struct gpufit_model *gguf; /* a model read from a GGUF file: its exact bytes */
-    gpufit__ubytes u;                /* one layer of each class (and its experts), globals */
-    uint64_t w_g[4], t_g[4], o_g[4]; /* globals by slice: index = embedding + 2 * output */
-    int blocks;                      /* the allocator's block rests apply (block_slack) */
-    gpufit__blocks blk;
-} wcache;
+typedef gpufit__wcache wcache; /* eval.h */
 
 static int walk(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
                 size_t ng, const struct gpufit_model *gguf, const gpufit__slice *sl, uint64_t *w,
@@ -99,6 +88,28 @@ static int walk(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgr
     if (p->training && gpufit__trainable(p, s, g, ng, sl, t, o))
         return 1;
     return 0;
+}
+
+static int wcache_build(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
+                        size_t ng, const gpufit__aggregates *agg, int uniform, wcache *wc);
+
+/* The weights' cache of an evaluation: the uniform bytes, and the allocator's block rests
+ * (block_slack) where the framework allocates tensor by tensor on PyTorch's caching allocator
+ * without expandable segments. 1 on overflow. */
+static int wcache_fill(const struct gpufit_model *mdl, const gpufit__plan *p,
+                       const gpufit__shape *s, const gpufit__tgroup *g, size_t ng, wcache *wc)
+{
+    int uniform = p->framework != GPUFIT_FW_LLAMACPP &&
+                  !(p->w_dt >= GPUFIT_DTYPE_Q4_0 && p->w_dt <= GPUFIT_DTYPE_F16_GGUF) &&
+                  mdl->gguf_layers == 0;
+    const gpufit__aggregates *agg = mdl->cache_state == 1 ? &mdl->cache_agg : NULL;
+    if (wcache_build(p, s, g, ng, agg, uniform, wc))
+        return 1;
+    wc->gguf = mdl->gguf_layers > 0 ? mdl : NULL;
+    wc->blocks = (p->framework == GPUFIT_FW_PYTORCH || p->framework == GPUFIT_FW_MEGATRON) &&
+                 !(p->framework == GPUFIT_FW_PYTORCH && p->zero > 0) &&
+                 s->arch != GPUFIT_ARCH_GENERIC && wc->gguf == NULL && !p->expandable;
+    return wc->blocks && gpufit__blocks_build(p, s, g, ng, agg, &wc->blk);
 }
 
 static int wcache_build(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
@@ -218,24 +229,41 @@ static int widen_high(gpufit__role *role, int c, uint64_t more)
     return gpufit__add(role->band_hi[c], more, &role->band_hi[c]);
 }
 
-/* Sum over a slice of per-layer values v[class] and per-side globals vg[side] (the sides of
- * gpufit__ubytes: a one-stage model holds its tied embedding once). 1 on overflow. */
+/* Sum over a slice of per-layer values (v[class x stride]) and per-side globals (vg[side x
+ * stride]), the sides of gpufit__ubytes: a one-stage model holds its tied embedding once.
+ * 1 on overflow. */
 static int slice_sum(const role_ctx *x, const gpufit__slice *sl, const uint64_t *v,
-                     const uint64_t *vg, uint64_t *out)
+                     const uint64_t *vg, size_t stride, uint64_t *out)
 {
     uint64_t sum = 0, t;
     for (int c = x->s->w_first; c < x->s->w_end; c++)
-        if (gpufit__mul(sl->layers[c], v[c], &t) || gpufit__add(sum, t, &sum))
+        if (gpufit__mul(sl->layers[c], v[c * stride], &t) || gpufit__add(sum, t, &sum))
             return 1;
     if (sl->embedding && gpufit__add(sum, vg[0], &sum))
         return 1;
-    if (sl->output && (gpufit__add(sum, vg[1], &sum) ||
-                       (!sl->embedding && gpufit__add(sum, vg[2], &sum))))
+    if (sl->output && (gpufit__add(sum, vg[stride], &sum) ||
+                       (!sl->embedding && gpufit__add(sum, vg[2 * stride], &sum))))
         return 1;
-    if (x->s->v_layers > 0 && gpufit__vision_on(x->p, x->s, sl) && gpufit__add(sum, vg[3], &sum))
+    if (x->s->v_layers > 0 && gpufit__vision_on(x->p, x->s, sl) &&
+        gpufit__add(sum, vg[3 * stride], &sum))
         return 1;
     *out = sum;
     return 0;
+}
+
+/* The block rests' sum over a slice: the weights' (e < 0) or the count of trainable tensors
+ * above 1 MiB at 2^e bytes per element, from the walk or the model cache (gpufit__blocks). */
+static int blocks_sum(const role_ctx *x, const gpufit__slice *sl, int e, uint64_t *out)
+{
+    const gpufit__blocks *b = &x->wc->blk;
+    if (b->agg != NULL) {
+        const size_t stride = sizeof(gpufit__class_agg) / sizeof(uint64_t);
+        const gpufit__class_agg *l = b->agg->layer, *g = b->agg->glob;
+        return e < 0 ? slice_sum(x, sl, &l[0].blk_w[b->ew], &g[0].blk_w[b->ew], stride, out)
+                     : slice_sum(x, sl, &l[0].blk_t[e], &g[0].blk_t[e], stride, out);
+    }
+    return e < 0 ? slice_sum(x, sl, b->w, b->w_glob, 1, out)
+                 : slice_sum(x, sl, b->t[e], b->t_glob[e], 1, out);
 }
 
 /* PyTorch's caching allocator splits a block of the large pool only when more than 1 MiB would
@@ -253,13 +281,12 @@ static int slice_sum(const role_ctx *x, const gpufit__slice *sl, const uint64_t 
 static int block_slack(const role_ctx *x, const gpufit__slice *sl, gpufit__role *role)
 {
     const gpufit__plan *p = x->p;
-    const gpufit__blocks *bk = &x->wc->blk;
     if (!x->wc->blocks)
         return 0;
     const uint64_t per = ((uint64_t)1 << 20) + 511;
     uint64_t w, n, b;
-    if (p->zero == 0 && (slice_sum(x, sl, bk->w, bk->w_glob, &w) ||
-                         widen_high(role, GPUFIT_MEM_WEIGHTS, w)))
+    if (p->zero == 0 &&
+        (blocks_sum(x, sl, -1, &w) || widen_high(role, GPUFIT_MEM_WEIGHTS, w)))
         return 1;
     if (!p->training)
         return 0;
@@ -273,20 +300,19 @@ static int block_slack(const role_ctx *x, const gpufit__slice *sl, gpufit__role 
     int e;
     if (p->framework == GPUFIT_FW_PYTORCH) {
         e = log2_elem_bytes(p->g_dt);
-        if (slice_sum(x, sl, bk->t[e], bk->t_glob[e], &n) || gpufit__mul(n, per, &b) ||
+        if (blocks_sum(x, sl, e, &n) || gpufit__mul(n, per, &b) ||
             widen_high(role, GPUFIT_MEM_GRADIENTS, b))
             return 1;
     }
     e = log2_elem_bytes(p->m_dt);
     if (role->comp[GPUFIT_MEM_MASTER_WEIGHTS] > 0 &&
-        (slice_sum(x, sl, bk->t[e], bk->t_glob[e], &n) || gpufit__mul(n, per, &b) ||
+        (blocks_sum(x, sl, e, &n) || gpufit__mul(n, per, &b) ||
          widen_high(role, GPUFIT_MEM_MASTER_WEIGHTS, b)))
         return 1;
     e = p->optimizer == GPUFIT_OPT_ADAMW_8BIT ? 0 : log2_elem_bytes(p->o_dt);
     if (states > 0 && p->task != GPUFIT_TASK_QLORA && /* paged states: outside memory_allocated */
         role->comp[GPUFIT_MEM_OPTIMIZER_STATES] > 0 &&
-        (slice_sum(x, sl, bk->t[e], bk->t_glob[e], &n) ||
-         gpufit__mul(n, per * (uint64_t)states, &b) ||
+        (blocks_sum(x, sl, e, &n) || gpufit__mul(n, per * (uint64_t)states, &b) ||
          widen_high(role, GPUFIT_MEM_OPTIMIZER_STATES, b)))
         return 1;
     return 0;
@@ -1102,6 +1128,13 @@ static int32_t check_experts(const gpufit__plan *p, const gpufit__shape *s,
 int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model *mdl,
                               const struct gpufit_job *j, gpufit_error *err)
 {
+    return gpufit__evaluate_reuse(r, mdl, j, NULL, err);
+}
+
+int32_t gpufit__evaluate_reuse(struct gpufit_result *r, const struct gpufit_model *mdl,
+                               const struct gpufit_job *j, gpufit__wcache *reuse,
+                               gpufit_error *err)
+{
     gpufit__shape sbuf;
     gpufit__counts cbuf;
     gpufit__plan pbuf;
@@ -1145,19 +1178,11 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         if (st != GPUFIT_OK)
             return st;
     }
-    wcache wc;
-    int uniform = p->framework != GPUFIT_FW_LLAMACPP &&
-                  !(p->w_dt >= GPUFIT_DTYPE_Q4_0 && p->w_dt <= GPUFIT_DTYPE_F16_GGUF) &&
-                  mdl->gguf_layers == 0;
-    CK(wcache_build(p, s, g, ng, mdl->cache_state == 1 ? &mdl->cache_agg : NULL, uniform, &wc));
-    wc.gguf = mdl->gguf_layers > 0 ? mdl : NULL;
-    /* the allocator's block rests (block_slack): where the framework allocates tensor by tensor
-     * on PyTorch's caching allocator without expandable segments */
-    wc.blocks = (p->framework == GPUFIT_FW_PYTORCH || p->framework == GPUFIT_FW_MEGATRON) &&
-                !(p->framework == GPUFIT_FW_PYTORCH && p->zero > 0) &&
-                s->arch != GPUFIT_ARCH_GENERIC && wc.gguf == NULL && !p->expandable;
-    if (wc.blocks)
-        CK(gpufit__blocks_build(p, s, g, ng, &wc.blk));
+    wcache wc_own, *wc = reuse != NULL ? reuse : &wc_own;
+    if (reuse == NULL || !reuse->filled) {
+        CK(wcache_fill(mdl, p, s, g, ng, wc));
+        wc->filled = reuse != NULL;
+    }
     /* every field is set below; roles are filled whole by the role loop (not zeroed here:
      * this runs millions of times inside the planner) */
     r->n_roles = r->worst = r->n_notes = r->n_mitigations = 0;
@@ -1317,12 +1342,12 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         role->capacity = p->capacity;
         role->gpu = NULL;
         role->fits = 1;
-        role_ctx x = {p, s, c, g, ng, &wc, NULL, r, err};
+        role_ctx x = {p, s, c, g, ng, wc, NULL, r, err};
         st = run_role(&x, &dev, 0, &rolehost);
         if (st != GPUFIT_OK)
             return st;
         uint64_t hw = 0, hh = 0, kvt = 0;
-        CK(wc.gguf != NULL ? gpufit__weights_bytes_gguf(mdl, p, s, &hst, &hw, &hh)
+        CK(wc->gguf != NULL ? gpufit__weights_bytes_gguf(mdl, p, s, &hst, &hw, &hh)
                            : gpufit__weights_bytes(p, s, g, ng, &hst, &hw, &hh));
         CK(gpufit__kv_bytes_per_token(p, s, &hst, &kvt));
         CK(gpufit__add(rolehost.weights, hw, &hostc.weights) ||
@@ -1380,7 +1405,7 @@ int32_t gpufit__evaluate_into(struct gpufit_result *r, const struct gpufit_model
         gpufit__act_terms at; /* training: one layer's activations, the same on every stage */
         if (p->training)
             CK(gpufit__train_layer_terms(p, s, &at));
-        role_ctx x = {p, s, c, g, ng, &wc, &at, r, err};
+        role_ctx x = {p, s, c, g, ng, wc, &at, r, err};
         static const char *const names[3] = {"pp_first", "pp_middle", "pp_last"};
         static const char *const dev_names[GPUFIT_LIST_MAX] = {
             "gpu0", "gpu1", "gpu2",  "gpu3",  "gpu4",  "gpu5",  "gpu6",  "gpu7",

@@ -476,22 +476,6 @@ int gpufit__trainable(const gpufit__plan *p, const gpufit__shape *s, const gpufi
     return 0;
 }
 
-/* The most a weight of `one` bytes loaded into fresh segments adds (CUDACachingAllocator.cpp):
- * rounded to 512 B; from 10 MiB (kMinLargeAlloc) its own segment rounded to 2 MiB (kRoundLarge),
- * whose rest is split off only when above 1 MiB; from 1 MiB (kSmallSize) a 20 MiB segment
- * (kLargeBuffer) shared with others, where the last block cut from it keeps a rest of up to
- * 1 MiB; below, small-pool blocks split to 512 B. */
-static uint64_t load_slack(uint64_t one)
-{
-    const uint64_t mib = (uint64_t)1 << 20;
-    uint64_t x = (one + 511) / 512 * 512, r = (2 * mib - x % (2 * mib)) % (2 * mib);
-    if (x <= mib)
-        return x - one;
-    if (x < 10 * mib)
-        return x - one + mib;
-    return x - one + (r <= mib ? r : 0);
-}
-
 /* Counts n tensors of el elements in t[e * stride] for each e (0, 1, 2) at which el x 2^e
  * bytes exceed 1 MiB (kSmallSize). */
 static inline void add_big(uint64_t *t, size_t stride, uint64_t el, uint64_t n)
@@ -507,9 +491,18 @@ static inline void add_big(uint64_t *t, size_t stride, uint64_t el, uint64_t n)
 }
 
 int gpufit__blocks_build(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
-                         size_t ng, gpufit__blocks *b)
+                         size_t ng, const gpufit__aggregates *agg, gpufit__blocks *b)
 {
     int64_t dense_dt = dense_dtype(p);
+    const gpufit__dtype_info *d = gpufit__dtype(p->w_dt);
+    if (agg != NULL && p->tp == 1 && p->ep == 1 && p->etp == 1 && !p->lora && !s->quant &&
+        p->w_dt <= GPUFIT_DTYPE_BF16 && d != NULL && d->block_elems == 1) {
+        /* unsharded, every 2-D tensor in the weights' plain dtype: the model cache's sums */
+        b->agg = agg;
+        b->ew = d->block_bytes >= 4 ? 2 : d->block_bytes >= 2 ? 1 : 0;
+        return 0;
+    }
+    b->agg = NULL;
     /* the slots the role sums read: the classes with layers and the four global sides */
     for (int c = s->w_first; c < s->w_end; c++)
         b->w[c] = b->t[0][c] = b->t[1][c] = b->t[2][c] = 0;
@@ -526,7 +519,7 @@ int gpufit__blocks_build(const gpufit__plan *p, const gpufit__shape *s, const gp
         int tied = global && g[i].kind == GPUFIT__T_TOKEN_EMBD && s->tied;
         uint64_t *w = global ? &b->w_glob[k] : &b->w[g[i].where];
         if (tensor_bytes(group_dtype(p, s, &g[i], dense_dt), rows, g[i].cols, &one) ||
-            gpufit__mul(load_slack(one), copies, &one) || gpufit__add(*w, one, w) ||
+            gpufit__mul(gpufit__block_rest(one), copies, &one) || gpufit__add(*w, one, w) ||
             (tied && gpufit__add(b->w_glob[2], one, &b->w_glob[2])))
             return 1;
         if (!count)
