@@ -668,6 +668,10 @@ bench-instructions: $(BUILD)/bench/instructions
 	    --callgrind-out-file=$(BENCH_COUNT_OUT) $< >/dev/null 2>&1
 	@awk '/^summary:/ { printf "instructions per cold job (new handles + gpufit_apply_json + summary + free, 2,000 jobs): %.0f\n", $$2 / 2000 }' \
 	    $(BENCH_COUNT_OUT)
+	@$(VALGRIND) --tool=callgrind --toggle-collect='sweep_loop*' \
+	    --callgrind-out-file=$(BENCH_COUNT_OUT) $< >/dev/null 2>&1
+	@awk '/^summary:/ { printf "instructions per gpufit_sweep cell (64 x 8 grid of llama-3-8b pre-training, 10,240 cells): %.0f\n", $$2 / 10240 }' \
+	    $(BENCH_COUNT_OUT)
 
 # README.md becomes the main page when it exists (`make docs DOCS_README=` to leave it out).
 DOCS_README ?= $(wildcard README.md)

@@ -347,7 +347,8 @@ typedef struct gpufit__blocks {
     uint64_t w_glob[4], t_glob[3][4];
     /* when the model cache's sums apply: read there (agg->layer[c].blk_*[e]) instead */
     const gpufit__aggregates *agg;
-    int ew; /* their index of the weights' bytes per element */
+    int ew;    /* their index of the weights' bytes per element */
+    int bound; /* tensor parallelism: the weights' rests bounded by the tensors' count */
 } gpufit__blocks;
 /* Fills b once per evaluation (mem_weights.c): from the model cache's sums (agg, optional)
  * when the layout shards nothing and the weights have one plain dtype, else by a walk over

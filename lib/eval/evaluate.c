@@ -259,6 +259,9 @@ static int blocks_sum(const role_ctx *x, const gpufit__slice *sl, int e, uint64_
     if (b->agg != NULL) {
         const size_t stride = sizeof(gpufit__class_agg) / sizeof(uint64_t);
         const gpufit__class_agg *l = b->agg->layer, *g = b->agg->glob;
+        if (e < 0 && b->bound) /* a shard's rest: at most 1 MiB + 511 B per tensor above 1 MiB */
+            return slice_sum(x, sl, &l[0].blk_t[b->ew], &g[0].blk_t[b->ew], stride, out) ||
+                   gpufit__mul(*out, ((uint64_t)1 << 20) + 511, out);
         return e < 0 ? slice_sum(x, sl, &l[0].blk_w[b->ew], &g[0].blk_w[b->ew], stride, out)
                      : slice_sum(x, sl, &l[0].blk_t[e], &g[0].blk_t[e], stride, out);
     }

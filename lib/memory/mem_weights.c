@@ -495,11 +495,14 @@ int gpufit__blocks_build(const gpufit__plan *p, const gpufit__shape *s, const gp
 {
     int64_t dense_dt = dense_dtype(p);
     const gpufit__dtype_info *d = gpufit__dtype(p->w_dt);
-    if (agg != NULL && p->tp == 1 && p->ep == 1 && p->etp == 1 && !p->lora && !s->quant &&
+    if (agg != NULL && (s->E == 0 || (p->ep == 1 && p->etp == 1)) && !p->lora && !s->quant &&
         p->w_dt <= GPUFIT_DTYPE_BF16 && d != NULL && d->block_elems == 1) {
-        /* unsharded, every 2-D tensor in the weights' plain dtype: the model cache's sums */
+        /* every 2-D tensor in the weights' plain dtype: the model cache's sums. Under tensor
+         * parallelism each rank holds one shard of every such tensor: counted as the whole
+         * tensor (at most 1 MiB + 511 B each), an upper bound that skips the walk */
         b->agg = agg;
         b->ew = d->block_bytes >= 4 ? 2 : d->block_bytes >= 2 ? 1 : 0;
+        b->bound = p->tp > 1;
         return 0;
     }
     b->agg = NULL;

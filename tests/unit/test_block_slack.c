@@ -90,3 +90,15 @@ Test(block_slack, only_per_tensor_families)
     cr_assert_eq(high_minus_point(&x, GPUFIT_MEM_WEIGHTS), 0);
     done(&x);
 }
+
+/* Under tensor parallelism a rank's weights are one shard of each matrix; their rests are
+ * bounded by the matrices' count, 1 MiB + 511 B each: Llama-2-7B's 226 bf16 matrices on one
+ * rank of tp=2 (Megatron without the distributed optimizer, so the weights are per tensor). */
+Test(block_slack, tensor_parallel_shards_bounded_by_count)
+{
+    run_s x;
+    run_ok(&x, "model=llama-2-7b task=pretrain micro_batch=1 seq_len=512 precision=bf16 "
+               "gpu=h100 tp=2 framework=megatron");
+    cr_assert_eq(high_minus_point(&x, GPUFIT_MEM_WEIGHTS), 226 * PER);
+    done(&x);
+}
