@@ -321,6 +321,8 @@ check: all $(UNIT_DEP) $(HEADER_OBJS) $(GEN_INDEX)
 	$(run-cli)
 	$(run-validate)
 	$(run-params-doc)
+	@echo "==> the caching allocator's replay of the accelerate bert-base load (tools/allocator_replay.py --check)"
+	@$(TEST_ENV) $(PYTHON) tools/allocator_replay.py --check $(BUILD)/gpufit
 	@echo "==> the GPU catalogue matches data/gpus.csv (tools/gen_gpu_catalog.py --check)"
 	@$(PYTHON) tools/gen_gpu_catalog.py --check && echo "    lib/core/gpu_catalog.inc is current"
 	@echo "==> python3 -m gpufit takes the C command's options (tools/gen_options.py --check)"

@@ -11,8 +11,14 @@ accelerate-bert-base-cased-fp32-load (measured 433,774,920 B +- 5,242 B).
 
     python3 tools/allocator_replay.py            # the bert-base-cased case
     python3 tools/allocator_replay.py 4096 3e6   # any sizes in bytes, in order
+    python3 tools/allocator_replay.py --check [GPUFIT]   # make check: the replay lies within
+        # the measurement's rounding, and inside gpufit's weights band for that case
 """
+import json
+import os
+import subprocess
 import sys
+import tempfile
 
 MIB = 1 << 20
 SMALL = MIB          # kSmallSize: requests up to this come from the small pool
@@ -62,7 +68,39 @@ def bert_base_cased_fp32():
     return t
 
 
+CASE = "accelerate-bert-base-cased-fp32-load"
+
+
+def check(gpufit):
+    """1 unless the replay of CASE matches its measurement and lies in gpufit's band."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    cases = os.path.join(here, "..", "tests", "validation", "public.jsonl")
+    case = next(c for c in map(json.loads, open(cases)) if c["id"] == CASE)
+    meas = case["measurements"][0]
+    got = replay(bert_base_cased_fp32())
+    ok = abs(got - meas["bytes"]) <= meas["resolution_bytes"]
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(case["scenario"], f)
+    try:
+        out = subprocess.run([gpufit, "estimate", "--json", f.name], capture_output=True,
+                             text=True)
+    finally:
+        os.unlink(f.name)
+    if out.returncode not in (0, 1, 5):
+        print("allocator_replay: gpufit failed: %s" % out.stderr.strip())
+        return 1
+    role = json.loads(out.stdout)["roles"][0]
+    lo, hi = role["components_low"]["weights"], role["components_high"]["weights"]
+    inside = lo <= got <= hi
+    print("    replay %d B, measured %d +- %d B: %s; gpufit's weights band [%d, %d]: %s"
+          % (got, meas["bytes"], meas["resolution_bytes"], "matches" if ok else "MISMATCH",
+             lo, hi, "inside" if inside else "OUTSIDE"))
+    return 0 if ok and inside else 1
+
+
 def main(argv):
+    if argv and argv[0] == "--check":
+        return check(argv[1] if len(argv) > 1 else os.path.join("build", "gpufit"))
     sizes = [int(float(a)) for a in argv] if argv else bert_base_cased_fp32()
     got = replay(sizes)
     print("tensors: %d, bytes: %d, memory_allocated: %d (+%d)"
