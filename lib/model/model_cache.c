@@ -61,7 +61,7 @@ static void add_group(const gpufit__shape *s, const gpufit__tgroup *g, int lora,
     uint64_t el = g->rows * g->cols * g->copies; /* counts fit: model_count checked */
     int oned = g->rows == 1, lin = gpufit__is_linear(g->kind) && !oned;
     for (int e = 0; e < 3 && !oned; e++) { /* the block rests at 1, 2, 4 bytes per element */
-        uint64_t one = (g->rows * g->cols) << e; /* < 2^56: rows, cols <= 2^28 (params.c) */
+        uint64_t one = (g->rows * g->cols) << e; /* <= 2^58: rows, cols <= 2^28 (model_shape.c) */
         a->blk_w[e] += gpufit__block_rest(one) * g->copies;
         a->blk_t[e] += one > ((uint64_t)1 << 20) ? g->copies : 0;
     }
