@@ -70,6 +70,10 @@ static inline uint64_t gpufit__block_rest(uint64_t bytes)
     return x - bytes + (r <= mib ? r : 0);
 }
 
+/* The most a tensor carved from a cached block above 1 MiB may hold beyond its bytes: the
+ * rest that is not split off (at most kSmallSize) and the 512 B rounding. */
+#define GPUFIT__BLOCK_REST_MAX (((uint64_t)1 << 20) + 511)
+
 /* Whether a PyTorch training loop holds the logits through backward (gpufit__plan.held_logits). */
 enum gpufit__held {
     GPUFIT__HELD_NONE = 0,  /* the Trainer, torchtune, and every other framework */
@@ -737,6 +741,15 @@ static inline const gpufit__dtype_info *gpufit__dtype(int64_t dt) /* NULL if unk
     if (dt < 0 || dt >= GPUFIT__DTYPE_COUNT || gpufit__dtypes[dt].name == NULL)
         return NULL;
     return &gpufit__dtypes[dt];
+}
+/* log2 of the bytes per element of a plain dtype (fp32 2, bf16/fp16 1, 8-bit 0); 0 for a
+ * dtype that packs elements into blocks. */
+static inline int gpufit__dtype_log2_bytes(int64_t dt)
+{
+    const gpufit__dtype_info *d = gpufit__dtype(dt);
+    if (d == NULL || d->block_elems != 1)
+        return 0;
+    return d->block_bytes >= 4 ? 2 : d->block_bytes >= 2 ? 1 : 0;
 }
 /* Bytes of n elements stored as dt (blocks rounded up per tensor of n elements). */
 static inline int gpufit__dtype_bytes(int64_t dt, uint64_t n, uint64_t *out)

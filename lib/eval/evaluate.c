@@ -207,15 +207,6 @@ typedef struct role_ctx {
     gpufit_error *err;
 } role_ctx;
 
-/* log2 of the bytes per element of a plain dtype (fp32 2, bf16/fp16 1, 8-bit 0); 0 otherwise. */
-static int log2_elem_bytes(int64_t dt)
-{
-    const gpufit__dtype_info *d = gpufit__dtype(dt);
-    if (d == NULL || d->block_elems != 1)
-        return 0;
-    return d->block_bytes >= 4 ? 2 : d->block_bytes >= 2 ? 1 : 0;
-}
-
 /* Widens the high end of component c by `more` bytes (its band starts at the point when it has
  * none yet). 1 on overflow. */
 static int widen_high(gpufit__role *role, int c, uint64_t more)
@@ -261,7 +252,7 @@ static int blocks_sum(const role_ctx *x, const gpufit__slice *sl, int e, uint64_
         const gpufit__class_agg *l = b->agg->layer, *g = b->agg->glob;
         if (e < 0 && b->bound) /* a shard's rest: at most 1 MiB + 511 B per tensor above 1 MiB */
             return slice_sum(x, sl, &l[0].blk_t[b->ew], &g[0].blk_t[b->ew], stride, out) ||
-                   gpufit__mul(*out, ((uint64_t)1 << 20) + 511, out);
+                   gpufit__mul(*out, GPUFIT__BLOCK_REST_MAX, out);
         return e < 0 ? slice_sum(x, sl, &l[0].blk_w[b->ew], &g[0].blk_w[b->ew], stride, out)
                      : slice_sum(x, sl, &l[0].blk_t[e], &g[0].blk_t[e], stride, out);
     }
@@ -286,7 +277,7 @@ static int block_slack(const role_ctx *x, const gpufit__slice *sl, gpufit__role 
     const gpufit__plan *p = x->p;
     if (!x->wc->blocks)
         return 0;
-    const uint64_t per = ((uint64_t)1 << 20) + 511;
+    const uint64_t per = GPUFIT__BLOCK_REST_MAX;
     uint64_t w, n, b;
     if (p->zero == 0 &&
         (blocks_sum(x, sl, -1, &w) || widen_high(role, GPUFIT_MEM_WEIGHTS, w)))
@@ -302,17 +293,17 @@ static int block_slack(const role_ctx *x, const gpufit__slice *sl, gpufit__role 
                      : 0; /* Adafactor's factored rows and columns stay small */
     int e;
     if (p->framework == GPUFIT_FW_PYTORCH) {
-        e = log2_elem_bytes(p->g_dt);
+        e = gpufit__dtype_log2_bytes(p->g_dt);
         if (blocks_sum(x, sl, e, &n) || gpufit__mul(n, per, &b) ||
             widen_high(role, GPUFIT_MEM_GRADIENTS, b))
             return 1;
     }
-    e = log2_elem_bytes(p->m_dt);
+    e = gpufit__dtype_log2_bytes(p->m_dt);
     if (role->comp[GPUFIT_MEM_MASTER_WEIGHTS] > 0 &&
         (blocks_sum(x, sl, e, &n) || gpufit__mul(n, per, &b) ||
          widen_high(role, GPUFIT_MEM_MASTER_WEIGHTS, b)))
         return 1;
-    e = p->optimizer == GPUFIT_OPT_ADAMW_8BIT ? 0 : log2_elem_bytes(p->o_dt);
+    e = p->optimizer == GPUFIT_OPT_ADAMW_8BIT ? 0 : gpufit__dtype_log2_bytes(p->o_dt);
     if (states > 0 && p->task != GPUFIT_TASK_QLORA && /* paged states: outside memory_allocated */
         role->comp[GPUFIT_MEM_OPTIMIZER_STATES] > 0 &&
         (blocks_sum(x, sl, e, &n) || gpufit__mul(n, per * (uint64_t)states, &b) ||

@@ -501,7 +501,7 @@ int gpufit__blocks_build(const gpufit__plan *p, const gpufit__shape *s, const gp
          * parallelism each rank holds one shard of every such tensor: counted as the whole
          * tensor (at most 1 MiB + 511 B each), an upper bound that skips the walk */
         b->agg = agg;
-        b->ew = d->block_bytes >= 4 ? 2 : d->block_bytes >= 2 ? 1 : 0;
+        b->ew = gpufit__dtype_log2_bytes(p->w_dt);
         b->bound = p->tp > 1;
         return 0;
     }

@@ -58,4 +58,20 @@ static inline gpufit_role_info role(const run_s *s, uint32_t i)
     return ro;
 }
 
+/* The band [lo, hi] of component c of role 0. */
+static inline void band0(const run_s *s, int32_t c, uint64_t *lo, uint64_t *hi)
+{
+    cr_assert_eq(gpufit_result_bytes_band(s->r, 0, c, lo, hi), GPUFIT_OK);
+}
+
+/* Component c of role 0 of the job a spec string describes (evaluated, then freed). */
+static inline uint64_t spec_bytes0(const char *spec, int32_t c)
+{
+    run_s s;
+    run_ok(&s, spec);
+    uint64_t b = bytes0(&s, c);
+    done(&s);
+    return b;
+}
+
 #endif

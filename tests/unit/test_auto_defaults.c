@@ -3,6 +3,8 @@
  * LoRA with precision auto loads its base in 16 bit; both say so in a note. */
 #include "run.h"
 
+#define WEIGHTS(spec) spec_bytes0(spec, GPUFIT_MEM_WEIGHTS)
+
 #include <stdio.h>
 #include <string.h>
 
@@ -95,16 +97,6 @@ Test(auto_defaults, gpus_alone_accumulation_counts_the_ranks)
     done(&s);
 }
 
-static uint64_t weights(const char *spec)
-{
-    run_s s;
-    cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s: %s", spec, s.err.message);
-    uint64_t b = 0;
-    cr_assert_eq(gpufit_result_bytes(s.r, 0, GPUFIT_MEM_WEIGHTS, &b), GPUFIT_OK);
-    done(&s);
-    return b;
-}
-
 /* LoRA, precision auto: a bf16 base (torchtune dtype: bf16, litgpt bf16-true), the same bytes
  * as a bf16 weight_dtype; amp_bf16 given keeps the fp32 base */
 Test(auto_defaults, lora_base_in_16_bit)
@@ -114,9 +106,9 @@ Test(auto_defaults, lora_base_in_16_bit)
     snprintf(a, sizeof a, "%s", job);
     snprintf(b, sizeof b, "%sprecision=amp_bf16 weight_dtype=bf16", job);
     snprintf(c, sizeof c, "%sprecision=amp_bf16", job);
-    uint64_t w16 = weights(a);
-    cr_assert_eq(w16, weights(b));
-    uint64_t w32 = weights(c);
+    uint64_t w16 = WEIGHTS(a);
+    cr_assert_eq(w16, WEIGHTS(b));
+    uint64_t w32 = WEIGHTS(c);
     cr_assert(w32 > w16 + w16 / 2, "fp32 base %llu, auto %llu", (unsigned long long)w32,
               (unsigned long long)w16);
     cr_assert(has_note(a, "precision auto for LoRA"));

@@ -11,18 +11,6 @@
 #define MIB ((uint64_t)1 << 20)
 #define GIB ((uint64_t)1 << 30)
 
-static uint64_t comp(const run_s *s, int32_t c)
-{
-    uint64_t b = 0;
-    cr_assert_eq(gpufit_result_bytes(s->r, 0, c, &b), GPUFIT_OK);
-    return b;
-}
-
-static void band(const run_s *s, int32_t c, uint64_t *lo, uint64_t *hi)
-{
-    cr_assert_eq(gpufit_result_bytes_band(s->r, 0, c, lo, hi), GPUFIT_OK);
-}
-
 /* round-half-up of v x f, as the library rounds a fraction of bytes */
 static uint64_t frac(uint64_t v, double f)
 {
@@ -49,16 +37,16 @@ Test(band, exact_terms_have_no_width)
                                     GPUFIT_MEM_OPTIMIZER_STATES, GPUFIT_MEM_MASTER_WEIGHTS,
                                     GPUFIT_MEM_ACTIVATIONS, GPUFIT_MEM_LOGITS};
     for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) {
-        uint64_t lo, hi, b = comp(&s, exact[i]);
-        band(&s, exact[i], &lo, &hi);
+        uint64_t lo, hi, b = bytes0(&s, exact[i]);
+        band0(&s, exact[i], &lo, &hi);
         cr_assert(lo == b && hi == b, "component %d", (int)exact[i]);
     }
     /* cuBLAS workspaces (PyTorch's CublasHandlePool sizes): 8,519,680 B per handle-stream
      * before compute capability 9; training counts the backward's second one, which PyTorch
      * 2.2-2.3 builds with CUDA >= 12.2 do not: the low end holds one */
     uint64_t lo, hi;
-    band(&s, GPUFIT_MEM_WORKSPACE, &lo, &hi);
-    cr_assert_eq(comp(&s, GPUFIT_MEM_WORKSPACE), 2 * 8519680ull);
+    band0(&s, GPUFIT_MEM_WORKSPACE, &lo, &hi);
+    cr_assert_eq(bytes0(&s, GPUFIT_MEM_WORKSPACE), 2 * 8519680ull);
     cr_assert_eq(hi, 2 * 8519680ull);
     cr_assert_eq(lo, 8519680ull);
     cr_assert_eq(gpufit_result_bytes_band(s.r, 0, 0, &lo, &hi), GPUFIT_E_NOT_FOUND);
@@ -81,8 +69,8 @@ Test(band, workspaces_exact_outside_pytorch_training)
         run_s s;
         cr_assert_eq(run(&s, specs[i]), GPUFIT_OK, "%s", s.err.message);
         uint64_t lo, hi;
-        band(&s, GPUFIT_MEM_WORKSPACE, &lo, &hi);
-        cr_assert_eq(comp(&s, GPUFIT_MEM_WORKSPACE), want[i], "%s", specs[i]);
+        band0(&s, GPUFIT_MEM_WORKSPACE, &lo, &hi);
+        cr_assert_eq(bytes0(&s, GPUFIT_MEM_WORKSPACE), want[i], "%s", specs[i]);
         cr_assert(lo == want[i] && hi == want[i], "%s", specs[i]);
         done(&s);
     }
@@ -95,14 +83,14 @@ Test(band, stack_terms_by_hand)
     run_s s;
     cr_assert_eq(run(&s, INFER "gpu=rtx-4090"), GPUFIT_OK, "%s", s.err.message);
     uint64_t lo, hi;
-    band(&s, GPUFIT_MEM_RUNTIME_CONTEXT, &lo, &hi);
-    cr_assert_eq(comp(&s, GPUFIT_MEM_RUNTIME_CONTEXT), 512 * MIB);
+    band0(&s, GPUFIT_MEM_RUNTIME_CONTEXT, &lo, &hi);
+    cr_assert_eq(bytes0(&s, GPUFIT_MEM_RUNTIME_CONTEXT), 512 * MIB);
     cr_assert_eq(lo, 300 * MIB);
     cr_assert_eq(hi, 600 * MIB);
-    uint64_t dynamic = comp(&s, GPUFIT_MEM_ACTIVATIONS) + comp(&s, GPUFIT_MEM_LOGITS) +
-                       comp(&s, GPUFIT_MEM_KV_CACHE);
-    band(&s, GPUFIT_MEM_FRAGMENTATION, &lo, &hi);
-    cr_assert_eq(comp(&s, GPUFIT_MEM_FRAGMENTATION), frac(dynamic, 0.25));
+    uint64_t dynamic = bytes0(&s, GPUFIT_MEM_ACTIVATIONS) + bytes0(&s, GPUFIT_MEM_LOGITS) +
+                       bytes0(&s, GPUFIT_MEM_KV_CACHE);
+    band0(&s, GPUFIT_MEM_FRAGMENTATION, &lo, &hi);
+    cr_assert_eq(bytes0(&s, GPUFIT_MEM_FRAGMENTATION), frac(dynamic, 0.25));
     cr_assert_eq(lo, frac(dynamic, 0.10));
     cr_assert_eq(hi, frac(dynamic, 0.35));
     /* the totals move by exactly those differences */
@@ -143,8 +131,8 @@ Test(band, nccl_per_communicator)
                          "global_batch=64"),
                  GPUFIT_OK, "%s", s.err.message);
     uint64_t lo, hi;
-    band(&s, GPUFIT_MEM_COMM_BUFFERS, &lo, &hi);
-    cr_assert_eq(comp(&s, GPUFIT_MEM_COMM_BUFFERS), 3 * (GIB * 6 / 10));
+    band0(&s, GPUFIT_MEM_COMM_BUFFERS, &lo, &hi);
+    cr_assert_eq(bytes0(&s, GPUFIT_MEM_COMM_BUFFERS), 3 * (GIB * 6 / 10));
     cr_assert_eq(lo, 3 * 256 * MIB);
     cr_assert_eq(hi, 3 * GIB);
     done(&s);
@@ -162,7 +150,7 @@ Test(band, server_kv_budget)
     cr_assert_eq(ro.kv_capacity_high_bytes - ro.kv_capacity_bytes, 100 * MIB);
     cr_assert_eq(ro.kv_capacity_bytes - ro.kv_capacity_low_bytes, 350 * MIB);
     uint64_t lo, hi;
-    band(&s, GPUFIT_MEM_KV_CACHE, &lo, &hi);
+    band0(&s, GPUFIT_MEM_KV_CACHE, &lo, &hi);
     cr_assert(lo == ro.kv_capacity_low_bytes && hi == ro.kv_capacity_high_bytes);
     /* the device holds context + budget either way */
     cr_assert(ro.device_used_low_bytes <= ro.device_used_bytes);
@@ -324,7 +312,7 @@ Test(band, unknown_cuda_release_spans_eager_loading)
         run_s s;
         cr_assert_eq(run(&s, cases[i].spec), GPUFIT_OK, "%s: %s", cases[i].spec, s.err.message);
         uint64_t lo, hi;
-        band(&s, GPUFIT_MEM_RUNTIME_CONTEXT, &lo, &hi);
+        band0(&s, GPUFIT_MEM_RUNTIME_CONTEXT, &lo, &hi);
         cr_assert(lo == cases[i].lo && hi == cases[i].hi, "%s: [%llu, %llu] MiB", cases[i].spec,
                   (unsigned long long)(lo / MIB), (unsigned long long)(hi / MIB));
         done(&s);
@@ -342,15 +330,15 @@ Test(band, gguf_recipe_weights)
     cr_assert_eq(run(&s, "model=llama-3-8b task=inference framework=llamacpp weight_dtype=q4_k_m "
                          "gpu=rtx-3060 context_len=4096"),
                  GPUFIT_OK, "%s", s.err.message);
-    uint64_t lo, hi, w = comp(&s, GPUFIT_MEM_WEIGHTS);
-    band(&s, GPUFIT_MEM_WEIGHTS, &lo, &hi);
+    uint64_t lo, hi, w = bytes0(&s, GPUFIT_MEM_WEIGHTS);
+    band0(&s, GPUFIT_MEM_WEIGHTS, &lo, &hi);
     cr_assert_eq(lo, 7504658432ull / 256 * 144 + (32ull * 2 * 4096 + 4096) * 4);
     cr_assert_eq(hi, w);
     cr_assert(lo < w);
     gpufit_role_info ro = role(&s, 0);
     /* the compute buffer's KV row indices (builds before ggml_set_rows) are banded too */
-    uint64_t alo, ahi, a = comp(&s, GPUFIT_MEM_ACTIVATIONS);
-    band(&s, GPUFIT_MEM_ACTIVATIONS, &alo, &ahi);
+    uint64_t alo, ahi, a = bytes0(&s, GPUFIT_MEM_ACTIVATIONS);
+    band0(&s, GPUFIT_MEM_ACTIVATIONS, &alo, &ahi);
     cr_assert_eq(ahi, a);
     cr_assert_eq(ro.peak_allocated_low_bytes, ro.peak_allocated_bytes - (w - lo) - (a - alo));
     cr_assert_eq(ro.peak_allocated_high_bytes, ro.peak_allocated_bytes);
@@ -364,8 +352,8 @@ Test(band, gguf_recipe_weights)
                  "gpu=rtx-3060 context_len=4096",
                  exact[i]);
         cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s", s.err.message);
-        band(&s, GPUFIT_MEM_WEIGHTS, &lo, &hi);
-        cr_assert(lo == hi && hi == comp(&s, GPUFIT_MEM_WEIGHTS), "%s", exact[i]);
+        band0(&s, GPUFIT_MEM_WEIGHTS, &lo, &hi);
+        cr_assert(lo == hi && hi == bytes0(&s, GPUFIT_MEM_WEIGHTS), "%s", exact[i]);
         done(&s);
     }
 }

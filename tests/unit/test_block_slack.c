@@ -17,7 +17,7 @@ static const uint64_t PER = (1ull << 20) + 511; /* a cached block's rest and its
 static uint64_t high_minus_point(run_s *x, int32_t c)
 {
     uint64_t lo, hi;
-    cr_assert_eq(gpufit_result_bytes_band(x->r, 0, c, &lo, &hi), GPUFIT_OK);
+    band0(x, c, &lo, &hi);
     return hi - bytes0(x, c);
 }
 

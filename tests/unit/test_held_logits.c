@@ -13,11 +13,6 @@
 static const uint64_t NV = 8192ull * 128256ull;
 #define JOB "model=llama-3-8b task=lora micro_batch=4 seq_len=2048 gpu=h100 "
 
-static void logits_band(run_s *x, uint64_t *lo, uint64_t *hi)
-{
-    cr_assert_eq(gpufit_result_bytes_band(x->r, 0, GPUFIT_MEM_LOGITS, lo, hi), GPUFIT_OK);
-}
-
 Test(held_logits, trainer_hf_and_torchtune_hold_none)
 {
     static const char *const specs[] = {JOB "trainer=hf", JOB "trainer=torchtune"};
@@ -25,7 +20,7 @@ Test(held_logits, trainer_hf_and_torchtune_hold_none)
         run_s x;
         run_ok(&x, specs[i]);
         uint64_t lo, hi, point = bytes0(&x, GPUFIT_MEM_LOGITS);
-        logits_band(&x, &lo, &hi);
+        band0(&x, GPUFIT_MEM_LOGITS, &lo, &hi);
         if (i == 0)
             cr_assert_eq(point, 12 * NV);
         cr_assert_eq(lo, point, "%s", specs[i]);
@@ -39,7 +34,7 @@ Test(held_logits, auto_reaches_up_to_fp32_logits)
     run_s x;
     run_ok(&x, JOB);
     uint64_t lo, hi;
-    logits_band(&x, &lo, &hi);
+    band0(&x, GPUFIT_MEM_LOGITS, &lo, &hi);
     cr_assert_eq(bytes0(&x, GPUFIT_MEM_LOGITS), 12 * NV);
     cr_assert_eq(lo, 12 * NV);
     cr_assert_eq(hi, 12 * NV + 4 * NV);
@@ -59,14 +54,14 @@ Test(held_logits, loop_holds_bf16_logits)
     run_s x;
     run_ok(&x, JOB "trainer=loop");
     uint64_t lo, hi;
-    logits_band(&x, &lo, &hi);
+    band0(&x, GPUFIT_MEM_LOGITS, &lo, &hi);
     cr_assert_eq(bytes0(&x, GPUFIT_MEM_LOGITS), 12 * NV + 2 * NV);
     cr_assert_eq(lo, 12 * NV + 2 * NV);
     cr_assert_eq(hi, 12 * NV + 4 * NV);
     done(&x);
     /* an fp32 model's logits are fp32 already: no band */
     run_ok(&x, JOB "trainer=loop precision=fp32");
-    logits_band(&x, &lo, &hi);
+    band0(&x, GPUFIT_MEM_LOGITS, &lo, &hi);
     cr_assert_eq(bytes0(&x, GPUFIT_MEM_LOGITS), 16 * NV);
     cr_assert_eq(lo, 16 * NV);
     cr_assert_eq(hi, 16 * NV);
@@ -83,7 +78,7 @@ Test(held_logits, other_frameworks_and_inference_hold_none)
         run_s x;
         run_ok(&x, specs[i]);
         uint64_t lo, hi;
-        logits_band(&x, &lo, &hi);
+        band0(&x, GPUFIT_MEM_LOGITS, &lo, &hi);
         cr_assert_eq(lo, hi, "%s", specs[i]);
         done(&x);
     }

@@ -13,11 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static void band(run_s *x, int32_t c, uint64_t *lo, uint64_t *hi)
-{
-    cr_assert_eq(gpufit_result_bytes_band(x->r, 0, c, lo, hi), GPUFIT_OK);
-}
-
 /* Llama-2-7B: 6,738,415,616 parameters; small activations (full checkpointing, 512 tokens),
  * so the step decides the peak */
 static const uint64_t P = 6738415616ull;
@@ -40,7 +35,7 @@ Test(optimizer_step, fused_has_no_temporaries)
     run_s x;
     run_ok(&x, SMALL "precision=amp_bf16 optimizer_impl=fused gpu=h100");
     uint64_t lo, hi;
-    band(&x, GPUFIT_MEM_OPTIMIZER_STATES, &lo, &hi);
+    band0(&x, GPUFIT_MEM_OPTIMIZER_STATES, &lo, &hi);
     cr_assert_eq(bytes0(&x, GPUFIT_MEM_OPTIMIZER_STATES), 8 * P); /* fp32 exp_avg, exp_avg_sq */
     cr_assert_eq(lo, 8 * P);
     cr_assert_eq(hi, 8 * P);
@@ -55,7 +50,7 @@ Test(optimizer_step, auto_is_foreach_with_a_band_from_fused_to_two_lists)
     run_ok(&x, SMALL "precision=amp_bf16 gpu=h100 trainer=hf"); /* no logits held (test_held_logits.c) */
     uint64_t h = held(&x) + 2 * P, lo, hi;
     cr_assert_lt(h, 4 * P, "the step decides this case");
-    band(&x, GPUFIT_MEM_OPTIMIZER_STATES, &lo, &hi);
+    band0(&x, GPUFIT_MEM_OPTIMIZER_STATES, &lo, &hi);
     cr_assert_eq(bytes0(&x, GPUFIT_MEM_OPTIMIZER_STATES), 8 * P + 4 * P - h);
     cr_assert_eq(lo, 8 * P);              /* fused (transformers with torch >= 2.8) */
     cr_assert_eq(hi, 8 * P + 8 * P - h); /* PyTorch 2.0's second list */
@@ -63,7 +58,7 @@ Test(optimizer_step, auto_is_foreach_with_a_band_from_fused_to_two_lists)
      * (freed between steps, below; every other allocated term of this job is exact) */
     gpufit_role_info ro = role(&x, 0);
     uint64_t glo, ghi;
-    band(&x, GPUFIT_MEM_GRADIENTS, &glo, &ghi);
+    band0(&x, GPUFIT_MEM_GRADIENTS, &glo, &ghi);
     /* ... and the cuBLAS workspaces' (one 32 MiB handle-stream fewer at the low end) */
     cr_assert_eq(ro.peak_allocated_high_bytes - ro.peak_allocated_low_bytes,
                  hi - lo + (ghi - glo) + WS);
@@ -85,7 +80,7 @@ Test(optimizer_step, explicit_foreach_keeps_only_the_release_band)
     run_s x;
     run_ok(&x, SMALL "precision=amp_bf16 optimizer_impl=foreach gpu=h100");
     uint64_t h = held(&x) + 2 * P, lo, hi;
-    band(&x, GPUFIT_MEM_OPTIMIZER_STATES, &lo, &hi);
+    band0(&x, GPUFIT_MEM_OPTIMIZER_STATES, &lo, &hi);
     cr_assert_eq(bytes0(&x, GPUFIT_MEM_OPTIMIZER_STATES), 8 * P + 4 * P - h);
     cr_assert_eq(lo, 8 * P + 4 * P - h);
     cr_assert_eq(hi, 8 * P + 8 * P - h);
@@ -101,7 +96,7 @@ Test(optimizer_step, forloop_holds_two_of_the_largest_parameter)
               "precision=fp32 optimizer_impl=forloop gpu=h100 expandable_segments=1");
     uint64_t h = held(&x), one = 524288000ull, lo, hi;
     cr_assert_lt(h, one, "the step decides this case");
-    band(&x, GPUFIT_MEM_OPTIMIZER_STATES, &lo, &hi);
+    band0(&x, GPUFIT_MEM_OPTIMIZER_STATES, &lo, &hi);
     cr_assert_eq(bytes0(&x, GPUFIT_MEM_OPTIMIZER_STATES), 8 * P + 2 * one - h);
     cr_assert_eq(lo, 8 * P + one - h);
     cr_assert_eq(hi, 8 * P + 2 * one - h);
@@ -128,7 +123,7 @@ Test(optimizer_step, hidden_by_the_activations)
               "gpu=h100 expandable_segments=1");
     cr_assert_gt(held(&x) + 2 * P, 8 * P, "activations larger than two lists");
     uint64_t lo, hi;
-    band(&x, GPUFIT_MEM_OPTIMIZER_STATES, &lo, &hi);
+    band0(&x, GPUFIT_MEM_OPTIMIZER_STATES, &lo, &hi);
     cr_assert_eq(bytes0(&x, GPUFIT_MEM_OPTIMIZER_STATES), 8 * P);
     cr_assert_eq(hi, 8 * P);
     done(&x);
@@ -152,7 +147,7 @@ Test(optimizer_step, other_steps_have_none)
         char spec[512];
         snprintf(spec, sizeof spec, "%s optimizer_impl=fused", specs[i]);
         uint64_t lo, hi;
-        band(&x, GPUFIT_MEM_OPTIMIZER_STATES, &lo, &hi);
+        band0(&x, GPUFIT_MEM_OPTIMIZER_STATES, &lo, &hi);
         cr_assert_eq(lo, hi, "%s", specs[i]);
         if (strstr(specs[i], "torchtune") != NULL) { /* the same as fused, set or not */
             run_ok(&f, spec);
@@ -196,7 +191,7 @@ Test(optimizer_step, gradients_freed_between_steps_lower_the_band)
     uint64_t l = bytes0(&x, GPUFIT_MEM_LOGITS), lo, hi;
     cr_assert_eq(g, 2 * P); /* bf16 .grad */
     uint64_t x1 = a + l, x2 = g + a / 32, one = x1 > x2 ? x1 : x2, both = a + l + g;
-    band(&x, GPUFIT_MEM_GRADIENTS, &lo, &hi);
+    band0(&x, GPUFIT_MEM_GRADIENTS, &lo, &hi);
     cr_assert_eq(hi, g);
     cr_assert_eq(lo, g - (both - one));
     gpufit_role_info ro = role(&x, 0);
@@ -212,7 +207,7 @@ Test(optimizer_step, gradients_freed_between_steps_lower_the_band)
     };
     for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) {
         run_ok(&x, kept[i]);
-        band(&x, GPUFIT_MEM_GRADIENTS, &lo, &hi);
+        band0(&x, GPUFIT_MEM_GRADIENTS, &lo, &hi);
         cr_assert_eq(lo, hi, "%s", kept[i]);
         done(&x);
     }
@@ -226,7 +221,7 @@ Test(optimizer_step, gradients_freed_between_steps_lower_the_band)
     x2 = g / 2 + a / 32;
     one = x1 > x2 ? x1 : x2;
     both = a + l + g / 2;
-    band(&x, GPUFIT_MEM_GRADIENTS, &lo, &hi);
+    band0(&x, GPUFIT_MEM_GRADIENTS, &lo, &hi);
     cr_assert_eq(lo, g - (both - one));
     done(&x);
 }

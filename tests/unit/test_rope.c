@@ -5,6 +5,8 @@
  * (SGLang keeps the table in fp32 on CUDA); counted with the weights on every rank. */
 #include "run.h"
 
+#define WEIGHTS(spec) spec_bytes0(spec, GPUFIT_MEM_WEIGHTS)
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,38 +147,28 @@ Test(rope, bad_rope_scaling_names_the_key)
     cr_assert(strstr(err.message, "RoPE") != NULL, "%s", err.message);
 }
 
-static uint64_t weights(const char *spec)
-{
-    run_s x;
-    cr_assert_eq(run(&x, spec), GPUFIT_OK, "%s: %s", spec, x.err.message);
-    uint64_t b = 0;
-    cr_assert_eq(gpufit_result_bytes(x.r, 0, GPUFIT_MEM_WEIGHTS, &b), GPUFIT_OK);
-    done(&x);
-    return b;
-}
-
 /* Llama-3-8B: 8192 rows x 128 dims; every TP rank keeps the whole table */
 Test(rope, counted_with_the_weights_of_vllm_and_sglang)
 {
 #define S "model=llama-3-8b task=inference gpu=h100 context_len=4096 "
     uint64_t table = 8192ull * 128;
-    cr_assert_eq(weights(S "framework=vllm") - weights(S "framework=vllm rope_positions=0"),
+    cr_assert_eq(WEIGHTS(S "framework=vllm") - WEIGHTS(S "framework=vllm rope_positions=0"),
                  table * 2);
-    cr_assert_eq(weights(S "framework=vllm tp=2") -
-                     weights(S "framework=vllm tp=2 rope_positions=0"),
+    cr_assert_eq(WEIGHTS(S "framework=vllm tp=2") -
+                     WEIGHTS(S "framework=vllm tp=2 rope_positions=0"),
                  table * 2);
-    cr_assert_eq(weights(S "framework=sglang") - weights(S "framework=sglang rope_positions=0"),
+    cr_assert_eq(WEIGHTS(S "framework=sglang") - WEIGHTS(S "framework=sglang rope_positions=0"),
                  table * 4);
-    cr_assert_eq(weights(S "framework=vllm rope_positions=1000 rotary_dim=32") -
-                     weights(S "framework=vllm rope_positions=0"),
+    cr_assert_eq(WEIGHTS(S "framework=vllm rope_positions=1000 rotary_dim=32") -
+                     WEIGHTS(S "framework=vllm rope_positions=0"),
                  1000ull * 32 * 2);
     /* Transformers and llama.cpp compute the angles per forward: no table */
-    cr_assert_eq(weights(S "framework=pytorch"), weights(S "framework=pytorch rope_positions=0"));
-    cr_assert_eq(weights(S "framework=llamacpp"),
-                 weights(S "framework=llamacpp rope_positions=0"));
+    cr_assert_eq(WEIGHTS(S "framework=pytorch"), WEIGHTS(S "framework=pytorch rope_positions=0"));
+    cr_assert_eq(WEIGHTS(S "framework=llamacpp"),
+                 WEIGHTS(S "framework=llamacpp rope_positions=0"));
     /* DeepSeek-V3 (MLA): the table rotates qk_rope_head_dim (64) */
-    cr_assert_eq(weights("model=deepseek-v3 task=inference framework=vllm tp=8 gpu=h200") -
-                     weights("model=deepseek-v3 task=inference framework=vllm tp=8 gpu=h200 "
+    cr_assert_eq(WEIGHTS("model=deepseek-v3 task=inference framework=vllm tp=8 gpu=h200") -
+                     WEIGHTS("model=deepseek-v3 task=inference framework=vllm tp=8 gpu=h200 "
                              "rope_positions=0"),
                  163840ull * 64 * 2);
 #undef S
