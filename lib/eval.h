@@ -305,10 +305,12 @@ static inline int gpufit__vision_on(const gpufit__plan *p, const gpufit__shape *
 int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
                           const gpufit__tgroup *g, size_t ng, const gpufit__slice *sl,
                           uint64_t *dev_out, uint64_t *host_out);
-/* Whether the weights of a GGUF file type named without its file (not f16, not Q8_0, whose
- * tensors are all of one type) have a band: a recipe's per-tensor bumps vary by quantiser. */
-int gpufit__gguf_recipe_band(const gpufit__plan *p);
-/* The low end of that band: every 2-D tensor at the mix's base type (mem_weights.c). */
+/* Whether the weights of a GGUF file type named without its file have a band: a recipe's
+ * per-tensor bumps vary by quantiser (not f16, not Q8_0, whose tensors are all of one type),
+ * and MoE routers are F32 or the file's type by converter (mem_weights.c gguf_type). */
+int gpufit__gguf_recipe_band(const gpufit__plan *p, const gpufit__shape *s);
+/* The low end of that band: every 2-D tensor at the mix's base type, routers at the old
+ * converter's type (mem_weights.c). */
 int gpufit__weights_bytes_low(const gpufit__plan *p, const gpufit__shape *s,
                               const gpufit__tgroup *g, size_t ng, const gpufit__slice *sl,
                               uint64_t *dev_out, uint64_t *host_out);

@@ -332,7 +332,7 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
     m[0] = 0; /* unused */
     m[GPUFIT_MEM_WEIGHTS] = w_dev;
     role->approx = 0;
-    if (x->wc->gguf == NULL && s->arch != GPUFIT_ARCH_GENERIC && gpufit__gguf_recipe_band(p) &&
+    if (x->wc->gguf == NULL && s->arch != GPUFIT_ARCH_GENERIC && gpufit__gguf_recipe_band(p, s) &&
         !p->training && !(p->util > 0.0)) {
         /* a GGUF file type named without its file: the recipe's bumps vary (docs/band.md) */
         uint64_t lo, lo_host;

@@ -60,7 +60,16 @@ static int64_t gguf_type(int64_t ft, const gpufit__shape *s, int kind, uint64_t 
                          int lo)
 {
     int64_t base = gguf_base(ft);
-    if (lo && kind != GPUFIT__T_ROUTER && kind != GPUFIT__T_SHEXP_ROUTER_GATE)
+    if (kind == GPUFIT__T_ROUTER) {
+        /* llama-quant.cpp never quantises ffn_gate_inp.weight, so the router keeps the
+         * converter's type: F32 from convert_hf_to_gguf.py (prepare_tensors: "Some tensor
+         * types are always in float32", FFN_GATE_INP); the old convert.py
+         * (GGMLFileType.type_for_tensor) gave every 2-D tensor the outtype, f16 or q8_0 */
+        if (!lo || ft == GPUFIT_DTYPE_FP32)
+            return GPUFIT_DTYPE_FP32;
+        return ft == GPUFIT_DTYPE_Q8_0 ? GPUFIT_DTYPE_Q8_0 : GPUFIT_DTYPE_FP16;
+    }
+    if (lo && kind != GPUFIT__T_SHEXP_ROUTER_GATE)
         return base;
     int plain = ft == GPUFIT_DTYPE_FP16 || ft == GPUFIT_DTYPE_BF16 || ft == GPUFIT_DTYPE_FP32 ||
                 ft == GPUFIT_DTYPE_F16_GGUF;
@@ -75,7 +84,6 @@ static int64_t gguf_type(int64_t ft, const gpufit__shape *s, int kind, uint64_t 
         if (ft >= GPUFIT_DTYPE_IQ1_S && ft <= GPUFIT_DTYPE_IQ2_S)
             return GPUFIT_DTYPE_Q5_K;
         return GPUFIT_DTYPE_Q6_K;
-    case GPUFIT__T_ROUTER:
     case GPUFIT__T_SHEXP_ROUTER_GATE: return GPUFIT_DTYPE_FP32; /* never quantised */
     case GPUFIT__T_ATTN_V:
         if (s->E == 8 && k_mix)
@@ -332,10 +340,14 @@ int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
     return weights_bytes(p, s, g, ng, sl, 0, dev_out, host_out);
 }
 
-int gpufit__gguf_recipe_band(const gpufit__plan *p)
+int gpufit__gguf_recipe_band(const gpufit__plan *p, const gpufit__shape *s)
 {
     int64_t ft = p->w_dt;
-    return is_gguf(ft) && ft != GPUFIT_DTYPE_F16_GGUF && ft != GPUFIT_DTYPE_Q8_0;
+    int mix = is_gguf(ft) && ft != GPUFIT_DTYPE_F16_GGUF && ft != GPUFIT_DTYPE_Q8_0;
+    /* MoE routers: F32 from today's converter, the file's type from the old one */
+    int router = s->E > 0 && s->layers[GPUFIT__W_MOE] > 0 && ft != GPUFIT_DTYPE_FP32 &&
+                 (is_gguf(ft) || p->framework == GPUFIT_FW_LLAMACPP);
+    return mix || router;
 }
 
 int gpufit__weights_bytes_low(const gpufit__plan *p, const gpufit__shape *s,
