@@ -305,6 +305,11 @@ static inline int gpufit__vision_on(const gpufit__plan *p, const gpufit__shape *
 int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
                           const gpufit__tgroup *g, size_t ng, const gpufit__slice *sl,
                           uint64_t *dev_out, uint64_t *host_out);
+/* Bytes of Megatron's wgrad dummies on a slice's device: one buffer of the compute dtype per
+ * distinct linear weight shape, and the output head's (mem_weights.c). */
+int gpufit__megatron_wgrad_dummies(const gpufit__plan *p, const gpufit__shape *s,
+                                   const gpufit__tgroup *g, size_t ng, const gpufit__slice *sl,
+                                   uint64_t *out);
 /* Whether the weights of a GGUF file type named without its file have a band: a recipe's
  * per-tensor bumps vary by quantiser (not f16, not Q8_0, whose tensors are all of one type),
  * and MoE routers are F32 or the file's type by converter (mem_weights.c gguf_type). */

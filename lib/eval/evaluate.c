@@ -602,6 +602,15 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         role->extra_comms = (uint32_t)n;
     }
     CK(block_slack(x, sl, role));
+    if (p->training && p->framework == GPUFIT_FW_MEGATRON && !p->lora &&
+        s->arch != GPUFIT_ARCH_GENERIC) {
+        /* Transformer Engine's cached wgrad dummies: kept from the first backward by the
+         * Megatron and TE releases that use get_dummy_wgrad, not by those that hand autograd
+         * a fresh tensor per backward: the gradients' high end (docs/memory/megatron.md) */
+        uint64_t d;
+        CK(gpufit__megatron_wgrad_dummies(p, s, x->g, x->ng, sl, &d) ||
+           widen_high(role, GPUFIT_MEM_GRADIENTS, d));
+    }
     /* an approximated component's band must still hold its final point (lo <= point <= hi);
      * the set bits only, lowest first (most roles mark one or two) */
     for (uint32_t ap = role->approx & ((1u << GPUFIT__NCOMP) - 2u); ap != 0; ap &= ap - 1) {

@@ -340,6 +340,44 @@ int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
     return weights_bytes(p, s, g, ng, sl, 0, dev_out, host_out);
 }
 
+/* Megatron's wgrad dummies (docs/memory/megatron.md, "Wgrad dummies"): with gradient
+ * accumulation fusion the wgrad GEMM adds into main_grad, and backward hands autograd a dummy
+ * tensor of the weight's shape instead: Transformer Engine's get_dummy_wgrad
+ * (transformer_engine/pytorch/module/base.py), cached per (shape, dtype) for the process, which
+ * TE's linears (Linear, LayerNormLinear, GroupedLinear) and Megatron's own
+ * (core/tensor_parallel/layers.py LinearWithGradAccumulationAndAsyncCommunication.backward,
+ * when TE is installed) return. One buffer per distinct shape on this device, in the compute
+ * dtype: each linear kind once at its largest (one expert of a grouped GEMM; Megatron fuses
+ * q, k, v into one linear_qkv and gate, up into one linear_fc1, whose sums are the shapes'),
+ * and the output head's [V / tp, h] when the slice holds it. 1 on overflow. */
+int gpufit__megatron_wgrad_dummies(const gpufit__plan *p, const gpufit__shape *s,
+                                   const gpufit__tgroup *g, size_t ng, const gpufit__slice *sl,
+                                   uint64_t *out)
+{
+    uint64_t best[GPUFIT__T_COUNT] = {0}, sum = 0, b;
+    for (size_t i = 0; i < ng; i++) {
+        int kind = g[i].kind, head = kind == GPUFIT__T_OUTPUT ||
+                                     (kind == GPUFIT__T_TOKEN_EMBD && s->tied);
+        if (is_1d(&g[i]) || !(gpufit__is_linear(kind) || head))
+            continue;
+        if (g[i].where == GPUFIT__W_GLOBAL ? !(head && sl->output) : sl->layers[g[i].where] == 0)
+            continue;
+        uint64_t rows, copies, el;
+        shard_dims(p, s, &g[i], &rows, &copies);
+        if (head)
+            rows = gpufit__div_up(g[i].rows, p->tp); /* the vocabulary-parallel head */
+        if (gpufit__mul(rows, g[i].cols, &el))
+            return 1;
+        if (el > best[kind])
+            best[kind] = el;
+    }
+    for (int k = 0; k < GPUFIT__T_COUNT; k++)
+        if (gpufit__mul(best[k], p->a_b, &b) || gpufit__add(sum, b, &sum))
+            return 1;
+    *out = sum;
+    return 0;
+}
+
 int gpufit__gguf_recipe_band(const gpufit__plan *p, const gpufit__shape *s)
 {
     int64_t ft = p->w_dt;
