@@ -352,6 +352,14 @@ int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
                 return 1;
         }
     }
+    if (p->framework == GPUFIT_FW_MEGATRON) {
+        /* the loss's terms (vocab_parallel_cross_entropy: 6sbV/t) live from the output layer's
+         * forward to its backward, a layer's temporaries inside that layer's forward or
+         * backward (its recompute under full checkpointing): autograd runs the output
+         * layer's backward before any layer's, so the peak holds the larger, not both
+         * (docs/memory/megatron.md, "The loss and a layer's temporaries") */
+        transient = transient > logits ? transient - logits : 0;
+    }
     if (gpufit__add(stored, transient, act_out))
         return 1;
     *logits_out = logits;
