@@ -15,49 +15,37 @@
  *   Q8_0 34 B per block of 32 (1,024)     =  34,816 B */
 #define MIX "model=mixtral-8x7b task=inference framework=llamacpp context_len=512 "
 
-Test(gguf_router, q8_0_file_low_end_has_q8_0_routers)
+/* How far the weights' band reaches below its top, which must be the point. */
+static uint64_t below_point(const char *spec)
 {
     run_s s;
     uint64_t lo, hi;
-    run_ok(&s, MIX "weight_dtype=q8_0");
+    run_ok(&s, spec);
     band0(&s, GPUFIT_MEM_WEIGHTS, &lo, &hi);
-    cr_assert_eq(hi, bytes0(&s, GPUFIT_MEM_WEIGHTS));
-    /* every other tensor of a Q8_0 file is Q8_0 either way: 32 x (131,072 - 34,816) */
-    cr_assert_eq(hi - lo, 3080192ull);
+    cr_assert_eq(hi, bytes0(&s, GPUFIT_MEM_WEIGHTS), "%s", spec);
     done(&s);
+    return hi - lo;
+}
+
+Test(gguf_router, q8_0_file_low_end_has_q8_0_routers)
+{
+    /* every other tensor of a Q8_0 file is Q8_0 either way: 32 x (131,072 - 34,816) */
+    cr_assert_eq(below_point(MIX "weight_dtype=q8_0"), 3080192ull);
 }
 
 Test(gguf_router, f16_file_point_has_f32_routers)
 {
-    run_s s;
-    uint64_t lo, hi;
-    run_ok(&s, MIX "weight_dtype=f16");
-    band0(&s, GPUFIT_MEM_WEIGHTS, &lo, &hi);
-    cr_assert_eq(hi, bytes0(&s, GPUFIT_MEM_WEIGHTS));
-    cr_assert_eq(hi - lo, 32ull * (131072 - 65536)); /* 2,097,152 */
-    done(&s);
+    cr_assert_eq(below_point(MIX "weight_dtype=f16"), 32ull * (131072 - 65536)); /* 2,097,152 */
 }
 
 Test(gguf_router, partial_offload_counts_the_offloaded_layers)
 {
-    run_s s;
-    uint64_t lo, hi;
-    run_ok(&s, MIX "weight_dtype=q8_0 n_gpu_layers=22");
-    band0(&s, GPUFIT_MEM_WEIGHTS, &lo, &hi);
-    cr_assert_eq(hi - lo, 22ull * (131072 - 34816)); /* 2,117,632 */
-    done(&s);
+    cr_assert_eq(below_point(MIX "weight_dtype=q8_0 n_gpu_layers=22"), 22ull * (131072 - 34816));
 }
 
 Test(gguf_router, dense_and_fp32_files_have_no_router_band)
 {
-    run_s s;
-    uint64_t lo, hi;
-    run_ok(&s, "model=llama-3-8b task=inference framework=llamacpp weight_dtype=q8_0");
-    band0(&s, GPUFIT_MEM_WEIGHTS, &lo, &hi);
-    cr_assert_eq(lo, hi);
-    done(&s);
-    run_ok(&s, MIX "weight_dtype=fp32");
-    band0(&s, GPUFIT_MEM_WEIGHTS, &lo, &hi);
-    cr_assert_eq(lo, hi);
-    done(&s);
+    cr_assert_eq(
+        below_point("model=llama-3-8b task=inference framework=llamacpp weight_dtype=q8_0"), 0);
+    cr_assert_eq(below_point(MIX "weight_dtype=fp32"), 0);
 }
