@@ -42,10 +42,12 @@ RELEASES = {
 MEDIAN_MAX = 3.0  # per cent
 WORST_MAX = 15.0  # per cent (issue 12)
 # the band's targets (issue 14): no wrong three-way verdict, marginal <= 15 % of the cases,
-# median half-width <= 10 %; coverage >= 90 % is reported, not gated (docs/band.md says why)
+# median half-width <= 10 %, coverage >= 85 % (the bar for runs gpufit has not seen) gated;
+# the public set's 90 % is reported, not gated until met (docs/band.md says why)
 BAND_MARGINAL_MAX = 15.0
 BAND_HALF_MAX = 10.0
 BAND_COVER_MIN = 90.0
+BAND_COVER_FLOOR = 85.0
 
 
 def with_release(case):
@@ -247,9 +249,12 @@ def main():
         for cid, want, got in wrong3:
             print("  WRONG %s: measured %s, predicted %s" % (cid, want, got))
         ok = ok and not wrong3 and marginal <= BAND_MARGINAL_MAX / 100.0 * len(three) \
-            and half <= BAND_HALF_MAX
-        if cover < BAND_COVER_MIN:
-            print("  (coverage below %g %%: not gated yet, docs/band.md)" % BAND_COVER_MIN)
+            and half <= BAND_HALF_MAX and cover >= BAND_COVER_FLOOR
+        if cover < BAND_COVER_FLOOR:
+            print("  COVERAGE below %g %% (gated: a regression)" % BAND_COVER_FLOOR)
+        elif cover < BAND_COVER_MIN:
+            print("  (coverage below %g %%: gated at %g %% until met, docs/band.md)"
+                  % (BAND_COVER_MIN, BAND_COVER_FLOOR))
     for cid, scope, want, got in verdicts:
         if want != got:
             print("  WRONG %s: measured %s, predicted %s" % (cid, "fits" if want else "oom",
@@ -266,8 +271,10 @@ def main():
         print("  ERROR %s: %s" % (cid, e))
         ok = False
     if args.check:
-        print("targets (median <= %g %%, worst <= %g %%, verdicts right): %s"
-              % (MEDIAN_MAX, WORST_MAX, "met" if ok else "MISSED"))
+        print("targets (median <= %g %%, worst <= %g %%, verdicts right; band: no wrong "
+              "three-way verdict, marginal <= %g %%, median half-width <= %g %%, coverage >= "
+              "%g %%): %s" % (MEDIAN_MAX, WORST_MAX, BAND_MARGINAL_MAX, BAND_HALF_MAX,
+                              BAND_COVER_FLOOR, "met" if ok else "MISSED"))
         return 0 if ok else 1
     return 0
 
