@@ -305,11 +305,15 @@ static inline int gpufit__vision_on(const gpufit__plan *p, const gpufit__shape *
 int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
                           const gpufit__tgroup *g, size_t ng, const gpufit__slice *sl,
                           uint64_t *dev_out, uint64_t *host_out);
-/* Bytes of Megatron's wgrad dummies on a slice's device: one buffer of the compute dtype per
- * distinct linear weight shape, and the output head's (mem_weights.c). */
+/* Megatron's wgrad dummies (mem_weights.c): one buffer of the compute dtype per distinct linear
+ * weight shape on a device, bytes, by layer class: the attention's shapes (the same in every
+ * class that has them: a device counts the largest once), the class's other linears, and
+ * the output head's. */
+typedef struct gpufit__dummies {
+    uint64_t att[GPUFIT__W_COUNT], rest[GPUFIT__W_COUNT], head;
+} gpufit__dummies;
 int gpufit__megatron_wgrad_dummies(const gpufit__plan *p, const gpufit__shape *s,
-                                   const gpufit__tgroup *g, size_t ng, const gpufit__slice *sl,
-                                   uint64_t *out);
+                                   const gpufit__tgroup *g, size_t ng, gpufit__dummies *d);
 /* Whether the weights of a GGUF file type named without its file have a band: a recipe's
  * per-tensor bumps vary by quantiser (not f16, not Q8_0, whose tensors are all of one type),
  * and MoE routers are F32 or the file's type by converter (mem_weights.c gguf_type). */
@@ -429,6 +433,8 @@ typedef struct gpufit__wcache {
     uint64_t w_g[4], t_g[4], o_g[4]; /* globals by slice: index = embedding + 2 * output */
     int blocks;                      /* the allocator's block rests apply (block_slack) */
     gpufit__blocks blk;
+    int dummies;                     /* Megatron training: its wgrad dummies (dum) apply */
+    gpufit__dummies dum;
 } gpufit__wcache;
 
 /* Fills r from a model and job: no allocation, no strings. r->roles must have room for

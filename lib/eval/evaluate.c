@@ -109,6 +109,10 @@ static int wcache_fill(const struct gpufit_model *mdl, const gpufit__plan *p,
     wc->blocks = (p->framework == GPUFIT_FW_PYTORCH || p->framework == GPUFIT_FW_MEGATRON) &&
                  !(p->framework == GPUFIT_FW_PYTORCH && p->zero > 0) &&
                  s->arch != GPUFIT_ARCH_GENERIC && wc->gguf == NULL && !p->expandable;
+    wc->dummies = p->training && p->framework == GPUFIT_FW_MEGATRON && !p->lora &&
+                  s->arch != GPUFIT_ARCH_GENERIC;
+    if (wc->dummies && gpufit__megatron_wgrad_dummies(p, s, g, ng, &wc->dum))
+        return 1;
     return wc->blocks && gpufit__blocks_build(p, s, g, ng, agg, &wc->blk);
 }
 
@@ -602,14 +606,18 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         role->extra_comms = (uint32_t)n;
     }
     CK(block_slack(x, sl, role));
-    if (p->training && p->framework == GPUFIT_FW_MEGATRON && !p->lora &&
-        s->arch != GPUFIT_ARCH_GENERIC) {
+    if (x->wc->dummies) {
         /* Transformer Engine's cached wgrad dummies: kept from the first backward by the
          * Megatron and TE releases that use get_dummy_wgrad, not by those that hand autograd
          * a fresh tensor per backward: the gradients' high end (docs/memory/megatron.md) */
-        uint64_t d;
-        CK(gpufit__megatron_wgrad_dummies(p, s, x->g, x->ng, sl, &d) ||
-           widen_high(role, GPUFIT_MEM_GRADIENTS, d));
+        const gpufit__dummies *d = &x->wc->dum;
+        uint64_t att = 0, sum = sl->output ? d->head : 0;
+        for (int w = s->w_first; w < s->w_end; w++)
+            if (sl->layers[w] > 0) {
+                att = d->att[w] > att ? d->att[w] : att;
+                CK(gpufit__add(sum, d->rest[w], &sum));
+            }
+        CK(gpufit__add(sum, att, &sum) || widen_high(role, GPUFIT_MEM_GRADIENTS, sum));
     }
     /* an approximated component's band must still hold its final point (lo <= point <= hi);
      * the set bits only, lowest first (most roles mark one or two) */

@@ -346,36 +346,39 @@ int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
  * (transformer_engine/pytorch/module/base.py), cached per (shape, dtype) for the process, which
  * TE's linears (Linear, LayerNormLinear, GroupedLinear) and Megatron's own
  * (core/tensor_parallel/layers.py LinearWithGradAccumulationAndAsyncCommunication.backward,
- * when TE is installed) return. One buffer per distinct shape on this device, in the compute
- * dtype: each linear kind once at its largest (one expert of a grouped GEMM; Megatron fuses
- * q, k, v into one linear_qkv and gate, up into one linear_fc1, whose sums are the shapes'),
- * and the output head's [V / tp, h] when the slice holds it. 1 on overflow. */
+ * when TE is installed) return. One buffer per distinct shape on a device, in the compute
+ * dtype: each linear kind of a class once at its per-device shape (one expert of a grouped
+ * GEMM; Megatron fuses q, k, v into one linear_qkv and gate, up into one linear_fc1, whose
+ * sums are the shapes'), and the output head's [V / tp, h]. Each group's rows x cols is at
+ * most 2^54 (model_shape.c's ranges) and a class has at most GPUFIT__TGROUPS_MAX groups, so
+ * the sums do not wrap before the checked multiplication by the element size. 1 on overflow. */
 int gpufit__megatron_wgrad_dummies(const gpufit__plan *p, const gpufit__shape *s,
-                                   const gpufit__tgroup *g, size_t ng, const gpufit__slice *sl,
-                                   uint64_t *out)
+                                   const gpufit__tgroup *g, size_t ng, gpufit__dummies *d)
 {
-    uint64_t best[GPUFIT__T_COUNT] = {0}, sum = 0, b;
+    gpufit__dummies el = {{0}, {0}, 0};
     for (size_t i = 0; i < ng; i++) {
-        int kind = g[i].kind, head = kind == GPUFIT__T_OUTPUT ||
-                                     (kind == GPUFIT__T_TOKEN_EMBD && s->tied);
-        if (is_1d(&g[i]) || !(gpufit__is_linear(kind) || head))
+        int kind = g[i].kind, w = g[i].where;
+        if (w == GPUFIT__W_GLOBAL) {
+            if ((kind == GPUFIT__T_OUTPUT || (kind == GPUFIT__T_TOKEN_EMBD && s->tied)) &&
+                !is_1d(&g[i])) /* the vocabulary-parallel head */
+                el.head = gpufit__div_up(g[i].rows, p->tp) * g[i].cols;
             continue;
-        if (g[i].where == GPUFIT__W_GLOBAL ? !(head && sl->output) : sl->layers[g[i].where] == 0)
+        }
+        if (!gpufit__is_linear(kind) || is_1d(&g[i]))
             continue;
-        uint64_t rows, copies, el;
+        uint64_t rows, copies;
         shard_dims(p, s, &g[i], &rows, &copies);
-        if (head)
-            rows = gpufit__div_up(g[i].rows, p->tp); /* the vocabulary-parallel head */
-        if (gpufit__mul(rows, g[i].cols, &el))
-            return 1;
-        if (el > best[kind])
-            best[kind] = el;
+        int att = kind <= GPUFIT__T_MLA_KV_B; /* ATTN_Q .. MLA_KV_B (internal.h order) */
+        if (att)
+            el.att[w] += rows * g[i].cols;
+        else
+            el.rest[w] += rows * g[i].cols;
     }
-    for (int k = 0; k < GPUFIT__T_COUNT; k++)
-        if (gpufit__mul(best[k], p->a_b, &b) || gpufit__add(sum, b, &sum))
+    for (int w = 0; w < GPUFIT__W_COUNT; w++)
+        if (gpufit__mul(el.att[w], p->a_b, &d->att[w]) ||
+            gpufit__mul(el.rest[w], p->a_b, &d->rest[w]))
             return 1;
-    *out = sum;
-    return 0;
+    return gpufit__mul(el.head, p->a_b, &d->head);
 }
 
 int gpufit__gguf_recipe_band(const gpufit__plan *p, const gpufit__shape *s)
