@@ -305,7 +305,7 @@ static inline int gpufit__vision_on(const gpufit__plan *p, const gpufit__shape *
 int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
                           const gpufit__tgroup *g, size_t ng, const gpufit__slice *sl,
                           uint64_t *dev_out, uint64_t *host_out);
-/* Megatron's wgrad dummies (mem_weights.c): one buffer of the compute dtype per distinct linear
+/* Megatron's wgrad dummies (mem_weights.c): one buffer of the parameters' dtype per distinct linear
  * weight shape on a device, bytes, by layer class: the attention's shapes (the same in every
  * class that has them: a device counts the largest once), the class's other linears, and
  * the output head's. */

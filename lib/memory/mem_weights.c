@@ -346,7 +346,7 @@ int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
  * (transformer_engine/pytorch/module/base.py), cached per (shape, dtype) for the process, which
  * TE's linears (Linear, LayerNormLinear, GroupedLinear) and Megatron's own
  * (core/tensor_parallel/layers.py LinearWithGradAccumulationAndAsyncCommunication.backward,
- * when TE is installed) return. One buffer per distinct shape on a device, in the compute
+ * when TE is installed) return. One buffer per distinct shape on a device, in the parameters'
  * dtype: each linear kind of a class once at its per-device shape (one expert of a grouped
  * GEMM; Megatron fuses q, k, v into one linear_qkv and gate, up into one linear_fc1, whose
  * sums are the shapes'), and the output head's [V / tp, h]. Each group's rows x cols is at
@@ -374,11 +374,13 @@ int gpufit__megatron_wgrad_dummies(const gpufit__plan *p, const gpufit__shape *s
         else
             el.rest[w] += rows * g[i].cols;
     }
+    /* TE's dummies take weight.dtype, Megatron's input.dtype: the parameters' 16-bit type
+     * (fp8 recipes keep bf16 parameters), fp32 for fp32 training */
+    uint64_t e = (uint64_t)1 << gpufit__dtype_log2_bytes(p->w_dt);
     for (int w = 0; w < GPUFIT__W_COUNT; w++)
-        if (gpufit__mul(el.att[w], p->a_b, &d->att[w]) ||
-            gpufit__mul(el.rest[w], p->a_b, &d->rest[w]))
+        if (gpufit__mul(el.att[w], e, &d->att[w]) || gpufit__mul(el.rest[w], e, &d->rest[w]))
             return 1;
-    return gpufit__mul(el.head, p->a_b, &d->head);
+    return gpufit__mul(el.head, e, &d->head);
 }
 
 int gpufit__gguf_recipe_band(const gpufit__plan *p, const gpufit__shape *s)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Megatron's wgrad dummies (docs/memory/megatron.md, "Wgrad dummies"): with gradient
  * accumulation fusion, backward hands autograd a dummy of each weight's shape from Transformer
- * Engine's get_dummy_wgrad, cached per (shape, dtype): one compute-dtype buffer per distinct
- * linear shape and the output head's, at the gradients' high end. Bytes by hand. */
+ * Engine's get_dummy_wgrad, cached per (shape, dtype): one buffer of the parameters' dtype per
+ * distinct linear shape and the output head's, at the gradients' high end. Bytes by hand. */
 #include <criterion/criterion.h>
 
 #include "gpufit.h"
@@ -19,7 +19,7 @@
 #define SMALL                                                                                  \
     "arch=decoder n_layers=12 hidden_size=512 n_heads=8 n_kv_heads=8 head_dim=64 "             \
     "ffn_hidden_size=2048 mlp=gelu vocab_size=50304 tied_embeddings=true norm=layernorm "      \
-    "qkv_bias=true mlp_bias=true task=pretrain framework=megatron precision=bf16 "             \
+    "qkv_bias=true mlp_bias=true task=pretrain framework=megatron "                            \
     "micro_batch=4 seq_len=1024 gpu=h100 "
 
 static uint64_t dummies(const char *spec)
@@ -36,13 +36,19 @@ static uint64_t dummies(const char *spec)
 
 Test(wgrad_dummies, one_buffer_per_distinct_shape)
 {
-    cr_assert_eq(dummies(SMALL), 57802752ull);
+    cr_assert_eq(dummies(SMALL "precision=bf16"), 57802752ull);
+}
+
+Test(wgrad_dummies, fp8_keeps_16_bit_dummies)
+{
+    /* fp8 recipes keep bf16 parameters: TE's dummy takes weight.dtype, not the fp8 compute */
+    cr_assert_eq(dummies(SMALL "precision=fp8"), 57802752ull);
 }
 
 Test(wgrad_dummies, tensor_parallel_shards_every_shape)
 {
     /* every linear and the vocabulary-parallel head split over tp 2: half the bytes */
-    cr_assert_eq(dummies(SMALL "tp=2"), 57802752ull / 2);
+    cr_assert_eq(dummies(SMALL "precision=bf16 tp=2"), 57802752ull / 2);
 }
 
 Test(wgrad_dummies, only_the_last_stage_holds_the_head)
@@ -50,7 +56,7 @@ Test(wgrad_dummies, only_the_last_stage_holds_the_head)
     /* pp 2: stage 0 holds the layers' four shapes only: 3,145,728 x 2 B = 6,291,456 */
     run_s s;
     uint64_t lo, hi;
-    run_ok(&s, SMALL "pp=2");
+    run_ok(&s, SMALL "precision=bf16 pp=2");
     cr_assert_eq(gpufit_result_bytes_band(s.r, 0, GPUFIT_MEM_GRADIENTS, &lo, &hi), GPUFIT_OK);
     cr_assert_eq(hi - lo, 6291456ull);
     gpufit_role_info last = role(&s, 1);
