@@ -438,6 +438,8 @@ typedef enum gpufit_param {
     GPUFIT_JOB_LORA_MODULES = 1013,  /**< gpufit_lora_module bits; 0 = from lora_targets. */
     GPUFIT_JOB_ADAPTER_DTYPE = 1014, /**< LoRA adapter dtype (gpufit_dtype); -1 = auto. */
     GPUFIT_JOB_TRAINER = 1015, /**< gpufit_trainer of a PyTorch training job; -1 = auto (hf). */
+    GPUFIT_JOB_LORA_DROPOUT = 1016, /**< LoRA adapters' dropout probability (PEFT and torchtune
+                                         `lora_dropout`); 0 = none (PEFT's default). */
     /* job: precision */
     GPUFIT_JOB_PRECISION = 1100,       /**< gpufit_precision; -1 = auto. */
     GPUFIT_JOB_WEIGHT_DTYPE = 1101,    /**< gpufit_dtype; -1 = from precision. */

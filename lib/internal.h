@@ -98,6 +98,7 @@ typedef struct gpufit__plan {
     uint64_t b, s;                               /* training micro-batch, sequence */
     uint64_t batch, ctx, prompt;                 /* inference */
     double dropout;
+    double lora_dropout; /* LoRA jobs: each adapted module's own dropout (mem_activations.c) */
     uint64_t dp, tp, pp, vpp, cp, ep, sp, zero, offload;
     uint64_t etp; /* tensor parallelism inside each expert: the job's etp, else tp (Megatron's
                    * default), or 1 when a server spreads whole experts over its ranks (vLLM
@@ -173,6 +174,7 @@ struct gpufit_job {
     int64_t optimizer_impl; /* gpufit_optimizer_impl, -1 = auto (framework pytorch, training) */
     int64_t expandable_segments; /* PYTORCH_CUDA_ALLOC_CONF expandable_segments:True (0/1) */
     double dropout;
+    double lora_dropout; /* LoRA adapters' dropout probability (PEFT lora_dropout) */
     int64_t dp, tp, pp, vpp, cp, ep, etp, sp, zero, offload, gpus, pp_schedule;
     int64_t pp_first_layers, pp_last_layers, zero_shard_size, host_memory_bytes;
     int64_t reduce_bucket_size, overlap_comm, sync_each_batch; /* DeepSpeed / FSDP (policy.c) */

@@ -48,6 +48,21 @@ static void op_mm(layer_terms *t, uint64_t bytes, int cached)
     }
 }
 
+/* Bytes per element that the LoRA adapters of the modules in `set` keep of the input they
+ * share (docs/memory/lora.md, "Adapter dropout"): their frozen base layers keep nothing for
+ * the weights' gradient, each adapter's lora_A its own input (peft/tuners/lora/layer.py
+ * Linear.forward: lora_B(lora_A(dropout(x))); torchtune LoRALinear the same). Without
+ * lora_dropout that is the shared input itself, once (a bytes); with it, each adapter's
+ * dropped copy (a bytes) and its mask (torch's native_dropout saves it, 1 byte). No adapter
+ * in the set: nothing. */
+static uint64_t lora_input(const gpufit__plan *p, int32_t set)
+{
+    uint64_t n = (uint64_t)__builtin_popcount((unsigned)(p->lora_mask & set));
+    if (n == 0)
+        return 0;
+    return p->lora_dropout > 0.0 ? n * (p->a_b + 1) : p->a_b;
+}
+
 /* One attention block (self or cross) over tok tokens attending to sq positions. */
 static void attention(const gpufit__plan *p, const gpufit__shape *s, uint64_t tok, uint64_t sq,
                       layer_terms *t)
@@ -63,6 +78,12 @@ static void attention(const gpufit__plan *p, const gpufit__shape *s, uint64_t to
         c = cv = q;
     uint64_t bytes = gpufit__div(norm_bytes(p, s, tok, s->h), hs); /* norm input (+stats) */
     bytes += gpufit__div(a * tok * s->h, hs);                      /* QKV-projection input */
+    if (p->lora && !s->mla) /* LoRA: what the adapters' lora_A keep of that input (below) */
+        bytes = bytes - gpufit__div(a * tok * s->h, hs) +
+                gpufit__div(lora_input(p, GPUFIT_LORA_MODULE_Q | GPUFIT_LORA_MODULE_K |
+                                                  GPUFIT_LORA_MODULE_V) *
+                                tok * s->h,
+                            hs);
     if (p->amp && !s->mla) /* autocast: q, k and v each save their own 16-bit cast */
         bytes += gpufit__div(2 * a * tok * s->h, hs);
     if (s->mla)                                        /* compressed latents (§1.3 shapes) */
@@ -107,6 +128,10 @@ static void attention(const gpufit__plan *p, const gpufit__shape *s, uint64_t to
     }
     if (!frozen_o)
         bytes += a * tok * (s->mla ? cv : q); /* output-projection input */
+    if (p->lora_dropout > 0.0 && (p->lora_mask & GPUFIT_LORA_MODULE_O))
+        /* o's adapter keeps its dropped copy and mask; eager's copy replaces the input its
+         * lora_A kept, a kernel's saved output stays */
+        bytes += (eager ? 1 : a + 1) * tok * (s->mla ? cv : q);
     if (p->dropout > 0.0)
         bytes += gpufit__div(tok * s->h, hs); /* residual-dropout mask */
     t->total += bytes + s2;
@@ -129,7 +154,13 @@ static uint64_t mlp(const gpufit__plan *p, const gpufit__shape *s, uint64_t tok,
     uint64_t bytes = a * tok * s->h; /* FC1 / gate+up input */
     if (frozen_in)
         bytes = 0;
+    else if (p->lora_dropout > 0.0)
+        bytes = lora_input(p, s->gated ? GPUFIT_LORA_MODULE_GATE | GPUFIT_LORA_MODULE_UP
+                                       : GPUFIT_LORA_MODULE_UP) *
+                tok * s->h;
     bytes += k_mlp * a * tok * fs;
+    if (p->lora_dropout > 0.0 && (p->lora_mask & GPUFIT_LORA_MODULE_DOWN))
+        bytes += tok * fs; /* down's adapter: its dropped copy replaces the input, + the mask */
     t->largest = max_u(t->largest, a * tok * fs);
     return bytes;
 }

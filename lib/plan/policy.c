@@ -451,6 +451,7 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
                                        : gpufit__lora_targets_mask(j->lora_targets);
     p->lora_rank = (uint64_t)j->lora_rank;
     p->dropout = p->training ? j->dropout : 0.0;
+    p->lora_dropout = p->training && p->lora ? j->lora_dropout : 0.0;
     p->b = (uint64_t)j->micro_batch;
     p->s = (uint64_t)j->seq_len;
     p->batch = (uint64_t)j->batch;

@@ -296,6 +296,10 @@ static const gpufit__param_entry table[] = {
        "adapted modules as a list (overrides lora_targets): q,k,v,o,gate,up,down or PEFT names "
        "q_proj ... down_proj, all-linear; stored as bits q=1 k=2 v=4 o=8 gate=16 up=32 "
        "down=64; 0 = lora_targets"),
+    ROW_F(GPUFIT_JOB_LORA_DROPOUT, GPUFIT_DOMAIN_JOB, JOFF(lora_dropout), 0.0, 0.99, 0.0,
+          "lora_dropout", NULL, "probability",
+          "LoRA adapters' dropout (PEFT / torchtune lora_dropout): each adapted module keeps its "
+          "own dropped copy of its input and the mask; 0 = none (PEFT's default)"),
     JD(GPUFIT_JOB_ADAPTER_DTYPE, adapter_dtype, -1, "adapter_dtype",
        "LoRA adapter weights and their gradients: fp32, bf16, fp16; auto = fp32 for "
        "framework=pytorch with trainer=hf (PEFT upcasts) unless grad_dtype is set, the model's "
