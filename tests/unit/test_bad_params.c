@@ -285,6 +285,7 @@ static const battery_row battery[] = {
      NULL},
     {"attention", {{0}}, "enum: every named value is valid"},
     {"dropout", {{0}}, "float: any probability in range"},
+    {"lora_dropout", {{0}}, "float: any probability in range (ignored without LoRA adapters)"},
     {"dp", {E("model=llama-3-8b dp=3 gpus=4", INC, GPUFIT_JOB_GPUS)}, NULL},
     {"tp",
      {E("model=llama-3-8b tp=3", INC, GPUFIT_JOB_TP),
