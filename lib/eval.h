@@ -151,6 +151,7 @@ typedef struct gpufit__flags_in {
     int64_t context_len, batch, prompt_len, kv_dtype, max_num_seqs, weight_dtype;
     int64_t n_gpu_layers, vpp, ep, sp, micro_batch, global_batch, zero, checkpointing;
     int64_t task, optimizer, offload, seq_len, lora_rank, trainer, optimizer_impl, set;
+    double lora_dropout;
 } gpufit__flags_in;
 /* Keeps them (gpufit_evaluate); writes the flags, snprintf-style (the report, the accessor). */
 void gpufit__flags_keep(gpufit__flags_in *in, const struct gpufit_job *j);

@@ -288,13 +288,16 @@ static int trainer_flag(fbuf *b,
         if (v != NULL && strcmp(v, "qlora") == 0)
             gpufit__text_put(b,
                              "BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=\"nf4\") + "
-                             "LoraConfig(r=%lld)",
+                             "LoraConfig(r=%lld",
                              (long long)(j->lora_rank > 0 ? j->lora_rank : 16));
         else if (v != NULL && strcmp(v, "lora") == 0)
-            gpufit__text_put(b, "LoraConfig(r=%lld)",
+            gpufit__text_put(b, "LoraConfig(r=%lld",
                              (long long)(j->lora_rank > 0 ? j->lora_rank : 16));
         else
             return 0;
+        if (j->lora_dropout > 0.0) /* peft LoraConfig.lora_dropout (default 0.0) */
+            gpufit__text_put(b, ", lora_dropout=%g", j->lora_dropout);
+        gpufit__text_put(b, ")");
         return 1;
     case GPUFIT_JOB_LORA_RANK:
         gpufit__text_put(b, "LoraConfig(r=%lld)", (long long)c->i);
@@ -368,6 +371,8 @@ static int torchtune_flag(fbuf *b,
                          "lora_finetune_single_device with model._component_=torchtune.models."
                          "FAMILY.%s_MODEL model.lora_rank=%lld",
                          v, (long long)(j->lora_rank > 0 ? j->lora_rank : 16));
+        if (j->lora_dropout > 0.0) /* the lora_* model builders' lora_dropout argument */
+            gpufit__text_put(b, " model.lora_dropout=%g", j->lora_dropout);
         return 1;
     case GPUFIT_JOB_LORA_RANK:
         gpufit__text_put(b, "model.lora_rank=%lld", (long long)c->i);

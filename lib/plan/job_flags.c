@@ -29,6 +29,7 @@ void gpufit__flags_keep(gpufit__flags_in *in, const struct gpufit_job *j)
     in->offload = j->offload;
     in->seq_len = j->seq_len;
     in->lora_rank = j->lora_rank;
+    in->lora_dropout = j->lora_dropout;
     in->trainer = j->trainer;
     in->optimizer_impl = j->optimizer_impl;
     in->set = 1;
@@ -64,6 +65,7 @@ size_t gpufit__job_flags_write(const gpufit__flags_in *fi, const gpufit__resolve
     jb.offload = fi->offload;
     jb.seq_len = fi->seq_len;
     jb.lora_rank = fi->lora_rank;
+    jb.lora_dropout = fi->lora_dropout;
     jb.trainer = fi->trainer;
     jb.optimizer_impl = fi->optimizer_impl;
     jb.framework = res->framework;

@@ -177,6 +177,14 @@ Test(auto_defaults, job_flags)
          "LoraConfig(r=16) --per_device_train_batch_size 4 max_seq_length=4096 "
          "torch_dtype=torch.bfloat16 --bf16 "
          "attn_implementation=\"sdpa\""},
+        {"model=llama-3-8b task=lora lora_dropout=0.05 gpu=rtx-4090 seq_len=4096 micro_batch=4",
+         "LoraConfig(r=16, lora_dropout=0.05) --per_device_train_batch_size 4 "
+         "max_seq_length=4096 torch_dtype=torch.bfloat16 --bf16 attn_implementation=\"sdpa\""},
+        {"model=llama-3-8b task=lora trainer=torchtune lora_dropout=0.1 gpu=rtx-4090 "
+         "seq_len=4096 micro_batch=4",
+         "lora_finetune_single_device with model._component_=torchtune.models.FAMILY.lora_MODEL "
+         "model.lora_rank=16 model.lora_dropout=0.1 batch_size=4 tokenizer.max_seq_len=4096 "
+         "dtype=bf16 optimizer._component_=torch.optim.AdamW"},
         {"model=llama-3-70b task=pretrain framework=megatron gpu=h100 tp=8 pp=4 dp=2 gpus=64 "
          "global_batch=512 checkpointing=selective",
          "--micro-batch-size 1 --global-batch-size 512 --recompute-granularity selective "
