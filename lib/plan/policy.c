@@ -277,6 +277,30 @@ int32_t gpufit__job_layout(const struct gpufit_job *j, uint64_t *dp, uint64_t *t
     return GPUFIT__LAYOUT_LAYERS;
 }
 
+/* NVLS (NVLink SHARP) buffers, the most they add to the layout's communicators on one device
+ * (docs/memory/runtime.md, "NVLS"). On NVSwitch boards (Hopper and later, NVLink 900 GB/s and
+ * up) NCCL gives every communicator with two or more GPUs of a node multicast buffers when it
+ * first runs an NVLS collective (src/transport/nvls.cc ncclNvlsBufferSetup): nChannels x 2 x
+ * buffSize per head, times nHeads, the communicator's GPUs on the node. NCCL 2.18-2.19:
+ * buffSize = NCCL_BUFFSIZE 4 MiB + NVLS_MEM_ALIGN_SIZE 2 MiB, 16 channels: 192 MiB per head;
+ * later releases: NVLS_CHUNKSIZE 128 KiB x NCCL_STEPS 8 = 1 MiB, 16 channels on SM90
+ * (NVLS_NCHANNELS_SM90), 32 on SM100: 32 / 64 MiB per head. NCCL_NVLS_ENABLE=0, a board
+ * without NVSwitch, or no NVLS collective: none. So the band's high end only; the groups
+ * that run collectives (tp, the data-parallel group, cp, ep, and a server's second tp
+ * communicator), each over at most 8 GPUs of a node. */
+static uint64_t nvls_high(const gpufit__plan *p, int second_tp)
+{
+    if (p->gpu == NULL || p->gpu->cc_major < 9 || p->gpu->nvlink_gbs < 900.0)
+        return 0;
+    const uint64_t per_head = p->gpu->cc_major >= 10 ? 64 * MIB : 192 * MIB;
+    const uint64_t groups[5] = {p->tp, p->dp, p->cp, p->ep, second_tp ? p->tp : 1};
+    uint64_t heads = 0;
+    for (int k = 0; k < 5; k++)
+        if (groups[k] > 1)
+            heads += groups[k] < 8 ? groups[k] : 8;
+    return heads * per_head; /* <= 40 x 192 MiB */
+}
+
 int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
                              gpufit__plan *p, gpufit_error *err)
 {
@@ -656,6 +680,10 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     p->band.nccl[1] = nc->high;
     p->band.comm[0] = comms * nc->low;
     p->band.comm[1] = comms * nc->high;
+    if (comms > 0 && !(j->profile.set & (1u << GPUFIT__PROF_NCCL))) {
+        /* a calibrated profile's NCCL bytes already hold what NVLS adds on that stack */
+        p->band.comm[1] += nvls_high(p, server && p->tp > 1);
+    }
     /* caching-allocator slack as a fraction of the dynamically allocated bytes (activations,
      * logits, growing KV cache): memory-model.md §8.3 puts reserved - allocated at 0-20 % of
      * all allocated bytes in steady training, i.e. more of the part that is freed and
