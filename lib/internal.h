@@ -668,8 +668,8 @@ struct gpufit_model {
     /* Derived data, so that evaluation does not re-derive the model (model_cache.c). Valid
      * only while cache_state == 1: every writer of the fields above either goes through
      * gpufit__model_defaults() / the setters, which mark it stale, or refreshes it. */
-    int32_t cache_state; /* 0 stale, 1 valid */
-    uint32_t cache_ng;
+    int32_t cache_state; /* 0 stale, 1 valid, 2 stale but a preset as loaded (below) */
+    uint32_t cache_ng;   /* state 2: the preset's row */
     gpufit__shape cache_shape;
     gpufit__counts cache_counts;
     gpufit__tgroup cache_groups[GPUFIT__TGROUPS_MAX];
@@ -679,12 +679,16 @@ struct gpufit_model {
     int32_t from_unknown_type;
 };
 
+/* Sums with nothing added: all zero, every cols256 1 (model_cache.c). */
+void gpufit__aggregates_clear(gpufit__aggregates *agg);
 /* Fills agg from the tensor groups (model_cache.c). */
 void gpufit__aggregates_build(const gpufit__shape *s, const gpufit__tgroup *g, size_t ng,
                               gpufit__aggregates *agg);
 
 /* Re-derives the cached shape, counts and tensor groups of m (cache_state 1 on success, 0 if
- * the model does not resolve: evaluation then reports the error). */
+ * the model does not resolve: evaluation then reports the error). A model in cache_state 2 (a
+ * preset just loaded: gpufit__preset_load; any setter makes it 0) copies its preset's
+ * generated record instead. */
 void gpufit__model_refresh(struct gpufit_model *m);
 
 /* *dst = *src for every byte that is in use: the unused tails of gguf_layer_bytes and
@@ -693,10 +697,15 @@ void gpufit__model_refresh(struct gpufit_model *m);
 void gpufit__model_assign(struct gpufit_model *dst, const struct gpufit_model *src);
 
 /* Presets (model_presets.c). Loads preset `name` (len bytes; case-insensitive, aliases
- * accepted) into m (every field set, name copied). Returns GPUFIT_E_NOT_FOUND if unknown. */
+ * accepted) into m (every field set, name copied, cache_state 2: a refresh copies the
+ * preset's record). Returns GPUFIT_E_NOT_FOUND if unknown. */
 int32_t gpufit__preset_load(struct gpufit_model *m, const char *name, size_t len,
                             gpufit_error *err);
-/* Number of presets and the i-th preset (name, aliases, hf repo, loader). */
+/* Fills m's cache from preset row's generated record (preset_record.inc); 0 when there is no
+ * current record for that row (m's cache is then left as it was). */
+int gpufit__preset_record_fill(struct gpufit_model *m, size_t row);
+/* Number of presets and the i-th preset (name, aliases, hf repo; m loaded as by
+ * gpufit__preset_load, cache_state 2). */
 size_t gpufit__preset_count(void);
 int32_t gpufit__preset_get(size_t i, struct gpufit_model *m, const char **name,
                            const char **aliases, const char **hf_repo);

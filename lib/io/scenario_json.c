@@ -770,7 +770,8 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
     /* the model cache and the job's plan are derived in the handles themselves: copying them
      * from the working copies would move 3 KiB more per call (refreshes cannot fail, so the
      * handles still change only here) */
-    c.m.cache_state = 0;
+    if (c.m.cache_state != 2) /* 2: a preset as loaded, whose refresh is a copy */
+        c.m.cache_state = 0;
     gpufit__model_assign(m, &c.m);
     gpufit__model_refresh(m);
     memcpy(j, &c.j, offsetof(struct gpufit_job, plan));
