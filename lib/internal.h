@@ -668,7 +668,8 @@ struct gpufit_model {
     /* Derived data, so that evaluation does not re-derive the model (model_cache.c). Valid
      * only while cache_state == 1: every writer of the fields above either goes through
      * gpufit__model_defaults() / the setters, which mark it stale, or refreshes it. */
-    int32_t cache_state; /* 0 stale, 1 valid, 2 stale but a preset as loaded (below) */
+    int32_t cache_state; /* 0 stale, 1 valid, 2 stale but a preset as loaded (below), 3 the
+                            fields do not resolve (a refresh failed; a new handle's defaults) */
     uint32_t cache_ng;   /* state 2: the preset's row */
     gpufit__shape cache_shape;
     gpufit__counts cache_counts;
@@ -685,7 +686,7 @@ void gpufit__aggregates_clear(gpufit__aggregates *agg);
 void gpufit__aggregates_build(const gpufit__shape *s, const gpufit__tgroup *g, size_t ng,
                               gpufit__aggregates *agg);
 
-/* Re-derives the cached shape, counts and tensor groups of m (cache_state 1 on success, 0 if
+/* Re-derives the cached shape, counts and tensor groups of m (cache_state 1 on success, 3 if
  * the model does not resolve: evaluation then reports the error). A model in cache_state 2 (a
  * preset just loaded: gpufit__preset_load; any setter makes it 0) copies its preset's
  * generated record instead. */

@@ -54,6 +54,7 @@ typedef struct ctx {
     struct gpufit_model m;
     struct gpufit_job j;
     gpufit__doc_keys seen; /* parameters set by the document, for duplicates and conflicts */
+    int model_set, job_set; /* whether the document sets anything of the model, of the job */
 } ctx;
 
 static int key_is(const key *k, const char *lit)
@@ -684,6 +685,7 @@ static int32_t apply_member(ctx *c, const char *json, size_t len, gpufit__json *
         return live != NULL ? gpufit__json_skip(live, v, err) : GPUFIT_OK;
     if (pe == NULL)
         return unknown_key(&kk, "", err);
+    *(pe->domain == GPUFIT_DOMAIN_MODEL ? &c->model_set : &c->job_set) = 1;
     /* lora_modules also takes an array of module names (names only: a number is the
      * bit mask, a single value) */
     int names = pe->id == GPUFIT_JOB_LORA_MODULES && v->type == GPUFIT__JSON_ARRAY;
@@ -735,6 +737,8 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
     gpufit__model_assign(&c.m, m); /* a working copy: the handles change only on success */
     memcpy(&c.j, j, offsetof(struct gpufit_job, plan)); /* its plan is resolved in j below */
     gpufit__doc_keys_init(&c.seen);
+    c.model_set = t.has_model;
+    c.job_set = t.has_gpu;
     if (t.has_model && (st = t.model_scalar ? apply_model_value(&c, NULL, &t.model_v, err)
                                             : apply_model(&c, &t.model_at, err)) != GPUFIT_OK)
         return st;
@@ -769,13 +773,18 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
     }
     /* the model cache and the job's plan are derived in the handles themselves: copying them
      * from the working copies would move 3 KiB more per call (refreshes cannot fail, so the
-     * handles still change only here) */
-    if (c.m.cache_state != 2) /* 2: a preset as loaded, whose refresh is a copy */
-        c.m.cache_state = 0;
-    gpufit__model_assign(m, &c.m);
-    gpufit__model_refresh(m);
-    memcpy(j, &c.j, offsetof(struct gpufit_job, plan));
-    gpufit__job_refresh(j);
+     * handles still change only here). A handle the document leaves alone keeps its derived
+     * state when that is current: valid (1), or known not to resolve (3). */
+    if (c.model_set || (m->cache_state != 1 && m->cache_state != 3)) {
+        if (c.m.cache_state != 2) /* 2: a preset as loaded, whose refresh is a copy */
+            c.m.cache_state = 0;
+        gpufit__model_assign(m, &c.m);
+        gpufit__model_refresh(m);
+    }
+    if (c.job_set)
+        memcpy(j, &c.j, offsetof(struct gpufit_job, plan));
+    if (c.job_set || j->plan_state != 1)
+        gpufit__job_refresh(j);
     gpufit__ok(err);
     return GPUFIT_OK;
 }

@@ -12,7 +12,7 @@ void gpufit__model_refresh(struct gpufit_model *m)
         m->cache_state = 1;
         return;
     }
-    m->cache_state = 0;
+    m->cache_state = 3; /* until it resolves: a refresh of these fields would fail again */
     if (gpufit__model_resolve(m, &m->cache_shape, NULL) != GPUFIT_OK)
         return;
     /* the groups once: the counts are summed from them (gpufit__model_count walks them too) */

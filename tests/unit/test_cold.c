@@ -22,6 +22,22 @@ Test(cold, model_defaults_equal_the_table_walk)
     cr_assert_str_eq(a.name, "custom");
 }
 
+/* A new model handle says its defaults do not resolve (cache_state 3), so that a document that
+ * leaves the model alone does not try again (gpufit_apply_json). */
+Test(cold, a_new_model_does_not_resolve)
+{
+    static struct gpufit_model a;
+    gpufit__shape s;
+    gpufit__model_defaults(&a);
+    cr_assert_neq(gpufit__model_resolve(&a, &s, NULL), GPUFIT_OK);
+    gpufit_model *m = NULL;
+    cr_assert_eq(gpufit_model_new(&m, NULL), GPUFIT_OK);
+    cr_assert_eq(m->cache_state, 3);
+    gpufit__model_refresh(m);
+    cr_assert_eq(m->cache_state, 3);
+    gpufit_model_free(m);
+}
+
 Test(cold, job_defaults_equal_the_table_walk)
 {
     static struct gpufit_job a, b;
