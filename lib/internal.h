@@ -222,6 +222,14 @@ int32_t gpufit__tail_zero(const void *in, size_t own_size);
  * bytes of src into out and writes the filled size back. */
 int32_t gpufit__copy_out(void *out, const void *src, size_t own_size, size_t min_size);
 
+/* A function off the common path (an error report, a rare form): kept out of line, so that
+ * its callers' fast paths save no registers for it. */
+#if defined(__GNUC__)
+#define GPUFIT__COLD __attribute__((noinline, cold))
+#else
+#define GPUFIT__COLD
+#endif
+
 /* ---------------------------------------------------------------------------------------
  * Checked arithmetic (uint64_t). Each returns 0 on success, 1 on overflow.
  * ------------------------------------------------------------------------------------- */
