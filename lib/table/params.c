@@ -777,7 +777,8 @@ void gpufit__model_defaults_walk(struct gpufit_model *m)
 void gpufit__job_defaults(struct gpufit_job *j)
 {
     if (N_PARAMS == PARAM_INDEX_ROWS) { /* the generated initialiser is current */
-        *j = job_default;
+        /* the parameters and plan_state 0: the plan is not read until it is resolved */
+        memcpy(j, &job_default, offsetof(struct gpufit_job, plan));
     } else {
         memset(j, 0, sizeof *j);
         defaults(GPUFIT_DOMAIN_JOB, j, job_default_rows,
