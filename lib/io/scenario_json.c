@@ -734,7 +734,11 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
     int32_t st = scan_top(json, len, &t, err);
     if (st != GPUFIT_OK)
         return st;
-    gpufit__model_assign(&c.m, m); /* a working copy: the handles change only on success */
+    /* working copies: the handles change only on success. A "model" key rewrites every
+     * parameter of the model (a preset, or the defaults before an object's keys), so its copy
+     * would be dead. */
+    if (!t.has_model)
+        gpufit__model_assign(&c.m, m);
     memcpy(&c.j, j, offsetof(struct gpufit_job, plan)); /* its plan is resolved in j below */
     gpufit__doc_keys_init(&c.seen);
     c.model_set = t.has_model;

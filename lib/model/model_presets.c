@@ -324,6 +324,8 @@ static int eq_ci(const char *a, size_t alen, const char *b, size_t blen)
 {
     if (alen != blen)
         return 0;
+    if (memcmp(a, b, alen) == 0) /* the usual case: the same bytes, no case to fold */
+        return 1;
     for (size_t i = 0; i < alen; i++)
         if (lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
             return 0;
