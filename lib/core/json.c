@@ -509,6 +509,25 @@ int gpufit__json_member_scalar(gpufit__json *p, gpufit__json_token *k, gpufit__j
     return 1;
 }
 
+int gpufit__json_end_top_object(gpufit__json *p)
+{
+    if (p == NULL || p->failed || p->depth != 1 || p->stack[0] != '{' ||
+        (p->state != S_OBJ_FIRST && p->state != S_AFTER))
+        return 0;
+    const char *b = p->buf;
+    size_t n = p->len, i = expect_after_ws(b, p->pos, n, '}');
+    if (i == 0)
+        return 0;
+    while (i < n && (byte_class[(unsigned char)b[i]] & C_WS) != 0)
+        i++;
+    if (i != n)
+        return 0; /* trailing bytes: gpufit__json_next reports them */
+    p->depth = 0;
+    p->state = S_DONE;
+    p->pos = n;
+    return 1;
+}
+
 int32_t gpufit__json_skip(gpufit__json *p, const gpufit__json_token *first, gpufit_error *err)
 {
     if (p == NULL || first == NULL)

@@ -626,6 +626,8 @@ static int32_t scan_top(const char *json, size_t len, top *t, gpufit_error *err)
                 t->gpu_scalar = t->has_gpu = 1;
             }
         } else {
+            if (gpufit__json_end_top_object(&p))
+                return GPUFIT_OK; /* the '}' and nothing after it */
             if ((st = next_member(&p, kp, err)) != GPUFIT_OK)
                 return st;
             if (kp->type == GPUFIT__JSON_OBJECT_END)
