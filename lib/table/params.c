@@ -832,14 +832,10 @@ GPUFIT__COLD static int32_t set_int_refused(const gpufit__param_entry *e, int64_
     return GPUFIT_OK;
 }
 
-static int32_t set_int(const gpufit__param_entry *e, struct gpufit_model *m,
-                       struct gpufit_job *j, int64_t v, uint64_t offset, gpufit_error *err)
+/* Stores v, checked, and marks the handle's derived state stale. */
+static void store_int(const gpufit__param_entry *e, struct gpufit_model *m,
+                      struct gpufit_job *j, int64_t v)
 {
-    /* the checks of set_int_refused, which reports the first that fails */
-    if (e->type == GPUFIT_TYPE_LIST || e->is_double || v < e->min_i || v > e->max_i ||
-        (e->type == GPUFIT_TYPE_ENUM && !enum_has(e, v)) ||
-        (e->id == GPUFIT_JOB_GPU && v >= 0 && gpufit__gpu_by_id(v) == NULL))
-        return set_int_refused(e, v, offset, err);
     *(int64_t *)field_of(e, m, j) = v;
     if (e->domain == GPUFIT_DOMAIN_MODEL)
         m->cache_state = 0;
@@ -852,6 +848,29 @@ static int32_t set_int(const gpufit__param_entry *e, struct gpufit_model *m,
     } else if (e->id == GPUFIT_JOB_GPU_MEMORY_BYTES) {
         j->gpu_memory_gib = (double)v / 1073741824.0;
     }
+}
+
+static int32_t set_int(const gpufit__param_entry *e, struct gpufit_model *m,
+                       struct gpufit_job *j, int64_t v, uint64_t offset, gpufit_error *err)
+{
+    /* the checks of set_int_refused, which reports the first that fails */
+    if (e->type == GPUFIT_TYPE_LIST || e->is_double || v < e->min_i || v > e->max_i ||
+        (e->type == GPUFIT_TYPE_ENUM && !enum_has(e, v)) ||
+        (e->id == GPUFIT_JOB_GPU && v >= 0 && gpufit__gpu_by_id(v) == NULL))
+        return set_int_refused(e, v, offset, err);
+    store_int(e, m, j, v);
+    return GPUFIT_OK;
+}
+
+/* set_int for a value taken from e's own names (e->values): one of its values by
+ * construction, so the walk over them is left out; every other check is set_int's. */
+static int32_t set_named(const gpufit__param_entry *e, struct gpufit_model *m,
+                         struct gpufit_job *j, int64_t v, uint64_t offset, gpufit_error *err)
+{
+    if (e->type == GPUFIT_TYPE_LIST || e->is_double || v < e->min_i || v > e->max_i ||
+        (e->id == GPUFIT_JOB_GPU && v >= 0 && gpufit__gpu_by_id(v) == NULL))
+        return set_int_refused(e, v, offset, err);
+    store_int(e, m, j, v);
     return GPUFIT_OK;
 }
 
@@ -1340,7 +1359,7 @@ int32_t gpufit__apply_entry(struct gpufit_model *m, struct gpufit_job *j,
             if ((ev->name[0] == first ||
                  (ev->name[0] >= 'A' && ev->name[0] <= 'Z' && ev->name[0] - 'A' + 'a' == first)) &&
                 gpufit__streq_ci(val, vlen, ev->name))
-                return set_int(e, m, j, ev->value, offset, err);
+                return set_named(e, m, j, ev->value, offset, err);
         if (e->type == GPUFIT_TYPE_ENUM)
             return unknown_value(e, val, vlen, offset, err);
     }
