@@ -223,11 +223,14 @@ int32_t gpufit__tail_zero(const void *in, size_t own_size);
 int32_t gpufit__copy_out(void *out, const void *src, size_t own_size, size_t min_size);
 
 /* A function off the common path (an error report, a rare form): kept out of line, so that
- * its callers' fast paths save no registers for it. */
+ * its callers' fast paths save no registers for it. GPUFIT__NOINLINE: the same for a function
+ * that is taken once per call, not per key (speed still counts there). */
 #if defined(__GNUC__)
 #define GPUFIT__COLD __attribute__((noinline, cold))
+#define GPUFIT__NOINLINE __attribute__((noinline))
 #else
 #define GPUFIT__COLD
+#define GPUFIT__NOINLINE
 #endif
 
 /* ---------------------------------------------------------------------------------------

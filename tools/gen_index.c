@@ -296,28 +296,29 @@ static void preset_index(text *t)
     put_hash(t, "preset_names", &ks, 0);
 }
 
-
 /* ---- preset_record.inc: each preset's derived cache (model_presets.c) ------------------- */
 /* The fields of the cached structs (internal.h), each printed when it is not 0: a field left
  * out here reads 0 in the record, which tests/unit/test_cold.c catches (it compares every
  * preset's record with the cache derived from it). */
+/* clang-format off */
 #define SHAPE_I32(X)                                                                               \
     X(arch) X(mlp) X(norm) X(gated) X(w_first) X(w_end) X(qkv_bias) X(o_bias) X(mlp_bias)          \
-    X(emb_norm) X(qk_norm) X(pooler) X(router_bias) X(shexp_gate) X(quant) X(reserved_q)          \
+    X(emb_norm) X(qk_norm) X(pooler) X(router_bias) X(shexp_gate) X(quant) X(reserved_q)           \
     X(v_style) X(v_proj)
 #define SHAPE_U64(X)                                                                               \
-    X(h) X(nq) X(nkv) X(dh) X(q) X(c) X(f) X(f_moe) X(f_sh) X(V) X(E) X(k) X(n_shared) X(mla)     \
-    X(r_q) X(r_kv) X(d_n) X(d_r) X(d_v) X(n_layers) X(tied) X(max_position) X(rope_rows)         \
-    X(rope_dim) X(n_params_generic) X(type_vocab) X(rel_buckets) X(v_layers) X(v_h) X(v_heads)  \
-    X(v_f) X(v_patch) X(v_grid) X(v_merge) X(v_tiles) X(v_pos) X(v_pix) X(v_tokens)             \
+    X(h) X(nq) X(nkv) X(dh) X(q) X(c) X(f) X(f_moe) X(f_sh) X(V) X(E) X(k) X(n_shared) X(mla)      \
+    X(r_q) X(r_kv) X(d_n) X(d_r) X(d_v) X(n_layers) X(tied) X(max_position) X(rope_rows)           \
+    X(rope_dim) X(n_params_generic) X(type_vocab) X(rel_buckets) X(v_layers) X(v_h) X(v_heads)     \
+    X(v_f) X(v_patch) X(v_grid) X(v_merge) X(v_tiles) X(v_pos) X(v_pix) X(v_tokens)                \
     X(v_proj_mid) X(swa_window) X(swa_period) X(n_cross) X(cross_tokens)
 #define COUNTS_U64(X)                                                                              \
-    X(total) X(active) X(global) X(embedding) X(output) X(largest_layer) X(largest_matrix)        \
+    X(total) X(active) X(global) X(embedding) X(output) X(largest_layer) X(largest_matrix)         \
     X(vision)
 #define AGG_U64(X)                                                                                 \
-    X(lin_el) X(exp_el) X(kv_n) X(kv_cols) X(other2d_el) X(oned_el) X(lin_rows) X(exp_rows)       \
+    X(lin_el) X(exp_el) X(kv_n) X(kv_cols) X(other2d_el) X(oned_el) X(lin_rows) X(exp_rows)        \
     X(lin_cols) X(exp_cols) X(rows_gcd)
 #define AGG_I32(X) X(cols256) X(reserved)
+/* clang-format on */
 
 static void put_u64s(text *t, const char *name, const uint64_t *v, size_t n)
 {
@@ -334,10 +335,14 @@ static void put_u64s(text *t, const char *name, const uint64_t *v, size_t n)
 
 static void put_agg(text *t, const gpufit__class_agg *a)
 {
-#define X(f) if (a->f != 0) put(t, " ." #f " = %" PRIu64 "u,", a->f);
+#define X(f)                                                                                       \
+    if (a->f != 0)                                                                                 \
+        put(t, " ." #f " = %" PRIu64 "u,", a->f);
     AGG_U64(X)
 #undef X
-#define X(f) if (a->f != 0) put(t, " ." #f " = %u,", (unsigned)a->f);
+#define X(f)                                                                                       \
+    if (a->f != 0)                                                                                 \
+        put(t, " ." #f " = %u,", (unsigned)a->f);
     AGG_I32(X)
 #undef X
     put_u64s(t, "lora_rc", a->lora_rc, GPUFIT__LORA_BITS);
@@ -370,15 +375,18 @@ static void preset_record(text *t)
         const gpufit__counts *c = &m.cache_counts;
         put(t, "    {/* %s */\n     .a = {", name);
         const gpufit__arch_values *av = gpufit__preset_arch(i);
-#define X(f) if (av->f != 0) put(t, " ." #f " = %d,", (int)av->f);
+#define X(f)                                                                                       \
+    if (av->f != 0)                                                                                \
+        put(t, " ." #f " = %d,", (int)av->f);
         PRESET_FIELDS(X)
 #undef X
         size_t nagg = 0, agg0 = n_aggs;
         for (int k = 0; k < GPUFIT__W_COUNT + 4; k++) {
-            const gpufit__class_agg *a = k < GPUFIT__W_COUNT ? &m.cache_agg.layer[k]
-                                                             : &m.cache_agg.glob[k - GPUFIT__W_COUNT];
-            const gpufit__class_agg *e = k < GPUFIT__W_COUNT ? &empty.layer[k]
-                                                             : &empty.glob[k - GPUFIT__W_COUNT];
+            const gpufit__class_agg *a = k < GPUFIT__W_COUNT
+                                             ? &m.cache_agg.layer[k]
+                                             : &m.cache_agg.glob[k - GPUFIT__W_COUNT];
+            const gpufit__class_agg *e =
+                k < GPUFIT__W_COUNT ? &empty.layer[k] : &empty.glob[k - GPUFIT__W_COUNT];
             if (memcmp(a, e, sizeof *a) == 0)
                 continue;
             put(&aggs, "    {%d, 0, {", k);
@@ -390,10 +398,14 @@ static void preset_record(text *t)
         put(t, "},\n     .group0 = %zu, .ng = %u, .agg0 = %zu, .nagg = %zu, .glob_dense = %u,\n",
             n_groups, (unsigned)m.cache_ng, agg0, nagg, (unsigned)m.cache_agg.glob_dense);
         put(t, "     .shape = {");
-#define X(f) if (s->f != 0) put(t, " ." #f " = %d,", (int)s->f);
+#define X(f)                                                                                       \
+    if (s->f != 0)                                                                                 \
+        put(t, " ." #f " = %d,", (int)s->f);
         SHAPE_I32(X)
 #undef X
-#define X(f) if (s->f != 0) put(t, " ." #f " = %" PRIu64 "u,", s->f);
+#define X(f)                                                                                       \
+    if (s->f != 0)                                                                                 \
+        put(t, " ." #f " = %" PRIu64 "u,", s->f);
         SHAPE_U64(X)
 #undef X
         put_u64s(t, "layers", s->layers, GPUFIT__W_COUNT);
@@ -407,7 +419,9 @@ static void preset_record(text *t)
         if (s->act_bytes_per_token != 0.0)
             put(t, " .act_bytes_per_token = %a,", s->act_bytes_per_token);
         put(t, "},\n     .counts = {");
-#define X(f) if (c->f != 0) put(t, " ." #f " = %" PRIu64 "u,", c->f);
+#define X(f)                                                                                       \
+    if (c->f != 0)                                                                                 \
+        put(t, " ." #f " = %" PRIu64 "u,", c->f);
         COUNTS_U64(X)
 #undef X
         put_u64s(t, "per_layer", c->per_layer, GPUFIT__W_COUNT);
@@ -422,8 +436,10 @@ static void preset_record(text *t)
     put(t, "};\n/* the tensor groups of every record, in order */\n");
     put(t, "static const gpufit__tgroup preset_record_groups[] = {\n%s};\n",
         groups.s != NULL ? groups.s : "");
-    put(t, "/* the class sums that are not empty (slot 0-4: layer[slot], 5-8: glob[slot - 5]) */\n");
-    put(t, "static const preset_agg preset_record_aggs[] = {\n%s};\n", aggs.s != NULL ? aggs.s : "");
+    put(t,
+        "/* the class sums that are not empty (slot 0-4: layer[slot], 5-8: glob[slot - 5]) */\n");
+    put(t, "static const preset_agg preset_record_aggs[] = {\n%s};\n",
+        aggs.s != NULL ? aggs.s : "");
     free(groups.s);
     free(aggs.s);
 }

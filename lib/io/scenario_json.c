@@ -53,7 +53,7 @@ typedef struct key {
 typedef struct ctx {
     struct gpufit_model m;
     struct gpufit_job j;
-    gpufit__doc_keys seen; /* parameters set by the document, for duplicates and conflicts */
+    gpufit__doc_keys seen;  /* parameters set by the document, for duplicates and conflicts */
     int model_set, job_set; /* whether the document sets anything of the model, of the job */
 } ctx;
 

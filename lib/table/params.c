@@ -803,7 +803,8 @@ static int enum_has(const gpufit__param_entry *e, int64_t v)
     return 0;
 }
 
-GPUFIT__COLD static int32_t not_a_list(const gpufit__param_entry *e, uint64_t offset, gpufit_error *err)
+GPUFIT__COLD
+static int32_t not_a_list(const gpufit__param_entry *e, uint64_t offset, gpufit_error *err)
 {
     return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
                         "%s is a list: set it with gpufit_job_set_list or as %s=a,b,...", e->name,
@@ -1147,7 +1148,8 @@ static int parse_number(const char *s, size_t n, double *out, double *unit_out)
 }
 
 /* An unknown gpu: ambiguous names list their variants, others get a "did you mean". */
-GPUFIT__COLD static int32_t gpu_not_found(const char *val, size_t vlen, uint64_t offset, gpufit_error *err)
+GPUFIT__COLD
+static int32_t gpu_not_found(const char *val, size_t vlen, uint64_t offset, gpufit_error *err)
 {
     const char *variants = gpufit__gpu_ambiguous(val, vlen);
     if (variants != NULL)
@@ -1162,7 +1164,8 @@ GPUFIT__COLD static int32_t gpu_not_found(const char *val, size_t vlen, uint64_t
                         (int)(vlen > 64 ? 64 : vlen), val, hint);
 }
 
-GPUFIT__COLD static int32_t apply_gpu(struct gpufit_job *j, const char *val, size_t vlen, uint64_t offset,
+GPUFIT__NOINLINE
+static int32_t apply_gpu(struct gpufit_job *j, const char *val, size_t vlen, uint64_t offset,
                          gpufit_error *err)
 {
     j->plan_state = 0; /* (on failure the caller drops its copy) */
@@ -1196,7 +1199,8 @@ GPUFIT__COLD static int32_t apply_gpu(struct gpufit_job *j, const char *val, siz
 /* A release as text: 1 to 3 dot-separated decimal parts of at most 3 digits ("0.6.3", "0.19",
  * "12"), an optional leading 'v'; "current" / "auto" = 0. Stored as major x 1000000 + minor x
  * 1000 + patch (GPUFIT_JOB_FRAMEWORK_VERSION). */
-GPUFIT__COLD static int32_t apply_version(const gpufit__param_entry *e, struct gpufit_job *j, const char *val,
+GPUFIT__COLD
+static int32_t apply_version(const gpufit__param_entry *e, struct gpufit_job *j, const char *val,
                              size_t vlen, uint64_t offset, gpufit_error *err)
 {
     if (gpufit__streq_ci(val, vlen, "current") || gpufit__streq_ci(val, vlen, "auto"))
@@ -1225,7 +1229,8 @@ GPUFIT__COLD static int32_t apply_version(const gpufit__param_entry *e, struct g
 }
 
 /* A list from text: comma-separated numbers, or GPU names for device_gpus; "none" clears. */
-GPUFIT__COLD static int32_t apply_list(const gpufit__param_entry *e, struct gpufit_job *j, const char *val,
+GPUFIT__COLD
+static int32_t apply_list(const gpufit__param_entry *e, struct gpufit_job *j, const char *val,
                           size_t vlen, uint64_t offset, gpufit_error *err)
 {
     double v[GPUFIT_LIST_MAX] = {0};
