@@ -415,10 +415,12 @@ static int32_t apply_model(ctx *c, gpufit__json *p, gpufit_error *err)
     return apply_model_value(c, p, &v, err);
 }
 
+/* Applies the value of parameter id (a job key the gpu object stands for), found by id. */
 static int32_t
-kv(ctx *c, const char *name, const char *val, size_t vlen, size_t off, gpufit_error *err)
+kv(ctx *c, int32_t id, const char *val, size_t vlen, size_t off, gpufit_error *err)
 {
-    int32_t st = gpufit__apply_kv(&c->m, &c->j, name, strlen(name), val, vlen, (uint64_t)off, err);
+    int32_t st = gpufit__apply_entry(&c->m, &c->j, gpufit__param_find(id), val, vlen,
+                                     (uint64_t)off, err);
     if (st != GPUFIT_OK)
         default_offset(err, off);
     return st;
@@ -495,7 +497,7 @@ static int32_t apply_gpu_object(ctx *c, gpufit__json *p, size_t obj_off, gpufit_
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_GPU, (uint64_t)obj_off,
                                 "'gpu' object needs memory_gib or memory_bytes (or a catalogue "
                                 "name)");
-        if ((st = kv(c, "gpu", name.text, name.len, name_off, err)) != GPUFIT_OK)
+        if ((st = kv(c, GPUFIT_JOB_GPU, name.text, name.len, name_off, err)) != GPUFIT_OK)
             return st;
         c->j.gpu_name[0] = '\0';
         *p = q; /* the object is consumed */
@@ -505,9 +507,9 @@ static int32_t apply_gpu_object(ctx *c, gpufit__json *p, size_t obj_off, gpufit_
      * bf16/fp8 support) and overrides its capacity; otherwise no catalogue GPU. Then the
      * capacity keys in document order. */
     if (has_name && gpufit__gpu_find(name.text, name.len) != NULL)
-        st = kv(c, "gpu", name.text, name.len, name_off, err);
+        st = kv(c, GPUFIT_JOB_GPU, name.text, name.len, name_off, err);
     else
-        st = kv(c, "gpu", "none", 4, obj_off, err);
+        st = kv(c, GPUFIT_JOB_GPU, "none", 4, obj_off, err);
     if (st != GPUFIT_OK)
         return st;
     for (;;) {
@@ -528,7 +530,8 @@ static int32_t apply_gpu_object(ctx *c, gpufit__json *p, size_t obj_off, gpufit_
         }
         if ((st = scalar_text(&v, "gpu.", &kk, &s, err)) != GPUFIT_OK)
             return st;
-        const char *param = key_is(&kk, "memory_gib") ? "gpu_memory_gib" : "gpu_memory_bytes";
+        int32_t param =
+            key_is(&kk, "memory_gib") ? GPUFIT_JOB_GPU_MEMORY_GIB : GPUFIT_JOB_GPU_MEMORY_BYTES;
         if ((st = kv(c, param, s.text, s.len, v.offset, err)) != GPUFIT_OK)
             return st;
     }
@@ -548,7 +551,7 @@ apply_gpu(ctx *c, gpufit__json *p, const gpufit__json_token *v, const key *k, gp
         if ((st = scalar_text(v, "", k, &s, err)) != GPUFIT_OK)
             return st;
         c->j.gpu_name[0] = '\0';
-        return kv(c, "gpu", s.text, s.len, v->offset, err);
+        return kv(c, GPUFIT_JOB_GPU, s.text, s.len, v->offset, err);
     case GPUFIT__JSON_OBJECT:
         return apply_gpu_object(c, p, v->offset, err);
     case GPUFIT__JSON_NULL:
