@@ -731,7 +731,7 @@ void gpufit__model_assign(struct gpufit_model *dst, const struct gpufit_model *s
 int32_t gpufit__preset_load(struct gpufit_model *m, const char *name, size_t len,
                             gpufit_error *err);
 /* Fills m's cache from preset row's generated record (preset_record.inc); 0 when there is no
- * current record for that row (m's cache is then left as it was). */
+ * current record for that row (then the cache is to be derived: gpufit__model_refresh). */
 int gpufit__preset_record_fill(struct gpufit_model *m, size_t row);
 /* Number of presets and the i-th preset (name, aliases, hf repo; m loaded as by
  * gpufit__preset_load, cache_state 2). */

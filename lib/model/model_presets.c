@@ -435,7 +435,10 @@ int gpufit__preset_record_fill(struct gpufit_model *m, size_t row)
     if (row >= N_PRESETS || row >= sizeof preset_records / sizeof preset_records[0])
         return 0;
     const preset_record *r = &preset_records[row];
-    if (memcmp(&r->a, &presets[row].a, sizeof r->a) != 0 || r->ng > GPUFIT__TGROUPS_MAX)
+    /* the record's architecture, and its spans inside the pools (a record of a stale file) */
+    if (memcmp(&r->a, &presets[row].a, sizeof r->a) != 0 || r->ng > GPUFIT__TGROUPS_MAX ||
+        (size_t)r->group0 + r->ng > sizeof preset_record_groups / sizeof preset_record_groups[0] ||
+        (size_t)r->agg0 + r->nagg > sizeof preset_record_aggs / sizeof preset_record_aggs[0])
         return 0;
     m->cache_shape = r->shape;
     m->cache_counts = r->counts;
@@ -445,6 +448,8 @@ int gpufit__preset_record_fill(struct gpufit_model *m, size_t row)
     m->cache_agg.glob_dense = r->glob_dense;
     for (size_t k = r->agg0; k < (size_t)r->agg0 + r->nagg; k++) {
         const preset_agg *a = &preset_record_aggs[k];
+        if (a->slot >= GPUFIT__W_COUNT + 4)
+            return 0;
         *(a->slot < GPUFIT__W_COUNT ? &m->cache_agg.layer[a->slot]
                                     : &m->cache_agg.glob[a->slot - GPUFIT__W_COUNT]) = a->a;
     }
