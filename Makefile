@@ -203,7 +203,7 @@ $(BUILD)/bench/%: tests/bench/%.c $(STATIC_LIB) | $(BUILD)/bench
 
 # The sorted name and id indexes compiled into the library (tools/gen_index.c): `make index`
 # rewrites them from the tables; `make check` fails when they are stale.
-INDEX_INCS := lib/table/param_index.inc lib/model/preset_index.inc
+INDEX_INCS := lib/table/param_index.inc lib/model/preset_index.inc lib/model/preset_record.inc
 GEN_INDEX  := $(BUILD)/tools/gen_index
 $(GEN_INDEX): tools/gen_index.c $(STATIC_LIB)
 	@mkdir -p $(dir $@)

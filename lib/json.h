@@ -116,6 +116,12 @@ int32_t gpufit__json_member(gpufit__json *p, gpufit__json_token *k, gpufit__json
  * also reports the errors. */
 int gpufit__json_member_scalar(gpufit__json *p, gpufit__json_token *k, gpufit__json_token *v);
 
+/* The fast path of a document's end: inside the top-level object (after its '{' or after a
+ * member), whitespace, its '}' and only whitespace to the end of input. Returns 1 and leaves
+ * the cursor where gpufit__json_next would after reading the '}' and the end; anything else
+ * returns 0 and leaves the cursor as it was. */
+int gpufit__json_end_top_object(gpufit__json *p);
+
 /* 1 when a STRING or KEY token's decoded value equals the C string lit (case-sensitive). */
 int gpufit__json_equals(const gpufit__json_token *t, const char *lit);
 

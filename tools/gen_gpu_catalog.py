@@ -419,7 +419,7 @@ def build(csv_path, csv_label):
 
 
 def name_hash(b):
-    """gpufit__name_hash (lib/core/util.c): the length and the first, middle and last byte."""
+    """gpufit__name_hash (lib/internal.h): the length and the first, middle and last byte."""
     m = 0xFFFFFFFF
     n = len(b)
     h = (n * 0x9E3779B1) & m

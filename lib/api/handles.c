@@ -14,6 +14,7 @@ int32_t gpufit_model_new(gpufit_model **out, gpufit_error *err)
     if (m == NULL)
         return gpufit__fail(err, GPUFIT_E_NOMEM, 0, UINT64_MAX, "out of memory");
     gpufit__model_defaults(m);
+    m->cache_state = 3; /* the defaults do not resolve (n_layers has none; test_cold) */
     *out = m;
     gpufit__ok(err);
     return GPUFIT_OK;

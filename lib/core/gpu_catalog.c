@@ -39,8 +39,11 @@ const gpufit__gpu *gpufit__gpu_by_id(int64_t id)
  * Instinct, Intel, Habana), lowercase and join the rest. So "NVIDIA GeForce RTX 4090",
  * "NVIDIA-GeForce-RTX-4090", "rtx_4090" and "RTX4090" all become "rtx4090". Returns the length
  * written to out (NUL-terminated), or 0 when the name is empty or longer than cap - 1. */
-static const char *const vendor_words[] = {"nvidia", "geforce", "tesla", "quadro",
-                                           "amd",    "instinct", "intel", "habana"};
+static const struct {
+    const char *word;
+    size_t len;
+} vendor_words[] = {{"nvidia", 6}, {"geforce", 7},  {"tesla", 5}, {"quadro", 6},
+                    {"amd", 3},    {"instinct", 8}, {"intel", 5}, {"habana", 6}};
 
 static int is_sep(char c)
 {
@@ -53,8 +56,9 @@ static int is_vendor(const char *t, size_t n)
         return 0;
     char c = t[0] >= 'A' && t[0] <= 'Z' ? (char)(t[0] - 'A' + 'a') : t[0];
     for (size_t i = 0; i < sizeof vendor_words / sizeof vendor_words[0]; i++) {
-        /* the words are lower case: the first byte first */
-        if (vendor_words[i][0] == c && gpufit__streq_ci(t, n, vendor_words[i]))
+        /* the words are lower case: the length and the first byte first */
+        if (vendor_words[i].len == n && vendor_words[i].word[0] == c &&
+            gpufit__streq_ci(t, n, vendor_words[i].word))
             return 1;
     }
     return 0;
@@ -66,6 +70,16 @@ size_t gpufit__gpu_norm(const char *s, size_t len, char *out, size_t cap)
     int leading = 1;
     if (cap == 0)
         return 0;
+    /* the usual name, one word in lower case ("h100"): itself, unless it is a vendor word */
+    while (i < len && i + 1 < cap && !is_sep(s[i]) && !(s[i] >= 'A' && s[i] <= 'Z')) {
+        out[i] = s[i];
+        i++;
+    }
+    if (i == len && len > 0 && !is_vendor(s, len)) {
+        out[len] = '\0';
+        return len;
+    }
+    i = 0;
     while (i < len) {
         while (i < len && is_sep(s[i]))
             i++;

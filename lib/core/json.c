@@ -26,8 +26,8 @@ enum {
 #define GPUFIT__PRINTF(a, b)
 #endif
 
-static int32_t perr(gpufit__json *p, gpufit_error *err, size_t off, const char *fmt, ...)
-    GPUFIT__PRINTF(4, 5);
+GPUFIT__COLD static int32_t perr(gpufit__json *p, gpufit_error *err, size_t off,
+                                 const char *fmt, ...) GPUFIT__PRINTF(4, 5);
 
 /* Reports a parse error at byte off and marks the cursor failed. */
 static int32_t perr(gpufit__json *p, gpufit_error *err, size_t off, const char *fmt, ...)
@@ -43,7 +43,7 @@ static int32_t perr(gpufit__json *p, gpufit_error *err, size_t off, const char *
 }
 
 /* Describes the byte at off for a message: 'x', byte 0x1F, or end of input. */
-static const char *describe(const gpufit__json *p, size_t off, char out[24])
+GPUFIT__COLD static const char *describe(const gpufit__json *p, size_t off, char out[24])
 {
     if (off >= p->len) {
         snprintf(out, 24, "end of input");
@@ -430,6 +430,8 @@ static const unsigned char byte_class[256] = {
  * returns the index after it, or 0 (no match: index 0 is never after a member's byte). */
 static inline size_t expect_after_ws(const char *b, size_t i, size_t n, char c)
 {
+    if (i < n && b[i] == c) /* the usual case: no whitespace before it */
+        return i + 1;
     while (i < n && (byte_class[(unsigned char)b[i]] & C_WS) != 0)
         i++;
     return i < n && b[i] == c ? i + 1 : 0;
@@ -439,6 +441,17 @@ static inline size_t expect_after_ws(const char *b, size_t i, size_t n, char c)
  * closing quote, or 0 when a backslash, a control byte, DEL or the end of input comes first. */
 static inline size_t plain_string_end(const char *b, size_t i, size_t n)
 {
+    /* four bytes per bounds check while four remain */
+    for (; n - i >= 4; i += 4) {
+        if (byte_class[(unsigned char)b[i]] != 0)
+            return b[i] == '"' ? i : 0;
+        if (byte_class[(unsigned char)b[i + 1]] != 0)
+            return b[i + 1] == '"' ? i + 1 : 0;
+        if (byte_class[(unsigned char)b[i + 2]] != 0)
+            return b[i + 2] == '"' ? i + 2 : 0;
+        if (byte_class[(unsigned char)b[i + 3]] != 0)
+            return b[i + 3] == '"' ? i + 3 : 0;
+    }
     while (i < n && byte_class[(unsigned char)b[i]] == 0)
         i++;
     return i < n && b[i] == '"' ? i : 0;
@@ -493,6 +506,25 @@ int gpufit__json_member_scalar(gpufit__json *p, gpufit__json_token *k, gpufit__j
     set_tok(p, v, type, vs, ts, ve - ts);
     p->pos = type == GPUFIT__JSON_STRING ? ve + 1 : ve;
     p->state = S_AFTER;
+    return 1;
+}
+
+int gpufit__json_end_top_object(gpufit__json *p)
+{
+    if (p == NULL || p->failed || p->depth != 1 || p->stack[0] != '{' ||
+        (p->state != S_OBJ_FIRST && p->state != S_AFTER))
+        return 0;
+    const char *b = p->buf;
+    size_t n = p->len, i = expect_after_ws(b, p->pos, n, '}');
+    if (i == 0)
+        return 0;
+    while (i < n && (byte_class[(unsigned char)b[i]] & C_WS) != 0)
+        i++;
+    if (i != n)
+        return 0; /* trailing bytes: gpufit__json_next reports them */
+    p->depth = 0;
+    p->state = S_DONE;
+    p->pos = n;
     return 1;
 }
 

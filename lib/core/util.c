@@ -45,24 +45,6 @@ int gpufit__name_cmp(const char *a, size_t alen, const char *b, size_t blen)
     return 0;
 }
 
-/* x * k mod 2^32, computed in 64 bits (32 x 32 bits never wrap there): the same value as a
- * 32-bit multiplication, without the unsigned wrap the overflow-checking fuzz build rejects */
-static uint32_t mul32(uint32_t x, uint32_t k)
-{
-    return (uint32_t)(((uint64_t)x * k) & 0xFFFFFFFFu);
-}
-
-uint32_t gpufit__name_hash(const char *name, size_t len)
-{
-    uint32_t h = mul32((uint32_t)len, 0x9E3779B1u);
-    if (len > 0) {
-        h ^= mul32((unsigned char)name[0], 0x85EBCA6Bu);
-        h ^= mul32((unsigned char)name[len / 2], 0xC2B2AE35u);
-        h ^= mul32((unsigned char)name[len - 1], 0x27D4EB2Fu);
-    }
-    return h ^ (h >> 15);
-}
-
 int32_t gpufit__name_hash_find(const gpufit__name_row *rows, size_t n, const uint16_t *slots,
                                size_t n_slots, const char *name, size_t len)
 {

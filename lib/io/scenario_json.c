@@ -53,7 +53,8 @@ typedef struct key {
 typedef struct ctx {
     struct gpufit_model m;
     struct gpufit_job j;
-    gpufit__doc_keys seen; /* parameters set by the document, for duplicates and conflicts */
+    gpufit__doc_keys seen;  /* parameters set by the document, for duplicates and conflicts */
+    int model_set, job_set; /* whether the document sets anything of the model, of the job */
 } ctx;
 
 static int key_is(const key *k, const char *lit)
@@ -414,10 +415,12 @@ static int32_t apply_model(ctx *c, gpufit__json *p, gpufit_error *err)
     return apply_model_value(c, p, &v, err);
 }
 
+/* Applies the value of parameter id (a job key the gpu object stands for), found by id. */
 static int32_t
-kv(ctx *c, const char *name, const char *val, size_t vlen, size_t off, gpufit_error *err)
+kv(ctx *c, int32_t id, const char *val, size_t vlen, size_t off, gpufit_error *err)
 {
-    int32_t st = gpufit__apply_kv(&c->m, &c->j, name, strlen(name), val, vlen, (uint64_t)off, err);
+    int32_t st = gpufit__apply_entry(&c->m, &c->j, gpufit__param_find(id), val, vlen,
+                                     (uint64_t)off, err);
     if (st != GPUFIT_OK)
         default_offset(err, off);
     return st;
@@ -494,7 +497,7 @@ static int32_t apply_gpu_object(ctx *c, gpufit__json *p, size_t obj_off, gpufit_
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_GPU, (uint64_t)obj_off,
                                 "'gpu' object needs memory_gib or memory_bytes (or a catalogue "
                                 "name)");
-        if ((st = kv(c, "gpu", name.text, name.len, name_off, err)) != GPUFIT_OK)
+        if ((st = kv(c, GPUFIT_JOB_GPU, name.text, name.len, name_off, err)) != GPUFIT_OK)
             return st;
         c->j.gpu_name[0] = '\0';
         *p = q; /* the object is consumed */
@@ -504,9 +507,9 @@ static int32_t apply_gpu_object(ctx *c, gpufit__json *p, size_t obj_off, gpufit_
      * bf16/fp8 support) and overrides its capacity; otherwise no catalogue GPU. Then the
      * capacity keys in document order. */
     if (has_name && gpufit__gpu_find(name.text, name.len) != NULL)
-        st = kv(c, "gpu", name.text, name.len, name_off, err);
+        st = kv(c, GPUFIT_JOB_GPU, name.text, name.len, name_off, err);
     else
-        st = kv(c, "gpu", "none", 4, obj_off, err);
+        st = kv(c, GPUFIT_JOB_GPU, "none", 4, obj_off, err);
     if (st != GPUFIT_OK)
         return st;
     for (;;) {
@@ -527,7 +530,8 @@ static int32_t apply_gpu_object(ctx *c, gpufit__json *p, size_t obj_off, gpufit_
         }
         if ((st = scalar_text(&v, "gpu.", &kk, &s, err)) != GPUFIT_OK)
             return st;
-        const char *param = key_is(&kk, "memory_gib") ? "gpu_memory_gib" : "gpu_memory_bytes";
+        int32_t param =
+            key_is(&kk, "memory_gib") ? GPUFIT_JOB_GPU_MEMORY_GIB : GPUFIT_JOB_GPU_MEMORY_BYTES;
         if ((st = kv(c, param, s.text, s.len, v.offset, err)) != GPUFIT_OK)
             return st;
     }
@@ -547,7 +551,7 @@ apply_gpu(ctx *c, gpufit__json *p, const gpufit__json_token *v, const key *k, gp
         if ((st = scalar_text(v, "", k, &s, err)) != GPUFIT_OK)
             return st;
         c->j.gpu_name[0] = '\0';
-        return kv(c, "gpu", s.text, s.len, v->offset, err);
+        return kv(c, GPUFIT_JOB_GPU, s.text, s.len, v->offset, err);
     case GPUFIT__JSON_OBJECT:
         return apply_gpu_object(c, p, v->offset, err);
     case GPUFIT__JSON_NULL:
@@ -625,6 +629,8 @@ static int32_t scan_top(const char *json, size_t len, top *t, gpufit_error *err)
                 t->gpu_scalar = t->has_gpu = 1;
             }
         } else {
+            if (gpufit__json_end_top_object(&p))
+                return GPUFIT_OK; /* the '}' and nothing after it */
             if ((st = next_member(&p, kp, err)) != GPUFIT_OK)
                 return st;
             if (kp->type == GPUFIT__JSON_OBJECT_END)
@@ -684,6 +690,7 @@ static int32_t apply_member(ctx *c, const char *json, size_t len, gpufit__json *
         return live != NULL ? gpufit__json_skip(live, v, err) : GPUFIT_OK;
     if (pe == NULL)
         return unknown_key(&kk, "", err);
+    *(pe->domain == GPUFIT_DOMAIN_MODEL ? &c->model_set : &c->job_set) = 1;
     /* lora_modules also takes an array of module names (names only: a number is the
      * bit mask, a single value) */
     int names = pe->id == GPUFIT_JOB_LORA_MODULES && v->type == GPUFIT__JSON_ARRAY;
@@ -732,9 +739,15 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
     int32_t st = scan_top(json, len, &t, err);
     if (st != GPUFIT_OK)
         return st;
-    gpufit__model_assign(&c.m, m); /* a working copy: the handles change only on success */
+    /* working copies: the handles change only on success. A "model" key rewrites every
+     * parameter of the model (a preset, or the defaults before an object's keys), so its copy
+     * would be dead. */
+    if (!t.has_model)
+        gpufit__model_assign(&c.m, m);
     memcpy(&c.j, j, offsetof(struct gpufit_job, plan)); /* its plan is resolved in j below */
     gpufit__doc_keys_init(&c.seen);
+    c.model_set = t.has_model;
+    c.job_set = t.has_gpu;
     if (t.has_model && (st = t.model_scalar ? apply_model_value(&c, NULL, &t.model_v, err)
                                             : apply_model(&c, &t.model_at, err)) != GPUFIT_OK)
         return st;
@@ -769,12 +782,18 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
     }
     /* the model cache and the job's plan are derived in the handles themselves: copying them
      * from the working copies would move 3 KiB more per call (refreshes cannot fail, so the
-     * handles still change only here) */
-    c.m.cache_state = 0;
-    gpufit__model_assign(m, &c.m);
-    gpufit__model_refresh(m);
-    memcpy(j, &c.j, offsetof(struct gpufit_job, plan));
-    gpufit__job_refresh(j);
+     * handles still change only here). A handle the document leaves alone keeps its derived
+     * state when that is current: valid (1), or known not to resolve (3). */
+    if (c.model_set || (m->cache_state != 1 && m->cache_state != 3)) {
+        if (c.m.cache_state != 2) /* 2: a preset as loaded, whose refresh is a copy */
+            c.m.cache_state = 0;
+        gpufit__model_assign(m, &c.m);
+        gpufit__model_refresh(m);
+    }
+    if (c.job_set)
+        memcpy(j, &c.j, offsetof(struct gpufit_job, plan));
+    if (c.job_set || j->plan_state != 1)
+        gpufit__job_refresh(j);
     gpufit__ok(err);
     return GPUFIT_OK;
 }

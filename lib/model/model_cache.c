@@ -7,7 +7,12 @@
 
 void gpufit__model_refresh(struct gpufit_model *m)
 {
-    m->cache_state = 0;
+    /* a preset as loaded: its generated record is the cache */
+    if (m->cache_state == 2 && gpufit__preset_record_fill(m, m->cache_ng)) {
+        m->cache_state = 1;
+        return;
+    }
+    m->cache_state = 3; /* until it resolves: a refresh of these fields would fail again */
     if (gpufit__model_resolve(m, &m->cache_shape, NULL) != GPUFIT_OK)
         return;
     /* the groups once: the counts are summed from them (gpufit__model_count walks them too) */
@@ -94,14 +99,19 @@ static void add_group(const gpufit__shape *s, const gpufit__tgroup *g, int lora,
         *(exp ? &a->lora_rc_exp[b] : &a->lora_rc[b]) += (g->rows + g->cols) * g->copies;
 }
 
-void gpufit__aggregates_build(const gpufit__shape *s, const gpufit__tgroup *g, size_t ng,
-                              gpufit__aggregates *agg)
+void gpufit__aggregates_clear(gpufit__aggregates *agg)
 {
     memset(agg, 0, sizeof *agg);
     for (int w = 0; w < GPUFIT__W_COUNT; w++)
         agg->layer[w].cols256 = 1;
     for (int k = 0; k < 4; k++)
         agg->glob[k].cols256 = 1;
+}
+
+void gpufit__aggregates_build(const gpufit__shape *s, const gpufit__tgroup *g, size_t ng,
+                              gpufit__aggregates *agg)
+{
+    gpufit__aggregates_clear(agg);
     agg->glob_dense = 1;
     for (size_t i = 0; i < ng; i++) {
         if (g[i].where != GPUFIT__W_GLOBAL) {

@@ -5,29 +5,9 @@
 
 #include <string.h>
 
-/* The architecture fields a preset sets; every other field keeps its default. */
-/* clang-format off */
-#define PRESET_FIELDS(X)                                                                           \
-    X(arch) X(n_layers) X(hidden_size) X(n_heads) X(n_kv_heads) X(head_dim) X(ffn_hidden_size)    \
-    X(mlp) X(vocab_size) X(tied_embeddings) X(norm) X(qkv_bias) X(mlp_bias) X(max_position)       \
-    X(o_bias) X(emb_norm) X(qk_norm) X(type_vocab_size) X(pooler) X(n_experts) X(rope_positions)  \
-    X(rotary_dim)                                                                                  \
-    X(n_shared_experts) X(experts_per_token) X(moe_ffn_hidden_size) X(n_dense_layers)             \
-    X(shared_ffn_hidden_size) X(router_bias) X(shared_expert_gate) X(q_lora_rank)                 \
-    X(kv_lora_rank) X(qk_nope_head_dim) X(qk_rope_head_dim) X(v_head_dim) X(n_encoder_layers)     \
-    X(n_decoder_layers) X(rel_pos_buckets) X(sliding_window) X(sliding_window_pattern)          \
-    X(vision_layers) X(vision_hidden_size) X(vision_heads) X(vision_ffn_hidden_size)              \
-    X(vision_patch_size) X(vision_image_size) X(vision_merge) X(vision_style) X(vision_projector) \
-    X(vision_tiles)
-/* clang-format on */
+#include "preset_fields.h" /* PRESET_FIELDS and their values, gpufit__arch_values */
 
-/* Fields left out of an initialiser are 0, which for a preset means "absent" (o_bias and
- * emb_norm included: presets never use their -1 "auto" value). */
-typedef struct arch_values {
-#define X(f) int32_t f;
-    PRESET_FIELDS(X)
-#undef X
-} arch_values;
+typedef gpufit__arch_values arch_values;
 
 typedef struct preset {
     const char *name, *aliases, *hf_repo;
@@ -344,6 +324,8 @@ static int eq_ci(const char *a, size_t alen, const char *b, size_t blen)
 {
     if (alen != blen)
         return 0;
+    if (memcmp(a, b, alen) == 0) /* the usual case: the same bytes, no case to fold */
+        return 1;
     for (size_t i = 0; i < alen; i++)
         if (lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
             return 0;
@@ -355,11 +337,14 @@ static int matches(const preset *p, const char *name, size_t len)
     if (gpufit__streq_ci(name, len, p->name) || gpufit__streq_ci(name, len, p->hf_repo))
         return 1;
     for (const char *t = p->aliases; *t != '\0';) { /* space-separated aliases */
-        size_t n = strcspn(t, " ");
+        size_t n = 0;
+        while (t[n] != '\0' && t[n] != ' ')
+            n++;
         if (n > 0 && eq_ci(name, len, t, n))
             return 1;
         t += n;
-        t += strspn(t, " ");
+        while (*t == ' ')
+            t++;
     }
     return 0;
 }
@@ -378,6 +363,9 @@ static void load(struct gpufit_model *m, const preset *p)
         n = sizeof m->name - 1;
     memcpy(m->name, p->name, n);
     m->name[n] = '\0';
+    /* stale, but a refresh copies the preset's record (gpufit__preset_record_fill) */
+    m->cache_state = 2;
+    m->cache_ng = (uint32_t)(p - presets);
 }
 
 /* preset_names[]: every name, alias and Hugging Face id (variants included) in lower case,
@@ -416,6 +404,56 @@ static int32_t preset_find(const char *name, size_t len)
         }
     }
     return gpufit__preset_find_linear(name, len);
+}
+
+/* The derived cache of every preset (shape, counts, tensor groups, aggregates) as `make index`
+ * computed it (tools/gen_index.c), with the architecture it was computed from: loading a
+ * preset then copies its cache instead of deriving it. A record whose architecture is not
+ * the preset's (a stale file) is not used, nor one past the presets. */
+typedef struct preset_record {
+    arch_values a;
+    uint16_t group0, ng; /* its tensor groups: preset_record_groups[group0, group0 + ng) */
+    uint16_t agg0, nagg; /* its class sums other than empty: preset_record_aggs[agg0, ...) */
+    uint32_t glob_dense, reserved;
+    gpufit__shape shape;
+    gpufit__counts counts;
+} preset_record;
+/* One class sum: slot 0-4 is layer[slot], 5-8 glob[slot - 5] (gpufit__aggregates). */
+typedef struct preset_agg {
+    uint32_t slot, reserved;
+    gpufit__class_agg a;
+} preset_agg;
+#include "preset_record.inc"
+
+const gpufit__arch_values *gpufit__preset_arch(size_t row)
+{
+    return row < N_PRESETS ? &presets[row].a : NULL;
+}
+
+int gpufit__preset_record_fill(struct gpufit_model *m, size_t row)
+{
+    if (row >= N_PRESETS || row >= sizeof preset_records / sizeof preset_records[0])
+        return 0;
+    const preset_record *r = &preset_records[row];
+    /* the record's architecture, and its spans inside the pools (a record of a stale file) */
+    if (memcmp(&r->a, &presets[row].a, sizeof r->a) != 0 || r->ng > GPUFIT__TGROUPS_MAX ||
+        (size_t)r->group0 + r->ng > sizeof preset_record_groups / sizeof preset_record_groups[0] ||
+        (size_t)r->agg0 + r->nagg > sizeof preset_record_aggs / sizeof preset_record_aggs[0])
+        return 0;
+    m->cache_shape = r->shape;
+    m->cache_counts = r->counts;
+    m->cache_ng = r->ng;
+    memcpy(m->cache_groups, &preset_record_groups[r->group0], r->ng * sizeof m->cache_groups[0]);
+    gpufit__aggregates_clear(&m->cache_agg);
+    m->cache_agg.glob_dense = r->glob_dense;
+    for (size_t k = r->agg0; k < (size_t)r->agg0 + r->nagg; k++) {
+        const preset_agg *a = &preset_record_aggs[k];
+        if (a->slot >= GPUFIT__W_COUNT + 4)
+            return 0;
+        *(a->slot < GPUFIT__W_COUNT ? &m->cache_agg.layer[a->slot]
+                                    : &m->cache_agg.glob[a->slot - GPUFIT__W_COUNT]) = a->a;
+    }
+    return 1;
 }
 
 int32_t gpufit__preset_load(struct gpufit_model *m, const char *name, size_t len, gpufit_error *err)

@@ -507,7 +507,7 @@ const gpufit__param_entry *gpufit__param_at(size_t i)
     return i < N_PARAMS ? &table[i] : NULL;
 }
 
-static int alias_match(const char *aliases, const char *name, size_t len)
+GPUFIT__COLD static int alias_match(const char *aliases, const char *name, size_t len)
 {
     const char *p = aliases;
     while (p != NULL && *p != '\0') {
@@ -531,6 +531,12 @@ const gpufit__param_entry *gpufit__param_find_name_linear(const char *name, size
     return NULL;
 }
 
+/* The reference scan, out of line: the index answers every known name. */
+GPUFIT__COLD static const gpufit__param_entry *find_name_scan(const char *name, size_t len)
+{
+    return gpufit__param_find_name_linear(name, len);
+}
+
 const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len)
 {
     /* the generated hash table (param_index.inc): each slot names a row of the table, which
@@ -548,7 +554,7 @@ const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len)
             return e;
     }
     /* not in the index (an unknown name, or a stale index): the scan is the reference */
-    return gpufit__param_find_name_linear(name, len);
+    return find_name_scan(name, len);
 }
 
 /* ---- applicability: keys that only mean something for some models or jobs ------------- */
@@ -657,8 +663,9 @@ static int doc_seen(const gpufit__doc_keys *d, size_t slot)
 /* pairs that set the same thing two ways: the capacity depended on their order */
 static const int32_t conflicts[][2] = {{GPUFIT_JOB_GPU_MEMORY_GIB, GPUFIT_JOB_GPU_MEMORY_BYTES}};
 
-static int32_t doc_entry_full(gpufit__doc_keys *d, const gpufit__param_entry *e, const char *key,
-                              size_t klen, uint64_t offset, gpufit_error *err);
+GPUFIT__COLD static int32_t doc_entry_full(gpufit__doc_keys *d, const gpufit__param_entry *e,
+                                          const char *key, size_t klen, uint64_t offset,
+                                          gpufit_error *err);
 
 int32_t gpufit__doc_entry(gpufit__doc_keys *d, const gpufit__param_entry *e, const char *key,
                           size_t klen, uint64_t offset, gpufit_error *err)
@@ -774,7 +781,8 @@ void gpufit__model_defaults_walk(struct gpufit_model *m)
 void gpufit__job_defaults(struct gpufit_job *j)
 {
     if (N_PARAMS == PARAM_INDEX_ROWS) { /* the generated initialiser is current */
-        *j = job_default;
+        /* the parameters and plan_state 0: the plan is not read until it is resolved */
+        memcpy(j, &job_default, offsetof(struct gpufit_job, plan));
     } else {
         memset(j, 0, sizeof *j);
         defaults(GPUFIT_DOMAIN_JOB, j, job_default_rows,
@@ -799,6 +807,7 @@ static int enum_has(const gpufit__param_entry *e, int64_t v)
     return 0;
 }
 
+GPUFIT__COLD
 static int32_t not_a_list(const gpufit__param_entry *e, uint64_t offset, gpufit_error *err)
 {
     return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
@@ -806,8 +815,9 @@ static int32_t not_a_list(const gpufit__param_entry *e, uint64_t offset, gpufit_
                         e->name);
 }
 
-static int32_t set_int(const gpufit__param_entry *e, struct gpufit_model *m,
-                       struct gpufit_job *j, int64_t v, uint64_t offset, gpufit_error *err)
+/* Why set_int refuses v, or GPUFIT_OK when it takes it (out of line: the reports). */
+GPUFIT__COLD static int32_t set_int_refused(const gpufit__param_entry *e, int64_t v,
+                                            uint64_t offset, gpufit_error *err)
 {
     if (e->type == GPUFIT_TYPE_LIST)
         return not_a_list(e, offset, err);
@@ -824,6 +834,13 @@ static int32_t set_int(const gpufit__param_entry *e, struct gpufit_model *m,
     if (e->id == GPUFIT_JOB_GPU && v >= 0 && gpufit__gpu_by_id(v) == NULL)
         return gpufit__fail(err, GPUFIT_E_NOT_FOUND, e->id, offset,
                             "gpu id %lld is not in the catalogue", (long long)v);
+    return GPUFIT_OK;
+}
+
+/* Stores v, checked, and marks the handle's derived state stale. */
+static void store_int(const gpufit__param_entry *e, struct gpufit_model *m,
+                      struct gpufit_job *j, int64_t v)
+{
     *(int64_t *)field_of(e, m, j) = v;
     if (e->domain == GPUFIT_DOMAIN_MODEL)
         m->cache_state = 0;
@@ -836,6 +853,29 @@ static int32_t set_int(const gpufit__param_entry *e, struct gpufit_model *m,
     } else if (e->id == GPUFIT_JOB_GPU_MEMORY_BYTES) {
         j->gpu_memory_gib = (double)v / 1073741824.0;
     }
+}
+
+static int32_t set_int(const gpufit__param_entry *e, struct gpufit_model *m,
+                       struct gpufit_job *j, int64_t v, uint64_t offset, gpufit_error *err)
+{
+    /* the checks of set_int_refused, which reports the first that fails */
+    if (e->type == GPUFIT_TYPE_LIST || e->is_double || v < e->min_i || v > e->max_i ||
+        (e->type == GPUFIT_TYPE_ENUM && !enum_has(e, v)) ||
+        (e->id == GPUFIT_JOB_GPU && v >= 0 && gpufit__gpu_by_id(v) == NULL))
+        return set_int_refused(e, v, offset, err);
+    store_int(e, m, j, v);
+    return GPUFIT_OK;
+}
+
+/* set_int for a value taken from e's own names (e->values): one of its values by
+ * construction, so the walk over them is left out; every other check is set_int's. */
+static int32_t set_named(const gpufit__param_entry *e, struct gpufit_model *m,
+                         struct gpufit_job *j, int64_t v, uint64_t offset, gpufit_error *err)
+{
+    if (e->type == GPUFIT_TYPE_LIST || e->is_double || v < e->min_i || v > e->max_i ||
+        (e->id == GPUFIT_JOB_GPU && v >= 0 && gpufit__gpu_by_id(v) == NULL))
+        return set_int_refused(e, v, offset, err);
+    store_int(e, m, j, v);
     return GPUFIT_OK;
 }
 
@@ -1112,6 +1152,7 @@ static int parse_number(const char *s, size_t n, double *out, double *unit_out)
 }
 
 /* An unknown gpu: ambiguous names list their variants, others get a "did you mean". */
+GPUFIT__COLD
 static int32_t gpu_not_found(const char *val, size_t vlen, uint64_t offset, gpufit_error *err)
 {
     const char *variants = gpufit__gpu_ambiguous(val, vlen);
@@ -1127,6 +1168,7 @@ static int32_t gpu_not_found(const char *val, size_t vlen, uint64_t offset, gpuf
                         (int)(vlen > 64 ? 64 : vlen), val, hint);
 }
 
+GPUFIT__NOINLINE
 static int32_t apply_gpu(struct gpufit_job *j, const char *val, size_t vlen, uint64_t offset,
                          gpufit_error *err)
 {
@@ -1161,6 +1203,7 @@ static int32_t apply_gpu(struct gpufit_job *j, const char *val, size_t vlen, uin
 /* A release as text: 1 to 3 dot-separated decimal parts of at most 3 digits ("0.6.3", "0.19",
  * "12"), an optional leading 'v'; "current" / "auto" = 0. Stored as major x 1000000 + minor x
  * 1000 + patch (GPUFIT_JOB_FRAMEWORK_VERSION). */
+GPUFIT__COLD
 static int32_t apply_version(const gpufit__param_entry *e, struct gpufit_job *j, const char *val,
                              size_t vlen, uint64_t offset, gpufit_error *err)
 {
@@ -1190,6 +1233,7 @@ static int32_t apply_version(const gpufit__param_entry *e, struct gpufit_job *j,
 }
 
 /* A list from text: comma-separated numbers, or GPU names for device_gpus; "none" clears. */
+GPUFIT__COLD
 static int32_t apply_list(const gpufit__param_entry *e, struct gpufit_job *j, const char *val,
                           size_t vlen, uint64_t offset, gpufit_error *err)
 {
@@ -1233,7 +1277,7 @@ static int32_t apply_list(const gpufit__param_entry *e, struct gpufit_job *j, co
 
 /* lora_modules: a comma list of module names (q, k, v, o, gate, up, down, their PEFT names
  * q_proj ... down_proj, or all-linear / all_linear), or the bit mask as a number. */
-static int32_t apply_lora_modules(struct gpufit_job *j, const char *val, size_t vlen,
+GPUFIT__COLD static int32_t apply_lora_modules(struct gpufit_job *j, const char *val, size_t vlen,
                                   uint64_t offset, gpufit_error *err)
 {
     static const struct {
@@ -1282,11 +1326,21 @@ static int32_t apply_lora_modules(struct gpufit_job *j, const char *val, size_t 
     return set_int(e, NULL, j, mask, offset, err);
 }
 
+/* An enum value that is none of its names, with a "did you mean". */
+GPUFIT__COLD static int32_t unknown_value(const gpufit__param_entry *e, const char *val,
+                                          size_t vlen, uint64_t offset, gpufit_error *err)
+{
+    char hint[96];
+    return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
+                        "%s: unknown value '%.*s' (see 'gpufit params')%s", e->name,
+                        (int)(vlen > 64 ? 64 : vlen), val,
+                        (gpufit__suggest_value(e, val, vlen, hint, sizeof hint), hint));
+}
+
 int32_t gpufit__apply_entry(struct gpufit_model *m, struct gpufit_job *j,
                             const gpufit__param_entry *e, const char *val, size_t vlen,
                             uint64_t offset, gpufit_error *err)
 {
-    char hint[96];
     if (e->id == GPUFIT_JOB_GPU) {
         if (j == NULL)
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_GPU, offset,
@@ -1314,12 +1368,9 @@ int32_t gpufit__apply_entry(struct gpufit_model *m, struct gpufit_job *j,
             if ((ev->name[0] == first ||
                  (ev->name[0] >= 'A' && ev->name[0] <= 'Z' && ev->name[0] - 'A' + 'a' == first)) &&
                 gpufit__streq_ci(val, vlen, ev->name))
-                return set_int(e, m, j, ev->value, offset, err);
+                return set_named(e, m, j, ev->value, offset, err);
         if (e->type == GPUFIT_TYPE_ENUM)
-            return gpufit__fail(err, GPUFIT_E_INVALID_ARG, e->id, offset,
-                                "%s: unknown value '%.*s' (see 'gpufit params')%s", e->name,
-                                (int)(vlen > 64 ? 64 : vlen), val,
-                                (gpufit__suggest_value(e, val, vlen, hint, sizeof hint), hint));
+            return unknown_value(e, val, vlen, offset, err);
     }
     if (!e->is_double && vlen <= 15) { /* plain decimal digits: what the path below gives */
         int64_t x = 0;

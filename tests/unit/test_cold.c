@@ -22,13 +22,29 @@ Test(cold, model_defaults_equal_the_table_walk)
     cr_assert_str_eq(a.name, "custom");
 }
 
+/* A new model handle says its defaults do not resolve (cache_state 3), so that a document that
+ * leaves the model alone does not try again (gpufit_apply_json). */
+Test(cold, a_new_model_does_not_resolve)
+{
+    static struct gpufit_model a;
+    gpufit__shape s;
+    gpufit__model_defaults(&a);
+    cr_assert_neq(gpufit__model_resolve(&a, &s, NULL), GPUFIT_OK);
+    gpufit_model *m = NULL;
+    cr_assert_eq(gpufit_model_new(&m, NULL), GPUFIT_OK);
+    cr_assert_eq(m->cache_state, 3);
+    gpufit__model_refresh(m);
+    cr_assert_eq(m->cache_state, 3);
+    gpufit_model_free(m);
+}
+
 Test(cold, job_defaults_equal_the_table_walk)
 {
     static struct gpufit_job a, b;
     memset(&a, 0xA5, sizeof a);
     gpufit__job_defaults(&a);
     gpufit__job_defaults_walk(&b);
-    cr_assert_eq(memcmp(&a, &b, sizeof a), 0);
+    cr_assert_eq(memcmp(&a, &b, offsetof(struct gpufit_job, plan)), 0); /* the plan is stale */
     cr_assert_eq(a.plan_state, 0);
 }
 
@@ -52,6 +68,44 @@ Test(cold, every_default_reads_back_as_the_table_says)
     }
     gpufit_model_free(m);
     gpufit_job_free(j);
+}
+
+/* Every preset's generated record (lib/model/preset_record.inc) is the cache derived from it:
+ * a field tools/gen_index.c does not print, or a stale file, fails here. */
+Test(cold, preset_records_equal_the_derived_caches)
+{
+    static struct gpufit_model a, b;
+    const char *name;
+    for (size_t i = 0; gpufit__preset_get(i, NULL, &name, NULL, NULL) == GPUFIT_OK; i++) {
+        memset(&a, 0xA5, sizeof a); /* the same bytes where neither writes */
+        cr_assert_eq(gpufit__preset_get(i, &a, NULL, NULL, NULL), GPUFIT_OK);
+        cr_assert_eq(a.cache_state, 2, "%s", name);
+        a.cache_state = 0;
+        gpufit__model_refresh(&a); /* derived */
+        cr_assert_eq(a.cache_state, 1, "%s", name);
+        memset(&b, 0xA5, sizeof b);
+        cr_assert_eq(gpufit__preset_load(&b, name, strlen(name), NULL), GPUFIT_OK, "%s", name);
+        cr_assert_eq(b.cache_state, 2, "%s", name);
+        gpufit__model_refresh(&b); /* copied from the record */
+        cr_assert_eq(b.cache_state, 1, "%s", name);
+        cr_assert_eq(memcmp(&a, &b, offsetof(struct gpufit_model, cache_groups)), 0, "%s", name);
+        cr_assert_eq(memcmp(a.cache_groups, b.cache_groups, a.cache_ng * sizeof a.cache_groups[0]),
+                     0, "%s", name);
+        cr_assert_eq(memcmp(&a.cache_agg, &b.cache_agg, sizeof a.cache_agg), 0, "%s", name);
+        cr_assert_eq(a.from_unknown_type, b.from_unknown_type, "%s", name);
+    }
+}
+
+/* A row without a record: the cache is derived. */
+Test(cold, a_record_of_another_preset_is_not_used)
+{
+    static struct gpufit_model m;
+    cr_assert_eq(gpufit__preset_load(&m, "gpt2", 4, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit__preset_record_fill(&m, 1000000), 0); /* no such row */
+    m.cache_ng = 1000000;
+    gpufit__model_refresh(&m); /* then the cache is derived */
+    cr_assert_eq(m.cache_state, 1);
+    cr_assert_eq(m.cache_counts.total, 124439808); /* gpt2 */
 }
 
 /* ---- gpufit__bytes_eq: equal to memcmp on every length and every differing position ---- */
