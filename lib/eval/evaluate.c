@@ -665,10 +665,16 @@ static uint64_t server_visible(uint64_t cap, int end)
     return cap > reserve ? cap - reserve : 0;
 }
 
-/* The KV budget a server leaves on a device of `cap` bytes: util x its total minus the profiled
- * peak (§6.2), given the stack terms (context, NCCL), the other allocated bytes and the weights.
- * 1 on overflow. */
-static int server_kv(const gpufit__plan *p, uint64_t visible, uint64_t ctx, uint64_t comm,
+/* What a server's budget starts from on one device: its CUDA-visible total (server_visible)
+ * and, for vLLM, util x that total (the same for every setting of the other stack terms). */
+typedef struct server_total {
+    uint64_t visible, budget;
+} server_total;
+
+/* The KV budget a server leaves on a device: util x its total minus the profiled peak (§6.2),
+ * given the stack terms (context, NCCL), the other allocated bytes and the weights. 1 on
+ * overflow. */
+static int server_kv(const gpufit__plan *p, const server_total *tot, uint64_t ctx, uint64_t comm,
                      uint64_t other, uint64_t weights, uint64_t *kv)
 {
     uint64_t budget, profiled;
@@ -677,7 +683,7 @@ static int server_kv(const gpufit__plan *p, uint64_t visible, uint64_t ctx, uint
          * weights - (1 - mem_fraction_static) x free memory before loading, the latter measured
          * after the CUDA context and NCCL are up: f x free_before - weights. No profile run;
          * activations and CUDA graphs live in the (1 - f) rest. */
-        uint64_t up;
+        uint64_t up, visible = tot->visible;
         if (gpufit__add(ctx, comm, &up) ||
             mul_frac(visible > up ? visible - up : 0, p->util, &budget))
             return 1;
@@ -686,7 +692,8 @@ static int server_kv(const gpufit__plan *p, uint64_t visible, uint64_t ctx, uint
         /* NCCL buffers count among the profiler's non-torch memory, inside the budget; vLLM
          * <= 0.6.3 counts every non-torch byte on the device, the CUDA context too
          * (vllm/worker/worker.py determine_num_available_blocks) */
-        if (mul_frac(visible, p->util, &budget) || gpufit__add(other, comm, &profiled) ||
+        budget = tot->budget;
+        if (gpufit__add(other, comm, &profiled) ||
             (p->kv_rule == GPUFIT__KV_VLLM_ALL && gpufit__add(profiled, ctx, &profiled)))
             return 1;
     }
@@ -698,7 +705,7 @@ static int server_kv(const gpufit__plan *p, uint64_t visible, uint64_t ctx, uint
 typedef struct levels_in {
     uint64_t ctx, comm, ws; /* runtime context, comm buffers, workspace component */
     double frag;            /* allocator slack fraction */
-    uint64_t visible;       /* a server's CUDA-visible total (server_visible), else 0 */
+    server_total tot;       /* a server's total and vLLM budget, else 0 */
 } levels_in;
 typedef struct levels_out {
     uint64_t alloc, reserved, used, kv_cap, kv_tokens;
@@ -708,9 +715,11 @@ typedef struct levels_out {
 } levels_out;
 
 /* Levels and server budget of a role whose components are m (point terms; the stack terms of
- * `in` replace theirs in m): the KV component of a server and the slack are written into m. */
+ * `in` replace theirs in m): the KV component of a server and the slack are written into m.
+ * room: usable(p, role->capacity), the bytes the verdict checks against. */
 static int32_t levels(const gpufit__plan *p, const gpufit__role *role, uint64_t per_tok,
-                      const levels_in *in, uint64_t *m, levels_out *o, gpufit_error *err)
+                      uint64_t room, const levels_in *in, uint64_t *m, levels_out *o,
+                      gpufit_error *err)
 {
     uint64_t cap = role->capacity; /* the role's own GPU (device_gpus), else the job's */
     m[GPUFIT_MEM_RUNTIME_CONTEXT] = in->ctx;
@@ -728,7 +737,7 @@ static int32_t levels(const gpufit__plan *p, const gpufit__role *role, uint64_t 
        gpufit__add(other, m[GPUFIT_MEM_WORKSPACE], &other));
     if (!p->training && p->util > 0.0 && cap > 0) {
         /* vLLM/SGLang: the KV pool takes util x total minus the profiled peak (§6.2) */
-        CK(server_kv(p, in->visible, in->ctx, m[GPUFIT_MEM_COMM_BUFFERS], other,
+        CK(server_kv(p, &in->tot, in->ctx, m[GPUFIT_MEM_COMM_BUFFERS], other,
                      m[GPUFIT_MEM_WEIGHTS], &o->kv_cap));
         uint64_t need = m[GPUFIT_MEM_KV_CACHE];
         o->kv_tokens = per_tok > 0 ? o->kv_cap / per_tok : 0;
@@ -756,7 +765,7 @@ static int32_t levels(const gpufit__plan *p, const gpufit__role *role, uint64_t 
     CK(gpufit__add(o->used, m[GPUFIT_MEM_COMM_BUFFERS], &o->used));
     if (cap > 0) {
         if (o->fits != 0)
-            o->fits = o->used <= usable(p, cap);
+            o->fits = o->used <= room;
         if (!p->training && !(p->util > 0.0) && per_tok > 0) {
             uint64_t rest = o->used - m[GPUFIT_MEM_KV_CACHE];
             o->kv_cap = cap > rest ? cap - rest : 0;
@@ -768,28 +777,52 @@ static int32_t levels(const gpufit__plan *p, const gpufit__role *role, uint64_t 
     return GPUFIT_OK;
 }
 
+/* How far the approximated components (role->approx, allocated ones) move the allocated and
+ * the dynamic bytes at each end of their bands: lo <= point <= hi, so the low end subtracts
+ * (dn) and the high end adds (up). Summed once for both ends. */
+typedef struct approx_shift {
+    uint64_t alloc_dn, dyn_dn, alloc_up, dyn_up;
+} approx_shift;
+
+/* 1 when an up sum exceeds 64 bits: then so would the high end's allocated (or dynamic) bytes,
+ * which are at least as large (a sum of unsigned terms wraps iff some partial sum does). */
+static int approx_shift_of(const gpufit__role *role, approx_shift *sh)
+{
+    const uint64_t *m = role->comp;
+    *sh = (approx_shift){0, 0, 0, 0};
+    for (uint32_t ap = role->approx & ((1u << GPUFIT__NCOMP) - 2u); ap != 0; ap &= ap - 1) {
+        int c = __builtin_ctz(ap), dyn = c == GPUFIT_MEM_ACTIVATIONS || c == GPUFIT_MEM_LOGITS;
+        uint64_t dn = m[c] - role->band_lo[c], up = role->band_hi[c] - m[c];
+        sh->alloc_dn += dn; /* <= the point's allocated bytes, which include m[c] */
+        if (gpufit__add(sh->alloc_up, up, &sh->alloc_up))
+            return 1;
+        if (dyn) {
+            sh->dyn_dn += dn;
+            if (gpufit__add(sh->dyn_up, up, &sh->dyn_up))
+                return 1;
+        }
+    }
+    return 0;
+}
+
 /* The band of a role whose KV cache is not a server's budget: every stack term enters the
  * levels additively (workspace, context, NCCL) or as a fraction of the dynamic bytes (slack),
- * so each end follows from the point levels in closed form. e: 0 low, 1 high. */
+ * so each end follows from the point levels in closed form. e: 0 low, 1 high; sh: the
+ * approximated components' shift (approx_shift_of); room: usable(p, role->capacity). */
 static int32_t band_end(const gpufit__plan *p, gpufit__role *role, const levels_in *in,
-                        const levels_out *pt, int32_t fits0, uint64_t per_tok, int e,
-                        gpufit_error *err)
+                        const levels_out *pt, const approx_shift *sh, int32_t fits0,
+                        uint64_t per_tok, uint64_t room, int e, gpufit_error *err)
 {
     const uint64_t *m = role->comp;
     uint64_t *v = e == 0 ? role->band_lo : role->band_hi;
     uint64_t frag, alloc, reserved, used, dynamic = pt->dynamic;
     CK(gpufit__add(pt->alloc - m[GPUFIT_MEM_WORKSPACE], in->ws, &alloc));
-    /* approximated components (role->approx, allocated ones) at this end of their band:
-     * lo <= point <= hi, so the low end subtracts and the high end adds */
-    for (uint32_t ap = role->approx & ((1u << GPUFIT__NCOMP) - 2u); ap != 0; ap &= ap - 1) {
-        int c = __builtin_ctz(ap), dyn = c == GPUFIT_MEM_ACTIVATIONS || c == GPUFIT_MEM_LOGITS;
-        if (e == 0) {
-            alloc -= m[c] - v[c];
-            dynamic -= dyn ? m[c] - v[c] : 0;
-        } else {
-            CK(gpufit__add(alloc, v[c] - m[c], &alloc) ||
-               (dyn && gpufit__add(dynamic, v[c] - m[c], &dynamic)));
-        }
+    if (e == 0) { /* no wrap: the point's totals include every shifted component */
+        alloc -= sh->alloc_dn;
+        dynamic -= sh->dyn_dn;
+    } else {
+        CK(gpufit__add(alloc, sh->alloc_up, &alloc) ||
+           gpufit__add(dynamic, sh->dyn_up, &dynamic));
     }
     if (in->frag == 0.0)
         frag = 0;
@@ -811,25 +844,25 @@ static int32_t band_end(const gpufit__plan *p, gpufit__role *role, const levels_
         kv = cap > rest ? cap - rest : 0;
     }
     role->kv_cap_b[1 - e] = kv; /* more of the rest, less room for the cache */
-    role->fits_b[e] = cap == 0 ? -1 : fits0 != 0 && used <= usable(p, cap);
+    role->fits_b[e] = cap == 0 ? -1 : fits0 != 0 && used <= room;
     return GPUFIT_OK;
 }
 
 /* A server role's totals under one setting of the stack terms, from its point components m
  * (after levels): t = {allocated, reserved, used, KV budget}; the same rules as levels(). */
 static int server_totals(const gpufit__plan *p, const gpufit__role *role, const uint64_t *m,
-                         uint64_t need, int32_t fits0, const levels_in *in, uint64_t *t,
-                         int32_t *fits)
+                         uint64_t need, int32_t fits0, uint64_t room, const levels_in *in,
+                         uint64_t *t, int32_t *fits)
 {
     uint64_t other = role->alloc - m[GPUFIT_MEM_KV_CACHE] - m[GPUFIT_MEM_WORKSPACE] + in->ws;
     uint64_t kv;
-    if (server_kv(p, in->visible, in->ctx, in->comm, other, m[GPUFIT_MEM_WEIGHTS], &kv))
+    if (server_kv(p, &in->tot, in->ctx, in->comm, other, m[GPUFIT_MEM_WEIGHTS], &kv))
         return 1;
     t[0] = other + kv;
     t[1] = t[0] + m[GPUFIT_MEM_FRAGMENTATION]; /* a fixed slack (servers keep none) */
     t[2] = t[1] + in->ctx + in->comm;
     t[3] = kv;
-    *fits = fits0 != 0 && kv >= need && kv > 0 && t[2] <= usable(p, role->capacity);
+    *fits = fits0 != 0 && kv >= need && kv > 0 && t[2] <= room;
     return 0;
 }
 
@@ -837,19 +870,20 @@ static int server_totals(const gpufit__plan *p, const gpufit__role *role, const 
  * what the rest leaves, so terms move in opposite directions (SGLang: a larger context shrinks
  * the budget, a larger workspace grows the allocation). The band of each total is the point
  * plus, per stack term, the smaller and the larger change of varying that term alone; the
- * verdict's ends set every term low (optimistic: the most budget, the least used) or high. */
+ * verdict's ends set every term low (optimistic: the most budget, the least used) or high.
+ * room: usable(p, role->capacity). */
 static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const levels_in *in,
-                           uint64_t need, int32_t fits0, gpufit_error *err)
+                           uint64_t need, int32_t fits0, uint64_t room, gpufit_error *err)
 {
     const uint64_t *m = role->comp;
-    uint64_t pt[4], t[4];
+    /* the point's totals, as levels() left them (server_totals under in[0] gives the same) */
+    uint64_t pt[4] = {role->alloc, role->reserved, role->used, role->kv_cap_bytes}, t[4];
     int32_t f;
-    CK(server_totals(p, role, m, need, fits0, &in[0], pt, &f));
     int64_t dlo[4] = {0}, dhi[4] = {0};
     /* the driver's reserve moves only the KV budget, and every total with it by as much */
     for (int e = 1; e <= 2; e++) {
         uint64_t other = role->alloc - m[GPUFIT_MEM_KV_CACHE], kv;
-        CK(server_kv(p, in[e].visible, in[0].ctx, in[0].comm, other, m[GPUFIT_MEM_WEIGHTS],
+        CK(server_kv(p, &in[e].tot, in[0].ctx, in[0].comm, other, m[GPUFIT_MEM_WEIGHTS],
                      &kv));
         int64_t d = kv >= pt[3] ? (int64_t)(kv - pt[3]) : -(int64_t)(pt[3] - kv);
         for (int k = 0; k < 4; k++) {
@@ -868,7 +902,7 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
                 v.ws = in[e].ws;
             if (v.ctx == in[0].ctx && v.comm == in[0].comm && v.ws == in[0].ws)
                 continue; /* this end is the point: no change to count */
-            CK(server_totals(p, role, m, need, fits0, &v, t, &f));
+            CK(server_totals(p, role, m, need, fits0, room, &v, t, &f));
             for (int k = 0; k < 4; k++) {
                 /* a signed change, computed without an unsigned wrap (budgets < 2^63) */
                 int64_t d = t[k] >= pt[k] ? (int64_t)(t[k] - pt[k]) : -(int64_t)(pt[k] - t[k]);
@@ -882,7 +916,7 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
         b[k][1] = pt[k] + (uint64_t)dhi[k];
     }
     for (int e = 0; e < 2; e++) {
-        CK(server_totals(p, role, m, need, fits0, &in[1 + e], t, &role->fits_b[e]));
+        CK(server_totals(p, role, m, need, fits0, room, &in[1 + e], t, &role->fits_b[e]));
         uint64_t *v = e == 0 ? role->band_lo : role->band_hi;
         v[GPUFIT_MEM_WORKSPACE] = in[1 + e].ws;
         v[GPUFIT_MEM_RUNTIME_CONTEXT] = in[1 + e].ctx;
@@ -908,18 +942,24 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
     int32_t fits0 = role->fits;
     levels_in in[3] = {
         {p->ctx_bytes, role->comp[GPUFIT_MEM_COMM_BUFFERS], role->comp[GPUFIT_MEM_WORKSPACE],
-         p->frag, 0},
+         p->frag, {0, 0}},
         {p->band.ctx[0], p->band.comm[0] + extra * p->band.nccl[0], ws_other + p->band.ws[0],
-         p->band.frag[0], 0},
+         p->band.frag[0], {0, 0}},
         {p->band.ctx[1], p->band.comm[1] + extra * p->band.nccl[1], ws_other + p->band.ws[1],
-         p->band.frag[1], 0},
+         p->band.frag[1], {0, 0}},
     };
     levels_out o[1];
     int server = !p->training && p->util > 0.0 && role->capacity > 0;
-    for (int e = 0; e < 3 && server; e++)
-        in[e].visible = server_visible(role->capacity, e);
+    for (int e = 0; e < 3 && server; e++) {
+        in[e].tot.visible = server_visible(role->capacity, e);
+        /* vLLM's budget, util x the total, whatever the other stack terms (server_kv) */
+        if (p->kv_rule != GPUFIT__KV_SGLANG)
+            CK(mul_frac(in[e].tot.visible, p->util, &in[e].tot.budget));
+    }
+    /* the bytes the verdict checks every level against: the capacity less the margin */
+    uint64_t room = usable(p, role->capacity);
     uint64_t need = role->comp[GPUFIT_MEM_KV_CACHE]; /* the cache the job needs */
-    CK2(levels(p, role, per_tok, &in[0], role->comp, &o[0], err));
+    CK2(levels(p, role, per_tok, room, &in[0], role->comp, &o[0], err));
     if (o[0].kv_short)
         add_note(r, GPUFIT__NOTE_KV_TOO_SMALL);
     role->alloc = o[0].alloc;
@@ -928,15 +968,18 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
     role->kv_cap_bytes = o[0].kv_cap;
     role->kv_cap_tokens = o[0].kv_tokens;
     role->fits = o[0].fits;
-    if (server)
-        CK2(server_band(p, role, in, need, fits0, err));
-    else
+    if (server) {
+        CK2(server_band(p, role, in, need, fits0, room, err));
+    } else {
+        approx_shift sh;
+        CK(approx_shift_of(role, &sh));
         for (int e = 0; e < 2; e++)
-            CK2(band_end(p, role, &in[1 + e], &o[0], fits0, per_tok, e, err));
-    uint64_t cap = usable(p, role->capacity); /* headroom: above the safety margin */
+            CK2(band_end(p, role, &in[1 + e], &o[0], &sh, fits0, per_tok, room, e, err));
+    }
+    /* headroom: above the safety margin */
     role->headroom = role->capacity == 0 ? 0
-                                         : (int64_t)(cap > role->used ? cap - role->used : 0) -
-                                               (int64_t)(role->used > cap ? role->used - cap : 0);
+                                         : (int64_t)(room > role->used ? room - role->used : 0) -
+                                               (int64_t)(role->used > room ? role->used - room : 0);
     return GPUFIT_OK;
 }
 
