@@ -264,6 +264,27 @@ static int blocks_sum(const role_ctx *x, const gpufit__slice *sl, int e, uint64_
                  : slice_sum(x, sl, b->t[e], b->t_glob[e], 1, out);
 }
 
+/* The counts of trainable tensors above 1 MiB a role's block rests have summed, by the index e
+ * of bytes per element (0, 1, 2): the families of one dtype (fp32 master copies and Adam's
+ * states, say) share one sum. */
+typedef struct big_counts {
+    uint64_t n[3];
+    unsigned have; /* bit e: n[e] is summed */
+} big_counts;
+
+/* blocks_sum(x, sl, e) for e >= 0, summed once per e in memo. 1 on overflow. */
+static int big_tensors(const role_ctx *x, const gpufit__slice *sl, int e, big_counts *memo,
+                       uint64_t *out)
+{
+    if (!(memo->have >> e & 1u)) {
+        if (blocks_sum(x, sl, e, &memo->n[e]))
+            return 1;
+        memo->have |= 1u << e;
+    }
+    *out = memo->n[e];
+    return 0;
+}
+
 /* PyTorch's caching allocator splits a block of the large pool only when more than 1 MiB would
  * remain (c10/cuda/CUDACachingAllocator.cpp should_split, kSmallSize), and memory_allocated
  * counts the whole block: each tensor above 1 MiB may hold up to 1 MiB (+ 511 B of rounding)
@@ -296,21 +317,22 @@ static int block_slack(const role_ctx *x, const gpufit__slice *sl, gpufit__role 
                      ? 1
                      : 0; /* Adafactor's factored rows and columns stay small */
     int e;
+    big_counts big = {{0}, 0};
     if (p->framework == GPUFIT_FW_PYTORCH) {
         e = gpufit__dtype_log2_bytes(p->g_dt);
-        if (blocks_sum(x, sl, e, &n) || gpufit__mul(n, per, &b) ||
+        if (big_tensors(x, sl, e, &big, &n) || gpufit__mul(n, per, &b) ||
             widen_high(role, GPUFIT_MEM_GRADIENTS, b))
             return 1;
     }
     e = gpufit__dtype_log2_bytes(p->m_dt);
     if (role->comp[GPUFIT_MEM_MASTER_WEIGHTS] > 0 &&
-        (blocks_sum(x, sl, e, &n) || gpufit__mul(n, per, &b) ||
+        (big_tensors(x, sl, e, &big, &n) || gpufit__mul(n, per, &b) ||
          widen_high(role, GPUFIT_MEM_MASTER_WEIGHTS, b)))
         return 1;
     e = p->optimizer == GPUFIT_OPT_ADAMW_8BIT ? 0 : gpufit__dtype_log2_bytes(p->o_dt);
     if (states > 0 && p->task != GPUFIT_TASK_QLORA && /* paged states: outside memory_allocated */
         role->comp[GPUFIT_MEM_OPTIMIZER_STATES] > 0 &&
-        (blocks_sum(x, sl, e, &n) || gpufit__mul(n, per * (uint64_t)states, &b) ||
+        (big_tensors(x, sl, e, &big, &n) || gpufit__mul(n, per * (uint64_t)states, &b) ||
          widen_high(role, GPUFIT_MEM_OPTIMIZER_STATES, b)))
         return 1;
     return 0;
@@ -848,22 +870,33 @@ static int32_t band_end(const gpufit__plan *p, gpufit__role *role, const levels_
     return GPUFIT_OK;
 }
 
-/* A server role's totals under one setting of the stack terms, from its point components m
- * (after levels): t = {allocated, reserved, used, KV budget}; the same rules as levels(). */
-static int server_totals(const gpufit__plan *p, const gpufit__role *role, const uint64_t *m,
-                         uint64_t need, int32_t fits0, uint64_t room, const levels_in *in,
-                         uint64_t *t, int32_t *fits)
+/* A server role's totals with the stack terms at ctx, comm, ws and the budget's start at tot,
+ * from its point components m (after levels): t = {allocated, reserved, used, KV budget}; the
+ * same rules as levels(). 1 on overflow. */
+static int server_totals(const gpufit__plan *p, const gpufit__role *role, const server_total *tot,
+                         uint64_t ctx, uint64_t comm, uint64_t ws, uint64_t *t)
 {
-    uint64_t other = role->alloc - m[GPUFIT_MEM_KV_CACHE] - m[GPUFIT_MEM_WORKSPACE] + in->ws;
+    const uint64_t *m = role->comp;
+    uint64_t other = role->alloc - m[GPUFIT_MEM_KV_CACHE] - m[GPUFIT_MEM_WORKSPACE] + ws;
     uint64_t kv;
-    if (server_kv(p, &in->tot, in->ctx, in->comm, other, m[GPUFIT_MEM_WEIGHTS], &kv))
+    if (server_kv(p, tot, ctx, comm, other, m[GPUFIT_MEM_WEIGHTS], &kv))
         return 1;
     t[0] = other + kv;
     t[1] = t[0] + m[GPUFIT_MEM_FRAGMENTATION]; /* a fixed slack (servers keep none) */
-    t[2] = t[1] + in->ctx + in->comm;
+    t[2] = t[1] + ctx + comm;
     t[3] = kv;
-    *fits = fits0 != 0 && kv >= need && kv > 0 && t[2] <= room;
     return 0;
+}
+
+/* Widens [dlo, dhi] of each total by its change from the point pt to t. */
+static void note_change(const uint64_t *pt, const uint64_t *t, int64_t *dlo, int64_t *dhi)
+{
+    for (int k = 0; k < 4; k++) {
+        /* a signed change, computed without an unsigned wrap (budgets < 2^63) */
+        int64_t d = t[k] >= pt[k] ? (int64_t)(t[k] - pt[k]) : -(int64_t)(pt[k] - t[k]);
+        dlo[k] = d < dlo[k] ? d : dlo[k];
+        dhi[k] = d > dhi[k] ? d : dhi[k];
+    }
 }
 
 /* The band of a server role (role->comp and levels at the point already set): its KV budget is
@@ -876,53 +909,49 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
                            uint64_t need, int32_t fits0, uint64_t room, gpufit_error *err)
 {
     const uint64_t *m = role->comp;
-    /* the point's totals, as levels() left them (server_totals under in[0] gives the same) */
+    const levels_in *o = &in[0];
+    /* the point's totals, as levels() left them (server_totals at in[0] gives the same) */
     uint64_t pt[4] = {role->alloc, role->reserved, role->used, role->kv_cap_bytes}, t[4];
-    int32_t f;
     int64_t dlo[4] = {0}, dhi[4] = {0};
-    /* the driver's reserve moves only the KV budget, and every total with it by as much */
     for (int e = 1; e <= 2; e++) {
+        /* the driver's reserve moves only the KV budget, and every total with it by as much */
         uint64_t other = role->alloc - m[GPUFIT_MEM_KV_CACHE], kv;
-        CK(server_kv(p, &in[e].tot, in[0].ctx, in[0].comm, other, m[GPUFIT_MEM_WEIGHTS],
-                     &kv));
+        CK(server_kv(p, &in[e].tot, o->ctx, o->comm, other, m[GPUFIT_MEM_WEIGHTS], &kv));
         int64_t d = kv >= pt[3] ? (int64_t)(kv - pt[3]) : -(int64_t)(pt[3] - kv);
         for (int k = 0; k < 4; k++) {
             dlo[k] = d < dlo[k] ? d : dlo[k];
             dhi[k] = d > dhi[k] ? d : dhi[k];
         }
-    }
-    for (int c = 0; c < 3; c++) /* context, NCCL, workspace */
-        for (int e = 1; e <= 2; e++) {
-            levels_in v = in[0];
-            if (c == 0)
-                v.ctx = in[e].ctx;
-            else if (c == 1)
-                v.comm = in[e].comm;
-            else
-                v.ws = in[e].ws;
-            if (v.ctx == in[0].ctx && v.comm == in[0].comm && v.ws == in[0].ws)
-                continue; /* this end is the point: no change to count */
-            CK(server_totals(p, role, m, need, fits0, room, &v, t, &f));
-            for (int k = 0; k < 4; k++) {
-                /* a signed change, computed without an unsigned wrap (budgets < 2^63) */
-                int64_t d = t[k] >= pt[k] ? (int64_t)(t[k] - pt[k]) : -(int64_t)(pt[k] - t[k]);
-                dlo[k] = d < dlo[k] ? d : dlo[k];
-                dhi[k] = d > dhi[k] ? d : dhi[k];
-            }
+        /* context, NCCL, workspace: each alone at this end (an end equal to the point moves
+         * nothing) */
+        if (in[e].ctx != o->ctx) {
+            CK(server_totals(p, role, &o->tot, in[e].ctx, o->comm, o->ws, t));
+            note_change(pt, t, dlo, dhi);
         }
+        if (in[e].comm != o->comm) {
+            CK(server_totals(p, role, &o->tot, o->ctx, in[e].comm, o->ws, t));
+            note_change(pt, t, dlo, dhi);
+        }
+        if (in[e].ws != o->ws) {
+            CK(server_totals(p, role, &o->tot, o->ctx, o->comm, in[e].ws, t));
+            note_change(pt, t, dlo, dhi);
+        }
+    }
     uint64_t *b[4] = {role->alloc_b, role->reserved_b, role->used_b, role->kv_cap_b};
     for (int k = 0; k < 4; k++) {
         b[k][0] = pt[k] - (uint64_t)(-dlo[k]); /* dlo <= 0 <= dhi */
         b[k][1] = pt[k] + (uint64_t)dhi[k];
     }
     for (int e = 0; e < 2; e++) {
-        CK(server_totals(p, role, m, need, fits0, room, &in[1 + e], t, &role->fits_b[e]));
-        uint64_t *v = e == 0 ? role->band_lo : role->band_hi;
-        v[GPUFIT_MEM_WORKSPACE] = in[1 + e].ws;
-        v[GPUFIT_MEM_RUNTIME_CONTEXT] = in[1 + e].ctx;
-        v[GPUFIT_MEM_COMM_BUFFERS] = in[1 + e].comm;
-        v[GPUFIT_MEM_FRAGMENTATION] = m[GPUFIT_MEM_FRAGMENTATION];
-        v[GPUFIT_MEM_KV_CACHE] = role->kv_cap_b[e];
+        const levels_in *v = &in[1 + e];
+        CK(server_totals(p, role, &v->tot, v->ctx, v->comm, v->ws, t));
+        role->fits_b[e] = fits0 != 0 && t[3] >= need && t[3] > 0 && t[2] <= room;
+        uint64_t *band = e == 0 ? role->band_lo : role->band_hi;
+        band[GPUFIT_MEM_WORKSPACE] = v->ws;
+        band[GPUFIT_MEM_RUNTIME_CONTEXT] = v->ctx;
+        band[GPUFIT_MEM_COMM_BUFFERS] = v->comm;
+        band[GPUFIT_MEM_FRAGMENTATION] = m[GPUFIT_MEM_FRAGMENTATION];
+        band[GPUFIT_MEM_KV_CACHE] = role->kv_cap_b[e];
     }
     return GPUFIT_OK;
 }
