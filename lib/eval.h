@@ -314,7 +314,8 @@ typedef struct gpufit__dummies {
     uint64_t att[GPUFIT__W_COUNT], rest[GPUFIT__W_COUNT], head;
 } gpufit__dummies;
 int gpufit__megatron_wgrad_dummies(const gpufit__plan *p, const gpufit__shape *s,
-                                   const gpufit__tgroup *g, size_t ng, gpufit__dummies *d);
+                                   const gpufit__tgroup *g, size_t ng,
+                                   const gpufit__aggregates *agg, gpufit__dummies *d);
 /* Whether the weights of a GGUF file type named without its file have a band: a recipe's
  * per-tensor bumps vary by quantiser (not f16, not Q8_0, whose tensors are all of one type),
  * and MoE routers are F32 or the file's type by converter (mem_weights.c gguf_type). */

@@ -111,7 +111,7 @@ static int wcache_fill(const struct gpufit_model *mdl, const gpufit__plan *p,
                  s->arch != GPUFIT_ARCH_GENERIC && wc->gguf == NULL && !p->expandable;
     wc->dummies = p->training && p->framework == GPUFIT_FW_MEGATRON && !p->lora &&
                   s->arch != GPUFIT_ARCH_GENERIC;
-    if (wc->dummies && gpufit__megatron_wgrad_dummies(p, s, g, ng, &wc->dum))
+    if (wc->dummies && gpufit__megatron_wgrad_dummies(p, s, g, ng, agg, &wc->dum))
         return 1;
     return wc->blocks && gpufit__blocks_build(p, s, g, ng, agg, &wc->blk);
 }

@@ -352,12 +352,43 @@ int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
  * sums are the shapes'), and the output head's [V / tp, h]. Each group's rows x cols is at
  * most 2^54 (model_shape.c's ranges) and a class has at most GPUFIT__TGROUPS_MAX groups, so
  * the sums do not wrap before the checked multiplication by the element size. 1 on overflow. */
+/* The layer classes' dummy elements (el->att, el->rest) from the model cache's sums, as the
+ * walk below sums them, when every sharded tensor splits evenly (tp, etp divide the rows: each
+ * shard is rows / tp, so the shards' sum is the sum / tp); 1 when filled, else 0. The sums are
+ * at most 64 groups of 2^54 elements; K and V's heads x dh is at most their rows. */
+static int dummies_summed(const gpufit__plan *p, const gpufit__shape *s,
+                          const gpufit__aggregates *agg, gpufit__dummies *el)
+{
+    uint64_t tp = p->tp, etp = p->etp;
+    if (agg == NULL)
+        return 0;
+    for (int w = s->w_first; w < s->w_end; w++) {
+        uint64_t gcd = agg->layer[w].rows_gcd; /* of every 2-D tensor but K and V */
+        if ((tp > 1 && gcd % tp != 0) || (etp > 1 && gcd % etp != 0))
+            return 0;
+    }
+    /* shard_dims: standard K and V keep max(nkv / tp, 1) heads of dh rows under tp > 1 */
+    uint64_t kv_rows = (s->nkv > tp ? s->nkv / tp : 1) * s->dh;
+    for (int w = s->w_first; w < s->w_end; w++) {
+        const gpufit__class_agg *a = &agg->layer[w];
+        el->att[w] = gpufit__div(a->dum_att, tp) + (tp == 1 ? a->dum_kv_el : kv_rows * a->dum_kv_cols);
+        el->rest[w] = gpufit__div(a->dum_rest, tp) + gpufit__div(a->dum_exp, etp > 1 ? etp : 1);
+    }
+    return 1;
+}
+
 int gpufit__megatron_wgrad_dummies(const gpufit__plan *p, const gpufit__shape *s,
-                                   const gpufit__tgroup *g, size_t ng, gpufit__dummies *d)
+                                   const gpufit__tgroup *g, size_t ng,
+                                   const gpufit__aggregates *agg, gpufit__dummies *d)
 {
     gpufit__dummies el = {{0}, {0}, 0};
+    /* the global groups come first (gpufit__model_tensors): with the layers summed, the walk
+     * stops after them */
+    int summed = dummies_summed(p, s, agg, &el);
     for (size_t i = 0; i < ng; i++) {
         int kind = g[i].kind, w = g[i].where;
+        if (summed && w != GPUFIT__W_GLOBAL)
+            break;
         if (w == GPUFIT__W_GLOBAL) {
             if ((kind == GPUFIT__T_OUTPUT || (kind == GPUFIT__T_TOKEN_EMBD && s->tied)) &&
                 !is_1d(&g[i])) /* the vocabulary-parallel head */

@@ -76,6 +76,17 @@ static void add_group(const gpufit__shape *s, const gpufit__tgroup *g, int lora,
     }
     int exp = gpufit__is_expert(g->kind);
     int kv = (g->kind == GPUFIT__T_ATTN_K || g->kind == GPUFIT__T_ATTN_V) && !s->mla;
+    if (lin) { /* the wgrad dummies' families (gpufit__megatron_wgrad_dummies) */
+        uint64_t one = g->rows * g->cols;
+        if (kv) {
+            a->dum_kv_el += one;
+            a->dum_kv_cols += g->cols;
+        } else if (exp) {
+            a->dum_exp += one;
+        } else {
+            *(g->kind <= GPUFIT__T_MLA_KV_B ? &a->dum_att : &a->dum_rest) += one;
+        }
+    }
     if (oned || g->kind == GPUFIT__T_ROUTER) { /* replicated over tp (mem_weights.c) */
         a->oned_el += el;
         return;
