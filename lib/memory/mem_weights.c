@@ -632,6 +632,18 @@ int gpufit__blocks_build(const gpufit__plan *p, const gpufit__shape *s, const gp
     int count = p->training;
     if (summed && !count)
         return 0;
+    if (summed && p->lora) { /* LoRA's A and B of the adapted layer tensors, whole */
+        for (size_t i = 0; i < ng; i++) {
+            const gpufit__tgroup *gi = &g[i];
+            if (gi->where == GPUFIT__W_GLOBAL || is_1d(gi) ||
+                !gpufit__lora_adapted(p->lora_mask, gi->kind))
+                continue;
+            uint64_t *t = &b->t[0][gi->where]; /* products < 2^44: rank 2^16, rows 2^28 */
+            add_big(t, GPUFIT__W_COUNT, p->lora_rank * gi->cols, gi->copies);
+            add_big(t, GPUFIT__W_COUNT, p->lora_rank * gi->rows, gi->copies);
+        }
+        return 0;
+    }
     for (size_t i = 0; i < ng; i++) {
         uint64_t rows, copies, one;
         if (is_1d(&g[i])) /* norms and biases: far below 1 MiB (2^18 fp32 elements) */
