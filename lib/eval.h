@@ -174,8 +174,9 @@ struct gpufit_result {
     uint64_t capacity, peak, host_bytes;
     uint64_t peak_b[2];  /* the worst role's device_used band: [0] low, [1] high */
     int32_t verdict;     /* gpufit_verdict */
-    int32_t lean;        /* 1: only the summary is read (gpufit_evaluate_summary): the names
-                            and `resolved` are not written */
+    int32_t lean;        /* 1: only the summary is read (gpufit_evaluate_summary): the names,
+                            `resolved` and the roles' bands but the used total's (the
+                            components', allocated, reserved, KV) are not written */
     uint64_t n_params, n_active;
     uint8_t notes[GPUFIT__NOTES_MAX];
     const gpufit__gpu *gpu; /* catalogue GPU, or NULL (then gpu_name) */

@@ -830,10 +830,11 @@ static int approx_shift_of(const gpufit__role *role, approx_shift *sh)
 /* The band of a role whose KV cache is not a server's budget: every stack term enters the
  * levels additively (workspace, context, NCCL) or as a fraction of the dynamic bytes (slack),
  * so each end follows from the point levels in closed form. e: 0 low, 1 high; sh: the
- * approximated components' shift (approx_shift_of); room: usable(p, role->capacity). */
+ * approximated components' shift (approx_shift_of); room: usable(p, role->capacity); lean:
+ * only the used total's band and the verdict are read (gpufit_result.lean). */
 static int32_t band_end(const gpufit__plan *p, gpufit__role *role, const levels_in *in,
                         const levels_out *pt, const approx_shift *sh, int32_t fits0,
-                        uint64_t per_tok, uint64_t room, int e, gpufit_error *err)
+                        uint64_t per_tok, uint64_t room, int e, int lean, gpufit_error *err)
 {
     const uint64_t *m = role->comp;
     uint64_t *v = e == 0 ? role->band_lo : role->band_hi;
@@ -852,6 +853,11 @@ static int32_t band_end(const gpufit__plan *p, gpufit__role *role, const levels_
         CK(mul_frac(dynamic, in->frag, &frag));
     CK(gpufit__add(alloc, frag, &reserved) || gpufit__add(reserved, in->ctx, &used) ||
        gpufit__add(used, in->comm, &used));
+    uint64_t cap = role->capacity, kv = pt->kv_cap;
+    role->used_b[e] = used;
+    role->fits_b[e] = cap == 0 ? -1 : fits0 != 0 && used <= room;
+    if (lean)
+        return GPUFIT_OK; /* the other totals' and the components' bands are the report's */
     v[GPUFIT_MEM_WORKSPACE] = in->ws;
     v[GPUFIT_MEM_RUNTIME_CONTEXT] = in->ctx;
     v[GPUFIT_MEM_COMM_BUFFERS] = in->comm;
@@ -859,14 +865,11 @@ static int32_t band_end(const gpufit__plan *p, gpufit__role *role, const levels_
     v[GPUFIT_MEM_KV_CACHE] = m[GPUFIT_MEM_KV_CACHE];
     role->alloc_b[e] = alloc;
     role->reserved_b[e] = reserved;
-    role->used_b[e] = used;
-    uint64_t cap = role->capacity, kv = pt->kv_cap;
     if (cap > 0 && !p->training && !(p->util > 0.0) && per_tok > 0) {
         uint64_t rest = used - m[GPUFIT_MEM_KV_CACHE];
         kv = cap > rest ? cap - rest : 0;
     }
     role->kv_cap_b[1 - e] = kv; /* more of the rest, less room for the cache */
-    role->fits_b[e] = cap == 0 ? -1 : fits0 != 0 && used <= room;
     return GPUFIT_OK;
 }
 
@@ -888,10 +891,11 @@ static int server_totals(const gpufit__plan *p, const gpufit__role *role, const 
     return 0;
 }
 
-/* Widens [dlo, dhi] of each total by its change from the point pt to t. */
-static void note_change(const uint64_t *pt, const uint64_t *t, int64_t *dlo, int64_t *dhi)
+/* Widens [dlo, dhi] of totals [k0, k1) by their change from the point pt to t. */
+static void note_change(const uint64_t *pt, const uint64_t *t, int k0, int k1, int64_t *dlo,
+                        int64_t *dhi)
 {
-    for (int k = 0; k < 4; k++) {
+    for (int k = k0; k < k1; k++) {
         /* a signed change, computed without an unsigned wrap (budgets < 2^63) */
         int64_t d = t[k] >= pt[k] ? (int64_t)(t[k] - pt[k]) : -(int64_t)(pt[k] - t[k]);
         dlo[k] = d < dlo[k] ? d : dlo[k];
@@ -904,10 +908,14 @@ static void note_change(const uint64_t *pt, const uint64_t *t, int64_t *dlo, int
  * the budget, a larger workspace grows the allocation). The band of each total is the point
  * plus, per stack term, the smaller and the larger change of varying that term alone; the
  * verdict's ends set every term low (optimistic: the most budget, the least used) or high.
- * room: usable(p, role->capacity). */
+ * room: usable(p, role->capacity); lean: only the used total's band is read (the summary's
+ * peak band, band_verdict), the others are left unset. */
 static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const levels_in *in,
-                           uint64_t need, int32_t fits0, uint64_t room, gpufit_error *err)
+                           uint64_t need, int32_t fits0, uint64_t room, int lean,
+                           gpufit_error *err)
 {
+    /* the totals whose bands are kept: allocated, reserved, used, KV budget, or used alone */
+    const int k0 = lean ? 2 : 0, k1 = lean ? 3 : 4;
     const uint64_t *m = role->comp;
     const levels_in *o = &in[0];
     /* the point's totals, as levels() left them (server_totals at in[0] gives the same) */
@@ -918,7 +926,7 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
         uint64_t other = role->alloc - m[GPUFIT_MEM_KV_CACHE], kv;
         CK(server_kv(p, &in[e].tot, o->ctx, o->comm, other, m[GPUFIT_MEM_WEIGHTS], &kv));
         int64_t d = kv >= pt[3] ? (int64_t)(kv - pt[3]) : -(int64_t)(pt[3] - kv);
-        for (int k = 0; k < 4; k++) {
+        for (int k = k0; k < k1; k++) {
             dlo[k] = d < dlo[k] ? d : dlo[k];
             dhi[k] = d > dhi[k] ? d : dhi[k];
         }
@@ -926,19 +934,19 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
          * nothing) */
         if (in[e].ctx != o->ctx) {
             CK(server_totals(p, role, &o->tot, in[e].ctx, o->comm, o->ws, t));
-            note_change(pt, t, dlo, dhi);
+            note_change(pt, t, k0, k1, dlo, dhi);
         }
         if (in[e].comm != o->comm) {
             CK(server_totals(p, role, &o->tot, o->ctx, in[e].comm, o->ws, t));
-            note_change(pt, t, dlo, dhi);
+            note_change(pt, t, k0, k1, dlo, dhi);
         }
         if (in[e].ws != o->ws) {
             CK(server_totals(p, role, &o->tot, o->ctx, o->comm, in[e].ws, t));
-            note_change(pt, t, dlo, dhi);
+            note_change(pt, t, k0, k1, dlo, dhi);
         }
     }
     uint64_t *b[4] = {role->alloc_b, role->reserved_b, role->used_b, role->kv_cap_b};
-    for (int k = 0; k < 4; k++) {
+    for (int k = k0; k < k1; k++) {
         b[k][0] = pt[k] - (uint64_t)(-dlo[k]); /* dlo <= 0 <= dhi */
         b[k][1] = pt[k] + (uint64_t)dhi[k];
     }
@@ -946,6 +954,8 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
         const levels_in *v = &in[1 + e];
         CK(server_totals(p, role, &v->tot, v->ctx, v->comm, v->ws, t));
         role->fits_b[e] = fits0 != 0 && t[3] >= need && t[3] > 0 && t[2] <= room;
+        if (lean)
+            continue; /* the components' bands are the report's */
         uint64_t *band = e == 0 ? role->band_lo : role->band_hi;
         band[GPUFIT_MEM_WORKSPACE] = v->ws;
         band[GPUFIT_MEM_RUNTIME_CONTEXT] = v->ctx;
@@ -998,12 +1008,12 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
     role->kv_cap_tokens = o[0].kv_tokens;
     role->fits = o[0].fits;
     if (server) {
-        CK2(server_band(p, role, in, need, fits0, room, err));
+        CK2(server_band(p, role, in, need, fits0, room, r->lean, err));
     } else {
         approx_shift sh;
         CK(approx_shift_of(role, &sh));
         for (int e = 0; e < 2; e++)
-            CK2(band_end(p, role, &in[1 + e], &o[0], &sh, fits0, per_tok, room, e, err));
+            CK2(band_end(p, role, &in[1 + e], &o[0], &sh, fits0, per_tok, room, e, r->lean, err));
     }
     /* headroom: above the safety margin */
     role->headroom = role->capacity == 0 ? 0
@@ -1603,8 +1613,10 @@ int32_t gpufit__evaluate_reuse(struct gpufit_result *r, const struct gpufit_mode
         hr->fits = cap > 0 ? host <= cap : -1;
         hr->headroom = cap > 0 ? (int64_t)cap - (int64_t)host : 0;
         hr->approx = 0;
-        memcpy(hr->band_lo, hm, sizeof hr->comp); /* host bytes: no stack constant */
-        memcpy(hr->band_hi, hm, sizeof hr->comp);
+        if (!r->lean) { /* host bytes: no stack constant (the components' bands: the report's) */
+            memcpy(hr->band_lo, hm, sizeof hr->comp);
+            memcpy(hr->band_hi, hm, sizeof hr->comp);
+        }
         hr->alloc_b[0] = hr->alloc_b[1] = hr->reserved_b[0] = hr->reserved_b[1] = host;
         hr->used_b[0] = hr->used_b[1] = host;
         hr->kv_cap_b[0] = hr->kv_cap_b[1] = 0;

@@ -371,7 +371,8 @@ static int dummies_summed(const gpufit__plan *p, const gpufit__shape *s,
     uint64_t kv_rows = (s->nkv > tp ? s->nkv / tp : 1) * s->dh;
     for (int w = s->w_first; w < s->w_end; w++) {
         const gpufit__class_agg *a = &agg->layer[w];
-        el->att[w] = gpufit__div(a->dum_att, tp) + (tp == 1 ? a->dum_kv_el : kv_rows * a->dum_kv_cols);
+        el->att[w] = gpufit__div(a->dum_att, tp) +
+                     (tp == 1 ? a->dum_kv_el : kv_rows * a->dum_kv_cols);
         el->rest[w] = gpufit__div(a->dum_rest, tp) + gpufit__div(a->dum_exp, etp > 1 ? etp : 1);
     }
     return 1;
@@ -582,7 +583,8 @@ static inline void add_big(uint64_t *t, size_t stride, uint64_t el, uint64_t n)
  * one, nf4 or fp4 (which packs as nf4: 36 bytes per 64 elements, lib/core/dtype.c), or linear
  * tensors among the globals. */
 static int blocks_weights_summed(const gpufit__plan *p, const gpufit__shape *s,
-                                 const gpufit__aggregates *agg, int64_t dense_dt, gpufit__blocks *b)
+                                 const gpufit__aggregates *agg, int64_t dense_dt,
+                                 gpufit__blocks *b)
 {
     const gpufit__dtype_info *dd = gpufit__dtype(dense_dt);
     int64_t lin_dt = p->w_dt > GPUFIT_DTYPE_BF16 ? p->w_dt : dense_dt; /* as group_dtype */
