@@ -338,9 +338,31 @@ static int block_slack(const role_ctx *x, const gpufit__slice *sl, gpufit__role 
     return 0;
 }
 
+/* How far the approximated components (role->approx, allocated ones) move the allocated and
+ * the dynamic bytes at each end of their bands: lo <= point <= hi, so the low end subtracts
+ * (dn) and the high end adds (up). Summed once for both ends (eval_role); ovf: an up sum
+ * exceeds 64 bits, and then so would the high end's allocated (or dynamic) bytes, which are at
+ * least as large (a sum of unsigned terms wraps iff some partial sum does): band_end's
+ * overflow, reported where it would be. */
+typedef struct approx_shift {
+    uint64_t alloc_dn, dyn_dn, alloc_up, dyn_up;
+    int ovf;
+} approx_shift;
+
+/* Adds component c, dn below and up above its point, to sh. */
+static void approx_add(approx_shift *sh, int c, uint64_t dn, uint64_t up)
+{
+    sh->alloc_dn += dn; /* <= the point's allocated bytes, which include the component */
+    sh->ovf |= gpufit__add(sh->alloc_up, up, &sh->alloc_up);
+    if (c == GPUFIT_MEM_ACTIVATIONS || c == GPUFIT_MEM_LOGITS) {
+        sh->dyn_dn += dn;
+        sh->ovf |= gpufit__add(sh->dyn_up, up, &sh->dyn_up);
+    }
+}
+
 /* Memory of one role; every component but fragmentation (finish_role) is set here. */
 static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__role *role,
-                         host_part *hc)
+                         host_part *hc, approx_shift *sh)
 {
     const gpufit__plan *p = x->p;
     const gpufit__shape *s = x->s;
@@ -642,12 +664,15 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         CK(gpufit__add(sum, att, &sum) || widen_high(role, GPUFIT_MEM_GRADIENTS, sum));
     }
     /* an approximated component's band must still hold its final point (lo <= point <= hi);
-     * the set bits only, lowest first (most roles mark one or two) */
+     * its shift of the band's ends; the set bits only, lowest first (most roles mark one or
+     * two) */
+    *sh = (approx_shift){0, 0, 0, 0, 0};
     for (uint32_t ap = role->approx & ((1u << GPUFIT__NCOMP) - 2u); ap != 0; ap &= ap - 1) {
         int k = __builtin_ctz(ap);
         if (role->band_lo[k] > m[k] || role->band_hi[k] < m[k])
             return gpufit__fail(err, GPUFIT_E_INTERNAL, -1, UINT64_MAX,
                                 "internal: the band of component %d lost its point", k);
+        approx_add(sh, k, m[k] - role->band_lo[k], role->band_hi[k] - m[k]);
     }
     return GPUFIT_OK;
 }
@@ -799,38 +824,10 @@ static int32_t levels(const gpufit__plan *p, const gpufit__role *role, uint64_t 
     return GPUFIT_OK;
 }
 
-/* How far the approximated components (role->approx, allocated ones) move the allocated and
- * the dynamic bytes at each end of their bands: lo <= point <= hi, so the low end subtracts
- * (dn) and the high end adds (up). Summed once for both ends. */
-typedef struct approx_shift {
-    uint64_t alloc_dn, dyn_dn, alloc_up, dyn_up;
-} approx_shift;
-
-/* 1 when an up sum exceeds 64 bits: then so would the high end's allocated (or dynamic) bytes,
- * which are at least as large (a sum of unsigned terms wraps iff some partial sum does). */
-static int approx_shift_of(const gpufit__role *role, approx_shift *sh)
-{
-    const uint64_t *m = role->comp;
-    *sh = (approx_shift){0, 0, 0, 0};
-    for (uint32_t ap = role->approx & ((1u << GPUFIT__NCOMP) - 2u); ap != 0; ap &= ap - 1) {
-        int c = __builtin_ctz(ap), dyn = c == GPUFIT_MEM_ACTIVATIONS || c == GPUFIT_MEM_LOGITS;
-        uint64_t dn = m[c] - role->band_lo[c], up = role->band_hi[c] - m[c];
-        sh->alloc_dn += dn; /* <= the point's allocated bytes, which include m[c] */
-        if (gpufit__add(sh->alloc_up, up, &sh->alloc_up))
-            return 1;
-        if (dyn) {
-            sh->dyn_dn += dn;
-            if (gpufit__add(sh->dyn_up, up, &sh->dyn_up))
-                return 1;
-        }
-    }
-    return 0;
-}
-
 /* The band of a role whose KV cache is not a server's budget: every stack term enters the
  * levels additively (workspace, context, NCCL) or as a fraction of the dynamic bytes (slack),
  * so each end follows from the point levels in closed form. e: 0 low, 1 high; sh: the
- * approximated components' shift (approx_shift_of); room: usable(p, role->capacity); lean:
+ * approximated components' shift (eval_role); room: usable(p, role->capacity); lean:
  * only the used total's band and the verdict are read (gpufit_result.lean). */
 static int32_t band_end(const gpufit__plan *p, gpufit__role *role, const levels_in *in,
                         const levels_out *pt, const approx_shift *sh, int32_t fits0,
@@ -972,8 +969,8 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
  * slack), a server's KV budget and the components eval_role marks approximate (a GGUF recipe's
  * weights, the optimizer step, gradients freed between steps) have a band; every other
  * component is exact. */
-static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_error *err,
-                           struct gpufit_result *r)
+static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, const approx_shift *sh,
+                           gpufit_error *err, struct gpufit_result *r)
 {
     uint64_t per_tok = role->kv_cap_tokens;
     uint64_t ws_other = role->comp[GPUFIT_MEM_WORKSPACE] - p->ws_bytes; /* exact part */
@@ -1010,10 +1007,9 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
     if (server) {
         CK2(server_band(p, role, in, need, fits0, room, r->lean, err));
     } else {
-        approx_shift sh;
-        CK(approx_shift_of(role, &sh));
+        CK(sh->ovf);
         for (int e = 0; e < 2; e++)
-            CK2(band_end(p, role, &in[1 + e], &o[0], &sh, fits0, per_tok, room, e, r->lean, err));
+            CK2(band_end(p, role, &in[1 + e], &o[0], sh, fits0, per_tok, room, e, r->lean, err));
     }
     /* headroom: above the safety margin */
     role->headroom = role->capacity == 0 ? 0
@@ -1063,9 +1059,10 @@ static int32_t run_role(const role_ctx *x, const gpufit__slice *sl, uint32_t k, 
 {
     gpufit__role *role = &x->r->roles[k];
     *hc = (host_part){0, 0, 0, 0, 0};
-    int32_t st = eval_role(x, sl, role, hc);
+    approx_shift sh; /* the approximated components' shift of the band's ends */
+    int32_t st = eval_role(x, sl, role, hc, &sh);
     if (st == GPUFIT_OK)
-        st = finish_role(x->p, role, x->err, x->r);
+        st = finish_role(x->p, role, &sh, x->err, x->r);
     if (st == GPUFIT_OK)
         rank_role(x->r, k);
     return st;
