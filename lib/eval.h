@@ -174,8 +174,9 @@ struct gpufit_result {
     uint64_t capacity, peak, host_bytes;
     uint64_t peak_b[2];  /* the worst role's device_used band: [0] low, [1] high */
     int32_t verdict;     /* gpufit_verdict */
-    int32_t lean;        /* 1: only the summary is read (gpufit_evaluate_summary): the names
-                            and `resolved` are not written */
+    int32_t lean;        /* 1: only the summary is read (gpufit_evaluate_summary): the names,
+                            `resolved` and the roles' bands but the used total's (the
+                            components', allocated, reserved, KV) are not written */
     uint64_t n_params, n_active;
     uint8_t notes[GPUFIT__NOTES_MAX];
     const gpufit__gpu *gpu; /* catalogue GPU, or NULL (then gpu_name) */
@@ -314,7 +315,8 @@ typedef struct gpufit__dummies {
     uint64_t att[GPUFIT__W_COUNT], rest[GPUFIT__W_COUNT], head;
 } gpufit__dummies;
 int gpufit__megatron_wgrad_dummies(const gpufit__plan *p, const gpufit__shape *s,
-                                   const gpufit__tgroup *g, size_t ng, gpufit__dummies *d);
+                                   const gpufit__tgroup *g, size_t ng,
+                                   const gpufit__aggregates *agg, gpufit__dummies *d);
 /* Whether the weights of a GGUF file type named without its file have a band: a recipe's
  * per-tensor bumps vary by quantiser (not f16, not Q8_0, whose tensors are all of one type),
  * and MoE routers are F32 or the file's type by converter (mem_weights.c gguf_type). */

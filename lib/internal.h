@@ -37,6 +37,15 @@ typedef struct gpufit__class_agg {
      * per element (gpufit__blocks, docs/memory/allocator.md): the most the weights loaded
      * into fresh segments add (bytes), and the tensors above 1 MiB */
     uint64_t blk_w[3], blk_t[3];
+    /* blk_w apart for weights stored in two dtypes (nf4 linear layers, the rest in the dense
+     * dtype: QLoRA's default, bitsandbytes inference): the linear 2-D tensors' rests in nf4 (36
+     * B per 64 elements, as fp4), the other 2-D tensors' at 1, 2 and 4 bytes per element */
+    uint64_t blk_nf4, blk_other[3];
+    /* Megatron's wgrad dummies (mem_weights.c): sums of rows x cols, one tensor per group
+     * whatever its copies, of the linear tensors by family: attention's but the standard K and
+     * V; those K and V (and the sum of their cols); the others but the routed experts; the
+     * routed experts */
+    uint64_t dum_att, dum_kv_el, dum_kv_cols, dum_rest, dum_exp;
 } gpufit__class_agg;
 
 /* A list parameter's value (GPUFIT_TYPE_LIST): n elements of v. */

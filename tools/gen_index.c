@@ -316,7 +316,8 @@ static void preset_index(text *t)
     X(vision)
 #define AGG_U64(X)                                                                                 \
     X(lin_el) X(exp_el) X(kv_n) X(kv_cols) X(other2d_el) X(oned_el) X(lin_rows) X(exp_rows)        \
-    X(lin_cols) X(exp_cols) X(rows_gcd)
+    X(lin_cols) X(exp_cols) X(rows_gcd) X(blk_nf4) X(dum_att) X(dum_kv_el) X(dum_kv_cols)      \
+    X(dum_rest) X(dum_exp)
 #define AGG_I32(X) X(cols256) X(reserved)
 /* clang-format on */
 
@@ -349,6 +350,7 @@ static void put_agg(text *t, const gpufit__class_agg *a)
     put_u64s(t, "lora_rc_exp", a->lora_rc_exp, GPUFIT__LORA_BITS);
     put_u64s(t, "blk_w", a->blk_w, 3);
     put_u64s(t, "blk_t", a->blk_t, 3);
+    put_u64s(t, "blk_other", a->blk_other, 3);
 }
 
 static void preset_record(text *t)

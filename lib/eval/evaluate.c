@@ -111,7 +111,7 @@ static int wcache_fill(const struct gpufit_model *mdl, const gpufit__plan *p,
                  s->arch != GPUFIT_ARCH_GENERIC && wc->gguf == NULL && !p->expandable;
     wc->dummies = p->training && p->framework == GPUFIT_FW_MEGATRON && !p->lora &&
                   s->arch != GPUFIT_ARCH_GENERIC;
-    if (wc->dummies && gpufit__megatron_wgrad_dummies(p, s, g, ng, &wc->dum))
+    if (wc->dummies && gpufit__megatron_wgrad_dummies(p, s, g, ng, agg, &wc->dum))
         return 1;
     return wc->blocks && gpufit__blocks_build(p, s, g, ng, agg, &wc->blk);
 }
@@ -264,6 +264,27 @@ static int blocks_sum(const role_ctx *x, const gpufit__slice *sl, int e, uint64_
                  : slice_sum(x, sl, b->t[e], b->t_glob[e], 1, out);
 }
 
+/* The counts of trainable tensors above 1 MiB a role's block rests have summed, by the index e
+ * of bytes per element (0, 1, 2): the families of one dtype (fp32 master copies and Adam's
+ * states, say) share one sum. */
+typedef struct big_counts {
+    uint64_t n[3];
+    unsigned have; /* bit e: n[e] is summed */
+} big_counts;
+
+/* blocks_sum(x, sl, e) for e >= 0, summed once per e in memo. 1 on overflow. */
+static int big_tensors(const role_ctx *x, const gpufit__slice *sl, int e, big_counts *memo,
+                       uint64_t *out)
+{
+    if (!(memo->have >> e & 1u)) {
+        if (blocks_sum(x, sl, e, &memo->n[e]))
+            return 1;
+        memo->have |= 1u << e;
+    }
+    *out = memo->n[e];
+    return 0;
+}
+
 /* PyTorch's caching allocator splits a block of the large pool only when more than 1 MiB would
  * remain (c10/cuda/CUDACachingAllocator.cpp should_split, kSmallSize), and memory_allocated
  * counts the whole block: each tensor above 1 MiB may hold up to 1 MiB (+ 511 B of rounding)
@@ -296,29 +317,52 @@ static int block_slack(const role_ctx *x, const gpufit__slice *sl, gpufit__role 
                      ? 1
                      : 0; /* Adafactor's factored rows and columns stay small */
     int e;
+    big_counts big = {{0}, 0};
     if (p->framework == GPUFIT_FW_PYTORCH) {
         e = gpufit__dtype_log2_bytes(p->g_dt);
-        if (blocks_sum(x, sl, e, &n) || gpufit__mul(n, per, &b) ||
+        if (big_tensors(x, sl, e, &big, &n) || gpufit__mul(n, per, &b) ||
             widen_high(role, GPUFIT_MEM_GRADIENTS, b))
             return 1;
     }
     e = gpufit__dtype_log2_bytes(p->m_dt);
     if (role->comp[GPUFIT_MEM_MASTER_WEIGHTS] > 0 &&
-        (blocks_sum(x, sl, e, &n) || gpufit__mul(n, per, &b) ||
+        (big_tensors(x, sl, e, &big, &n) || gpufit__mul(n, per, &b) ||
          widen_high(role, GPUFIT_MEM_MASTER_WEIGHTS, b)))
         return 1;
     e = p->optimizer == GPUFIT_OPT_ADAMW_8BIT ? 0 : gpufit__dtype_log2_bytes(p->o_dt);
     if (states > 0 && p->task != GPUFIT_TASK_QLORA && /* paged states: outside memory_allocated */
         role->comp[GPUFIT_MEM_OPTIMIZER_STATES] > 0 &&
-        (blocks_sum(x, sl, e, &n) || gpufit__mul(n, per * (uint64_t)states, &b) ||
+        (big_tensors(x, sl, e, &big, &n) || gpufit__mul(n, per * (uint64_t)states, &b) ||
          widen_high(role, GPUFIT_MEM_OPTIMIZER_STATES, b)))
         return 1;
     return 0;
 }
 
+/* How far the approximated components (role->approx, allocated ones) move the allocated and
+ * the dynamic bytes at each end of their bands: lo <= point <= hi, so the low end subtracts
+ * (dn) and the high end adds (up). Summed once for both ends (eval_role); ovf: an up sum
+ * exceeds 64 bits, and then so would the high end's allocated (or dynamic) bytes, which are at
+ * least as large (a sum of unsigned terms wraps iff some partial sum does): band_end's
+ * overflow, reported where it would be. */
+typedef struct approx_shift {
+    uint64_t alloc_dn, dyn_dn, alloc_up, dyn_up;
+    int ovf;
+} approx_shift;
+
+/* Adds component c, dn below and up above its point, to sh. */
+static void approx_add(approx_shift *sh, int c, uint64_t dn, uint64_t up)
+{
+    sh->alloc_dn += dn; /* <= the point's allocated bytes, which include the component */
+    sh->ovf |= gpufit__add(sh->alloc_up, up, &sh->alloc_up);
+    if (c == GPUFIT_MEM_ACTIVATIONS || c == GPUFIT_MEM_LOGITS) {
+        sh->dyn_dn += dn;
+        sh->ovf |= gpufit__add(sh->dyn_up, up, &sh->dyn_up);
+    }
+}
+
 /* Memory of one role; every component but fragmentation (finish_role) is set here. */
 static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__role *role,
-                         host_part *hc)
+                         host_part *hc, approx_shift *sh)
 {
     const gpufit__plan *p = x->p;
     const gpufit__shape *s = x->s;
@@ -620,12 +664,15 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         CK(gpufit__add(sum, att, &sum) || widen_high(role, GPUFIT_MEM_GRADIENTS, sum));
     }
     /* an approximated component's band must still hold its final point (lo <= point <= hi);
-     * the set bits only, lowest first (most roles mark one or two) */
+     * its shift of the band's ends; the set bits only, lowest first (most roles mark one or
+     * two) */
+    *sh = (approx_shift){0, 0, 0, 0, 0};
     for (uint32_t ap = role->approx & ((1u << GPUFIT__NCOMP) - 2u); ap != 0; ap &= ap - 1) {
         int k = __builtin_ctz(ap);
         if (role->band_lo[k] > m[k] || role->band_hi[k] < m[k])
             return gpufit__fail(err, GPUFIT_E_INTERNAL, -1, UINT64_MAX,
                                 "internal: the band of component %d lost its point", k);
+        approx_add(sh, k, m[k] - role->band_lo[k], role->band_hi[k] - m[k]);
     }
     return GPUFIT_OK;
 }
@@ -665,10 +712,16 @@ static uint64_t server_visible(uint64_t cap, int end)
     return cap > reserve ? cap - reserve : 0;
 }
 
-/* The KV budget a server leaves on a device of `cap` bytes: util x its total minus the profiled
- * peak (§6.2), given the stack terms (context, NCCL), the other allocated bytes and the weights.
- * 1 on overflow. */
-static int server_kv(const gpufit__plan *p, uint64_t visible, uint64_t ctx, uint64_t comm,
+/* What a server's budget starts from on one device: its CUDA-visible total (server_visible)
+ * and, for vLLM, util x that total (the same for every setting of the other stack terms). */
+typedef struct server_total {
+    uint64_t visible, budget;
+} server_total;
+
+/* The KV budget a server leaves on a device: util x its total minus the profiled peak (§6.2),
+ * given the stack terms (context, NCCL), the other allocated bytes and the weights. 1 on
+ * overflow. */
+static int server_kv(const gpufit__plan *p, const server_total *tot, uint64_t ctx, uint64_t comm,
                      uint64_t other, uint64_t weights, uint64_t *kv)
 {
     uint64_t budget, profiled;
@@ -677,7 +730,7 @@ static int server_kv(const gpufit__plan *p, uint64_t visible, uint64_t ctx, uint
          * weights - (1 - mem_fraction_static) x free memory before loading, the latter measured
          * after the CUDA context and NCCL are up: f x free_before - weights. No profile run;
          * activations and CUDA graphs live in the (1 - f) rest. */
-        uint64_t up;
+        uint64_t up, visible = tot->visible;
         if (gpufit__add(ctx, comm, &up) ||
             mul_frac(visible > up ? visible - up : 0, p->util, &budget))
             return 1;
@@ -686,7 +739,8 @@ static int server_kv(const gpufit__plan *p, uint64_t visible, uint64_t ctx, uint
         /* NCCL buffers count among the profiler's non-torch memory, inside the budget; vLLM
          * <= 0.6.3 counts every non-torch byte on the device, the CUDA context too
          * (vllm/worker/worker.py determine_num_available_blocks) */
-        if (mul_frac(visible, p->util, &budget) || gpufit__add(other, comm, &profiled) ||
+        budget = tot->budget;
+        if (gpufit__add(other, comm, &profiled) ||
             (p->kv_rule == GPUFIT__KV_VLLM_ALL && gpufit__add(profiled, ctx, &profiled)))
             return 1;
     }
@@ -698,7 +752,7 @@ static int server_kv(const gpufit__plan *p, uint64_t visible, uint64_t ctx, uint
 typedef struct levels_in {
     uint64_t ctx, comm, ws; /* runtime context, comm buffers, workspace component */
     double frag;            /* allocator slack fraction */
-    uint64_t visible;       /* a server's CUDA-visible total (server_visible), else 0 */
+    server_total tot;       /* a server's total and vLLM budget, else 0 */
 } levels_in;
 typedef struct levels_out {
     uint64_t alloc, reserved, used, kv_cap, kv_tokens;
@@ -708,9 +762,11 @@ typedef struct levels_out {
 } levels_out;
 
 /* Levels and server budget of a role whose components are m (point terms; the stack terms of
- * `in` replace theirs in m): the KV component of a server and the slack are written into m. */
+ * `in` replace theirs in m): the KV component of a server and the slack are written into m.
+ * room: usable(p, role->capacity), the bytes the verdict checks against. */
 static int32_t levels(const gpufit__plan *p, const gpufit__role *role, uint64_t per_tok,
-                      const levels_in *in, uint64_t *m, levels_out *o, gpufit_error *err)
+                      uint64_t room, const levels_in *in, uint64_t *m, levels_out *o,
+                      gpufit_error *err)
 {
     uint64_t cap = role->capacity; /* the role's own GPU (device_gpus), else the job's */
     m[GPUFIT_MEM_RUNTIME_CONTEXT] = in->ctx;
@@ -728,7 +784,7 @@ static int32_t levels(const gpufit__plan *p, const gpufit__role *role, uint64_t 
        gpufit__add(other, m[GPUFIT_MEM_WORKSPACE], &other));
     if (!p->training && p->util > 0.0 && cap > 0) {
         /* vLLM/SGLang: the KV pool takes util x total minus the profiled peak (§6.2) */
-        CK(server_kv(p, in->visible, in->ctx, m[GPUFIT_MEM_COMM_BUFFERS], other,
+        CK(server_kv(p, &in->tot, in->ctx, m[GPUFIT_MEM_COMM_BUFFERS], other,
                      m[GPUFIT_MEM_WEIGHTS], &o->kv_cap));
         uint64_t need = m[GPUFIT_MEM_KV_CACHE];
         o->kv_tokens = per_tok > 0 ? o->kv_cap / per_tok : 0;
@@ -756,7 +812,7 @@ static int32_t levels(const gpufit__plan *p, const gpufit__role *role, uint64_t 
     CK(gpufit__add(o->used, m[GPUFIT_MEM_COMM_BUFFERS], &o->used));
     if (cap > 0) {
         if (o->fits != 0)
-            o->fits = o->used <= usable(p, cap);
+            o->fits = o->used <= room;
         if (!p->training && !(p->util > 0.0) && per_tok > 0) {
             uint64_t rest = o->used - m[GPUFIT_MEM_KV_CACHE];
             o->kv_cap = cap > rest ? cap - rest : 0;
@@ -770,26 +826,23 @@ static int32_t levels(const gpufit__plan *p, const gpufit__role *role, uint64_t 
 
 /* The band of a role whose KV cache is not a server's budget: every stack term enters the
  * levels additively (workspace, context, NCCL) or as a fraction of the dynamic bytes (slack),
- * so each end follows from the point levels in closed form. e: 0 low, 1 high. */
+ * so each end follows from the point levels in closed form. e: 0 low, 1 high; sh: the
+ * approximated components' shift (eval_role); room: usable(p, role->capacity); lean:
+ * only the used total's band and the verdict are read (gpufit_result.lean). */
 static int32_t band_end(const gpufit__plan *p, gpufit__role *role, const levels_in *in,
-                        const levels_out *pt, int32_t fits0, uint64_t per_tok, int e,
-                        gpufit_error *err)
+                        const levels_out *pt, const approx_shift *sh, int32_t fits0,
+                        uint64_t per_tok, uint64_t room, int e, int lean, gpufit_error *err)
 {
     const uint64_t *m = role->comp;
     uint64_t *v = e == 0 ? role->band_lo : role->band_hi;
     uint64_t frag, alloc, reserved, used, dynamic = pt->dynamic;
     CK(gpufit__add(pt->alloc - m[GPUFIT_MEM_WORKSPACE], in->ws, &alloc));
-    /* approximated components (role->approx, allocated ones) at this end of their band:
-     * lo <= point <= hi, so the low end subtracts and the high end adds */
-    for (uint32_t ap = role->approx & ((1u << GPUFIT__NCOMP) - 2u); ap != 0; ap &= ap - 1) {
-        int c = __builtin_ctz(ap), dyn = c == GPUFIT_MEM_ACTIVATIONS || c == GPUFIT_MEM_LOGITS;
-        if (e == 0) {
-            alloc -= m[c] - v[c];
-            dynamic -= dyn ? m[c] - v[c] : 0;
-        } else {
-            CK(gpufit__add(alloc, v[c] - m[c], &alloc) ||
-               (dyn && gpufit__add(dynamic, v[c] - m[c], &dynamic)));
-        }
+    if (e == 0) { /* no wrap: the point's totals include every shifted component */
+        alloc -= sh->alloc_dn;
+        dynamic -= sh->dyn_dn;
+    } else {
+        CK(gpufit__add(alloc, sh->alloc_up, &alloc) ||
+           gpufit__add(dynamic, sh->dyn_up, &dynamic));
     }
     if (in->frag == 0.0)
         frag = 0;
@@ -797,6 +850,11 @@ static int32_t band_end(const gpufit__plan *p, gpufit__role *role, const levels_
         CK(mul_frac(dynamic, in->frag, &frag));
     CK(gpufit__add(alloc, frag, &reserved) || gpufit__add(reserved, in->ctx, &used) ||
        gpufit__add(used, in->comm, &used));
+    uint64_t cap = role->capacity, kv = pt->kv_cap;
+    role->used_b[e] = used;
+    role->fits_b[e] = cap == 0 ? -1 : fits0 != 0 && used <= room;
+    if (lean)
+        return GPUFIT_OK; /* the other totals' and the components' bands are the report's */
     v[GPUFIT_MEM_WORKSPACE] = in->ws;
     v[GPUFIT_MEM_RUNTIME_CONTEXT] = in->ctx;
     v[GPUFIT_MEM_COMM_BUFFERS] = in->comm;
@@ -804,91 +862,103 @@ static int32_t band_end(const gpufit__plan *p, gpufit__role *role, const levels_
     v[GPUFIT_MEM_KV_CACHE] = m[GPUFIT_MEM_KV_CACHE];
     role->alloc_b[e] = alloc;
     role->reserved_b[e] = reserved;
-    role->used_b[e] = used;
-    uint64_t cap = role->capacity, kv = pt->kv_cap;
     if (cap > 0 && !p->training && !(p->util > 0.0) && per_tok > 0) {
         uint64_t rest = used - m[GPUFIT_MEM_KV_CACHE];
         kv = cap > rest ? cap - rest : 0;
     }
     role->kv_cap_b[1 - e] = kv; /* more of the rest, less room for the cache */
-    role->fits_b[e] = cap == 0 ? -1 : fits0 != 0 && used <= usable(p, cap);
     return GPUFIT_OK;
 }
 
-/* A server role's totals under one setting of the stack terms, from its point components m
- * (after levels): t = {allocated, reserved, used, KV budget}; the same rules as levels(). */
-static int server_totals(const gpufit__plan *p, const gpufit__role *role, const uint64_t *m,
-                         uint64_t need, int32_t fits0, const levels_in *in, uint64_t *t,
-                         int32_t *fits)
+/* A server role's totals with the stack terms at ctx, comm, ws and the budget's start at tot,
+ * from its point components m (after levels): t = {allocated, reserved, used, KV budget}; the
+ * same rules as levels(). 1 on overflow. */
+static int server_totals(const gpufit__plan *p, const gpufit__role *role, const server_total *tot,
+                         uint64_t ctx, uint64_t comm, uint64_t ws, uint64_t *t)
 {
-    uint64_t other = role->alloc - m[GPUFIT_MEM_KV_CACHE] - m[GPUFIT_MEM_WORKSPACE] + in->ws;
+    const uint64_t *m = role->comp;
+    uint64_t other = role->alloc - m[GPUFIT_MEM_KV_CACHE] - m[GPUFIT_MEM_WORKSPACE] + ws;
     uint64_t kv;
-    if (server_kv(p, in->visible, in->ctx, in->comm, other, m[GPUFIT_MEM_WEIGHTS], &kv))
+    if (server_kv(p, tot, ctx, comm, other, m[GPUFIT_MEM_WEIGHTS], &kv))
         return 1;
     t[0] = other + kv;
     t[1] = t[0] + m[GPUFIT_MEM_FRAGMENTATION]; /* a fixed slack (servers keep none) */
-    t[2] = t[1] + in->ctx + in->comm;
+    t[2] = t[1] + ctx + comm;
     t[3] = kv;
-    *fits = fits0 != 0 && kv >= need && kv > 0 && t[2] <= usable(p, role->capacity);
     return 0;
+}
+
+/* Widens [dlo, dhi] of totals [k0, k1) by their change from the point pt to t. */
+static void note_change(const uint64_t *pt, const uint64_t *t, int k0, int k1, int64_t *dlo,
+                        int64_t *dhi)
+{
+    for (int k = k0; k < k1; k++) {
+        /* a signed change, computed without an unsigned wrap (budgets < 2^63) */
+        int64_t d = t[k] >= pt[k] ? (int64_t)(t[k] - pt[k]) : -(int64_t)(pt[k] - t[k]);
+        dlo[k] = d < dlo[k] ? d : dlo[k];
+        dhi[k] = d > dhi[k] ? d : dhi[k];
+    }
 }
 
 /* The band of a server role (role->comp and levels at the point already set): its KV budget is
  * what the rest leaves, so terms move in opposite directions (SGLang: a larger context shrinks
  * the budget, a larger workspace grows the allocation). The band of each total is the point
  * plus, per stack term, the smaller and the larger change of varying that term alone; the
- * verdict's ends set every term low (optimistic: the most budget, the least used) or high. */
+ * verdict's ends set every term low (optimistic: the most budget, the least used) or high.
+ * room: usable(p, role->capacity); lean: only the used total's band is read (the summary's
+ * peak band, band_verdict), the others are left unset. */
 static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const levels_in *in,
-                           uint64_t need, int32_t fits0, gpufit_error *err)
+                           uint64_t need, int32_t fits0, uint64_t room, int lean,
+                           gpufit_error *err)
 {
+    /* the totals whose bands are kept: allocated, reserved, used, KV budget, or used alone */
+    const int k0 = lean ? 2 : 0, k1 = lean ? 3 : 4;
     const uint64_t *m = role->comp;
-    uint64_t pt[4], t[4];
-    int32_t f;
-    CK(server_totals(p, role, m, need, fits0, &in[0], pt, &f));
+    const levels_in *o = &in[0];
+    /* the point's totals, as levels() left them (server_totals at in[0] gives the same) */
+    uint64_t pt[4] = {role->alloc, role->reserved, role->used, role->kv_cap_bytes}, t[4];
     int64_t dlo[4] = {0}, dhi[4] = {0};
-    /* the driver's reserve moves only the KV budget, and every total with it by as much */
     for (int e = 1; e <= 2; e++) {
+        /* the driver's reserve moves only the KV budget, and every total with it by as much */
         uint64_t other = role->alloc - m[GPUFIT_MEM_KV_CACHE], kv;
-        CK(server_kv(p, in[e].visible, in[0].ctx, in[0].comm, other, m[GPUFIT_MEM_WEIGHTS],
-                     &kv));
+        CK(server_kv(p, &in[e].tot, o->ctx, o->comm, other, m[GPUFIT_MEM_WEIGHTS], &kv));
         int64_t d = kv >= pt[3] ? (int64_t)(kv - pt[3]) : -(int64_t)(pt[3] - kv);
-        for (int k = 0; k < 4; k++) {
+        for (int k = k0; k < k1; k++) {
             dlo[k] = d < dlo[k] ? d : dlo[k];
             dhi[k] = d > dhi[k] ? d : dhi[k];
         }
-    }
-    for (int c = 0; c < 3; c++) /* context, NCCL, workspace */
-        for (int e = 1; e <= 2; e++) {
-            levels_in v = in[0];
-            if (c == 0)
-                v.ctx = in[e].ctx;
-            else if (c == 1)
-                v.comm = in[e].comm;
-            else
-                v.ws = in[e].ws;
-            if (v.ctx == in[0].ctx && v.comm == in[0].comm && v.ws == in[0].ws)
-                continue; /* this end is the point: no change to count */
-            CK(server_totals(p, role, m, need, fits0, &v, t, &f));
-            for (int k = 0; k < 4; k++) {
-                /* a signed change, computed without an unsigned wrap (budgets < 2^63) */
-                int64_t d = t[k] >= pt[k] ? (int64_t)(t[k] - pt[k]) : -(int64_t)(pt[k] - t[k]);
-                dlo[k] = d < dlo[k] ? d : dlo[k];
-                dhi[k] = d > dhi[k] ? d : dhi[k];
-            }
+        /* context, NCCL, workspace: each alone at this end (an end equal to the point moves
+         * nothing) */
+        if (in[e].ctx != o->ctx) {
+            CK(server_totals(p, role, &o->tot, in[e].ctx, o->comm, o->ws, t));
+            note_change(pt, t, k0, k1, dlo, dhi);
         }
+        if (in[e].comm != o->comm) {
+            CK(server_totals(p, role, &o->tot, o->ctx, in[e].comm, o->ws, t));
+            note_change(pt, t, k0, k1, dlo, dhi);
+        }
+        if (in[e].ws != o->ws) {
+            CK(server_totals(p, role, &o->tot, o->ctx, o->comm, in[e].ws, t));
+            note_change(pt, t, k0, k1, dlo, dhi);
+        }
+    }
     uint64_t *b[4] = {role->alloc_b, role->reserved_b, role->used_b, role->kv_cap_b};
-    for (int k = 0; k < 4; k++) {
+    for (int k = k0; k < k1; k++) {
         b[k][0] = pt[k] - (uint64_t)(-dlo[k]); /* dlo <= 0 <= dhi */
         b[k][1] = pt[k] + (uint64_t)dhi[k];
     }
     for (int e = 0; e < 2; e++) {
-        CK(server_totals(p, role, m, need, fits0, &in[1 + e], t, &role->fits_b[e]));
-        uint64_t *v = e == 0 ? role->band_lo : role->band_hi;
-        v[GPUFIT_MEM_WORKSPACE] = in[1 + e].ws;
-        v[GPUFIT_MEM_RUNTIME_CONTEXT] = in[1 + e].ctx;
-        v[GPUFIT_MEM_COMM_BUFFERS] = in[1 + e].comm;
-        v[GPUFIT_MEM_FRAGMENTATION] = m[GPUFIT_MEM_FRAGMENTATION];
-        v[GPUFIT_MEM_KV_CACHE] = role->kv_cap_b[e];
+        const levels_in *v = &in[1 + e];
+        CK(server_totals(p, role, &v->tot, v->ctx, v->comm, v->ws, t));
+        role->fits_b[e] = fits0 != 0 && t[3] >= need && t[3] > 0 && t[2] <= room;
+        if (lean)
+            continue; /* the components' bands are the report's */
+        uint64_t *band = e == 0 ? role->band_lo : role->band_hi;
+        band[GPUFIT_MEM_WORKSPACE] = v->ws;
+        band[GPUFIT_MEM_RUNTIME_CONTEXT] = v->ctx;
+        band[GPUFIT_MEM_COMM_BUFFERS] = v->comm;
+        band[GPUFIT_MEM_FRAGMENTATION] = m[GPUFIT_MEM_FRAGMENTATION];
+        band[GPUFIT_MEM_KV_CACHE] = role->kv_cap_b[e];
     }
     return GPUFIT_OK;
 }
@@ -899,8 +969,8 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
  * slack), a server's KV budget and the components eval_role marks approximate (a GGUF recipe's
  * weights, the optimizer step, gradients freed between steps) have a band; every other
  * component is exact. */
-static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_error *err,
-                           struct gpufit_result *r)
+static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, const approx_shift *sh,
+                           gpufit_error *err, struct gpufit_result *r)
 {
     uint64_t per_tok = role->kv_cap_tokens;
     uint64_t ws_other = role->comp[GPUFIT_MEM_WORKSPACE] - p->ws_bytes; /* exact part */
@@ -908,18 +978,24 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
     int32_t fits0 = role->fits;
     levels_in in[3] = {
         {p->ctx_bytes, role->comp[GPUFIT_MEM_COMM_BUFFERS], role->comp[GPUFIT_MEM_WORKSPACE],
-         p->frag, 0},
+         p->frag, {0, 0}},
         {p->band.ctx[0], p->band.comm[0] + extra * p->band.nccl[0], ws_other + p->band.ws[0],
-         p->band.frag[0], 0},
+         p->band.frag[0], {0, 0}},
         {p->band.ctx[1], p->band.comm[1] + extra * p->band.nccl[1], ws_other + p->band.ws[1],
-         p->band.frag[1], 0},
+         p->band.frag[1], {0, 0}},
     };
     levels_out o[1];
     int server = !p->training && p->util > 0.0 && role->capacity > 0;
-    for (int e = 0; e < 3 && server; e++)
-        in[e].visible = server_visible(role->capacity, e);
+    for (int e = 0; e < 3 && server; e++) {
+        in[e].tot.visible = server_visible(role->capacity, e);
+        /* vLLM's budget, util x the total, whatever the other stack terms (server_kv) */
+        if (p->kv_rule != GPUFIT__KV_SGLANG)
+            CK(mul_frac(in[e].tot.visible, p->util, &in[e].tot.budget));
+    }
+    /* the bytes the verdict checks every level against: the capacity less the margin */
+    uint64_t room = usable(p, role->capacity);
     uint64_t need = role->comp[GPUFIT_MEM_KV_CACHE]; /* the cache the job needs */
-    CK2(levels(p, role, per_tok, &in[0], role->comp, &o[0], err));
+    CK2(levels(p, role, per_tok, room, &in[0], role->comp, &o[0], err));
     if (o[0].kv_short)
         add_note(r, GPUFIT__NOTE_KV_TOO_SMALL);
     role->alloc = o[0].alloc;
@@ -928,15 +1004,17 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, gpufit_err
     role->kv_cap_bytes = o[0].kv_cap;
     role->kv_cap_tokens = o[0].kv_tokens;
     role->fits = o[0].fits;
-    if (server)
-        CK2(server_band(p, role, in, need, fits0, err));
-    else
+    if (server) {
+        CK2(server_band(p, role, in, need, fits0, room, r->lean, err));
+    } else {
+        CK(sh->ovf);
         for (int e = 0; e < 2; e++)
-            CK2(band_end(p, role, &in[1 + e], &o[0], fits0, per_tok, e, err));
-    uint64_t cap = usable(p, role->capacity); /* headroom: above the safety margin */
+            CK2(band_end(p, role, &in[1 + e], &o[0], sh, fits0, per_tok, room, e, r->lean, err));
+    }
+    /* headroom: above the safety margin */
     role->headroom = role->capacity == 0 ? 0
-                                         : (int64_t)(cap > role->used ? cap - role->used : 0) -
-                                               (int64_t)(role->used > cap ? role->used - cap : 0);
+                                         : (int64_t)(room > role->used ? room - role->used : 0) -
+                                               (int64_t)(role->used > room ? role->used - room : 0);
     return GPUFIT_OK;
 }
 
@@ -981,9 +1059,10 @@ static int32_t run_role(const role_ctx *x, const gpufit__slice *sl, uint32_t k, 
 {
     gpufit__role *role = &x->r->roles[k];
     *hc = (host_part){0, 0, 0, 0, 0};
-    int32_t st = eval_role(x, sl, role, hc);
+    approx_shift sh; /* the approximated components' shift of the band's ends */
+    int32_t st = eval_role(x, sl, role, hc, &sh);
     if (st == GPUFIT_OK)
-        st = finish_role(x->p, role, x->err, x->r);
+        st = finish_role(x->p, role, &sh, x->err, x->r);
     if (st == GPUFIT_OK)
         rank_role(x->r, k);
     return st;
@@ -1531,8 +1610,10 @@ int32_t gpufit__evaluate_reuse(struct gpufit_result *r, const struct gpufit_mode
         hr->fits = cap > 0 ? host <= cap : -1;
         hr->headroom = cap > 0 ? (int64_t)cap - (int64_t)host : 0;
         hr->approx = 0;
-        memcpy(hr->band_lo, hm, sizeof hr->comp); /* host bytes: no stack constant */
-        memcpy(hr->band_hi, hm, sizeof hr->comp);
+        if (!r->lean) { /* host bytes: no stack constant (the components' bands: the report's) */
+            memcpy(hr->band_lo, hm, sizeof hr->comp);
+            memcpy(hr->band_hi, hm, sizeof hr->comp);
+        }
         hr->alloc_b[0] = hr->alloc_b[1] = hr->reserved_b[0] = hr->reserved_b[1] = host;
         hr->used_b[0] = hr->used_b[1] = host;
         hr->kv_cap_b[0] = hr->kv_cap_b[1] = 0;

@@ -47,28 +47,27 @@ int32_t gpufit__summary_out(const struct gpufit_result *r, gpufit_summary *out)
     const size_t v1 = offsetof(gpufit_summary, verdict);
     if (out->struct_size < v1)
         return GPUFIT_E_STRUCT_SIZE;
-    gpufit_summary full = {
-        .struct_size = sizeof *out,
-        .fits = r->fits,
-        .n_roles = r->n_roles,
-        .worst_role = r->worst,
-        .n_notes = r->n_notes,
-        .capacity_bytes = r->capacity,
-        .peak_bytes = r->peak,
-        .headroom_bytes = r->capacity > 0 ? r->roles[r->worst].headroom : 0,
-        .n_params = r->n_params,
-        .n_active_params = r->n_active,
-        .host_bytes = r->host_bytes,
-        .n_mitigations = r->n_mitigations,
-        .verdict = r->verdict,
-        .peak_low_bytes = r->peak_b[0],
-        .peak_high_bytes = r->peak_b[1],
-    };
-    if (out->struct_size >= sizeof *out) {
-        *out = full;
-        return GPUFIT_OK;
-    }
-    return gpufit__copy_out(out, &full, sizeof full, v1);
+    int full_size = out->struct_size >= sizeof *out;
+    gpufit_summary part, *o = full_size ? out : &part; /* in place, or a copy cut to size */
+    o->struct_size = sizeof *out;
+    o->fits = r->fits;
+    o->n_roles = r->n_roles;
+    o->worst_role = r->worst;
+    o->n_notes = r->n_notes;
+    o->reserved0 = 0;
+    o->capacity_bytes = r->capacity;
+    o->peak_bytes = r->peak;
+    o->headroom_bytes = r->capacity > 0 ? r->roles[r->worst].headroom : 0;
+    o->n_params = r->n_params;
+    o->n_active_params = r->n_active;
+    o->host_bytes = r->host_bytes;
+    o->n_mitigations = r->n_mitigations;
+    o->reserved1 = 0;
+    o->verdict = r->verdict;
+    o->reserved2 = 0;
+    o->peak_low_bytes = r->peak_b[0];
+    o->peak_high_bytes = r->peak_b[1];
+    return full_size ? GPUFIT_OK : gpufit__copy_out(out, &part, sizeof part, v1);
 }
 
 int32_t gpufit_result_role(const gpufit_result *r, uint32_t i, gpufit_role_info *out)

@@ -352,12 +352,44 @@ int gpufit__weights_bytes(const gpufit__plan *p, const gpufit__shape *s,
  * sums are the shapes'), and the output head's [V / tp, h]. Each group's rows x cols is at
  * most 2^54 (model_shape.c's ranges) and a class has at most GPUFIT__TGROUPS_MAX groups, so
  * the sums do not wrap before the checked multiplication by the element size. 1 on overflow. */
+/* The layer classes' dummy elements (el->att, el->rest) from the model cache's sums, as the
+ * walk below sums them, when every sharded tensor splits evenly (tp, etp divide the rows: each
+ * shard is rows / tp, so the shards' sum is the sum / tp); 1 when filled, else 0. The sums are
+ * at most 64 groups of 2^54 elements; K and V's heads x dh is at most their rows. */
+static int dummies_summed(const gpufit__plan *p, const gpufit__shape *s,
+                          const gpufit__aggregates *agg, gpufit__dummies *el)
+{
+    uint64_t tp = p->tp, etp = p->etp;
+    if (agg == NULL)
+        return 0;
+    for (int w = s->w_first; w < s->w_end; w++) {
+        uint64_t gcd = agg->layer[w].rows_gcd; /* of every 2-D tensor but K and V */
+        if ((tp > 1 && gcd % tp != 0) || (etp > 1 && gcd % etp != 0))
+            return 0;
+    }
+    /* shard_dims: standard K and V keep max(nkv / tp, 1) heads of dh rows under tp > 1 */
+    uint64_t kv_rows = (s->nkv > tp ? s->nkv / tp : 1) * s->dh;
+    for (int w = s->w_first; w < s->w_end; w++) {
+        const gpufit__class_agg *a = &agg->layer[w];
+        el->att[w] = gpufit__div(a->dum_att, tp) +
+                     (tp == 1 ? a->dum_kv_el : kv_rows * a->dum_kv_cols);
+        el->rest[w] = gpufit__div(a->dum_rest, tp) + gpufit__div(a->dum_exp, etp > 1 ? etp : 1);
+    }
+    return 1;
+}
+
 int gpufit__megatron_wgrad_dummies(const gpufit__plan *p, const gpufit__shape *s,
-                                   const gpufit__tgroup *g, size_t ng, gpufit__dummies *d)
+                                   const gpufit__tgroup *g, size_t ng,
+                                   const gpufit__aggregates *agg, gpufit__dummies *d)
 {
     gpufit__dummies el = {{0}, {0}, 0};
+    /* the global groups come first (gpufit__model_tensors): with the layers summed, the walk
+     * stops after them */
+    int summed = dummies_summed(p, s, agg, &el);
     for (size_t i = 0; i < ng; i++) {
         int kind = g[i].kind, w = g[i].where;
+        if (summed && w != GPUFIT__W_GLOBAL)
+            break;
         if (w == GPUFIT__W_GLOBAL) {
             if ((kind == GPUFIT__T_OUTPUT || (kind == GPUFIT__T_TOKEN_EMBD && s->tied)) &&
                 !is_1d(&g[i])) /* the vocabulary-parallel head */
@@ -545,6 +577,35 @@ static inline void add_big(uint64_t *t, size_t stride, uint64_t el, uint64_t n)
     }
 }
 
+/* Fills b->w and b->w_glob (zeroed) from the model cache's sums, as the walk of
+ * gpufit__blocks_build would sum them, and returns 1; 0 (nothing written) when the sums do not
+ * apply: a sharded layout, per-module checkpoint dtypes, a linear dtype other than the dense
+ * one, nf4 or fp4 (which packs as nf4: 36 bytes per 64 elements, lib/core/dtype.c), or linear
+ * tensors among the globals. */
+static int blocks_weights_summed(const gpufit__plan *p, const gpufit__shape *s,
+                                 const gpufit__aggregates *agg, int64_t dense_dt,
+                                 gpufit__blocks *b)
+{
+    const gpufit__dtype_info *dd = gpufit__dtype(dense_dt);
+    int64_t lin_dt = p->w_dt > GPUFIT_DTYPE_BF16 ? p->w_dt : dense_dt; /* as group_dtype */
+    const gpufit__dtype_info *n4 = &gpufit__dtypes[GPUFIT_DTYPE_NF4], *ld = gpufit__dtype(lin_dt);
+    int nf4 = (lin_dt == GPUFIT_DTYPE_NF4 || lin_dt == GPUFIT_DTYPE_FP4) &&
+              ld->block_bytes == n4->block_bytes && ld->block_elems == n4->block_elems;
+    if (agg == NULL || !agg->glob_dense || s->quant || p->tp != 1 || p->ep != 1 || p->etp != 1 ||
+        dd == NULL || dd->block_elems != 1 || dense_dt == GPUFIT_DTYPE_INT8 ||
+        (lin_dt != dense_dt && !nf4))
+        return 0;
+    int ed = gpufit__dtype_log2_bytes(dense_dt);
+    for (int c = s->w_first; c < s->w_end; c++) {
+        const gpufit__class_agg *a = &agg->layer[c];
+        /* < 2^62: block rests below 2^21 bytes, 2^32 copies, 64 groups */
+        b->w[c] = nf4 ? a->blk_nf4 + a->blk_other[ed] : a->blk_w[ed];
+    }
+    for (int k = 0; k < 4; k++) /* no linear tensors there (glob_dense): all dense */
+        b->w_glob[k] = agg->glob[k].blk_w[ed];
+    return 1;
+}
+
 int gpufit__blocks_build(const gpufit__plan *p, const gpufit__shape *s, const gpufit__tgroup *g,
                          size_t ng, const gpufit__aggregates *agg, gpufit__blocks *b)
 {
@@ -566,7 +627,25 @@ int gpufit__blocks_build(const gpufit__plan *p, const gpufit__shape *s, const gp
         b->w[c] = b->t[0][c] = b->t[1][c] = b->t[2][c] = 0;
     memset(b->w_glob, 0, sizeof b->w_glob);
     memset(b->t_glob, 0, sizeof b->t_glob);
+    /* the weights' rests from the model cache's sums when every tensor is whole and stored in
+     * the dense dtype or, for the linear layers, nf4 (QLoRA): the walk below then counts the
+     * trainable tensors only */
+    int summed = blocks_weights_summed(p, s, agg, dense_dt, b);
     int count = p->training;
+    if (summed && !count)
+        return 0;
+    if (summed && p->lora) { /* LoRA's A and B of the adapted layer tensors, whole */
+        for (size_t i = 0; i < ng; i++) {
+            const gpufit__tgroup *gi = &g[i];
+            if (gi->where == GPUFIT__W_GLOBAL || is_1d(gi) ||
+                !gpufit__lora_adapted(p->lora_mask, gi->kind))
+                continue;
+            uint64_t *t = &b->t[0][gi->where]; /* products < 2^44: rank 2^16, rows 2^28 */
+            add_big(t, GPUFIT__W_COUNT, p->lora_rank * gi->cols, gi->copies);
+            add_big(t, GPUFIT__W_COUNT, p->lora_rank * gi->rows, gi->copies);
+        }
+        return 0;
+    }
     for (size_t i = 0; i < ng; i++) {
         uint64_t rows, copies, one;
         if (is_1d(&g[i])) /* norms and biases: far below 1 MiB (2^18 fp32 elements) */
@@ -576,9 +655,10 @@ int gpufit__blocks_build(const gpufit__plan *p, const gpufit__shape *s, const gp
         /* a tied embedding is also the last stage's output copy (as gpufit__uniform_bytes) */
         int tied = global && g[i].kind == GPUFIT__T_TOKEN_EMBD && s->tied;
         uint64_t *w = global ? &b->w_glob[k] : &b->w[g[i].where];
-        if (tensor_bytes(group_dtype(p, s, &g[i], dense_dt), rows, g[i].cols, &one) ||
-            gpufit__mul(gpufit__block_rest(one), copies, &one) || gpufit__add(*w, one, w) ||
-            (tied && gpufit__add(b->w_glob[2], one, &b->w_glob[2])))
+        if (!summed &&
+            (tensor_bytes(group_dtype(p, s, &g[i], dense_dt), rows, g[i].cols, &one) ||
+             gpufit__mul(gpufit__block_rest(one), copies, &one) || gpufit__add(*w, one, w) ||
+             (tied && gpufit__add(b->w_glob[2], one, &b->w_glob[2]))))
             return 1;
         if (!count)
             continue;

@@ -67,11 +67,31 @@ static void add_group(const gpufit__shape *s, const gpufit__tgroup *g, int lora,
     int oned = g->rows == 1, lin = gpufit__is_linear(g->kind) && !oned;
     for (int e = 0; e < 3 && !oned; e++) { /* the block rests at 1, 2, 4 bytes per element */
         uint64_t one = (g->rows * g->cols) << e; /* <= 2^58: rows, cols <= 2^28 (model_shape.c) */
-        a->blk_w[e] += gpufit__block_rest(one) * g->copies;
+        uint64_t rest = gpufit__block_rest(one) * g->copies; /* < 2^21 x 2^32 */
+        a->blk_w[e] += rest;
+        a->blk_other[e] += lin ? 0 : rest;
         a->blk_t[e] += one > ((uint64_t)1 << 20) ? g->copies : 0;
+    }
+    if (lin) { /* in bitsandbytes' nf4, whole blocks as gpufit__dtype_bytes counts them */
+        const gpufit__dtype_info *d = &gpufit__dtypes[GPUFIT_DTYPE_NF4];
+        uint64_t n = g->rows * g->cols; /* < 2^56: the bytes below too */
+        a->blk_nf4 += gpufit__block_rest((n / d->block_elems + (n % d->block_elems != 0)) *
+                                         d->block_bytes) *
+                      g->copies;
     }
     int exp = gpufit__is_expert(g->kind);
     int kv = (g->kind == GPUFIT__T_ATTN_K || g->kind == GPUFIT__T_ATTN_V) && !s->mla;
+    if (lin) { /* the wgrad dummies' families (gpufit__megatron_wgrad_dummies) */
+        uint64_t one = g->rows * g->cols;
+        if (kv) {
+            a->dum_kv_el += one;
+            a->dum_kv_cols += g->cols;
+        } else if (exp) {
+            a->dum_exp += one;
+        } else {
+            *(g->kind <= GPUFIT__T_MLA_KV_B ? &a->dum_att : &a->dum_rest) += one;
+        }
+    }
     if (oned || g->kind == GPUFIT__T_ROUTER) { /* replicated over tp (mem_weights.c) */
         a->oned_el += el;
         return;
