@@ -334,16 +334,24 @@ static void put_u64s(text *t, const char *name, const uint64_t *v, size_t n)
     put(t, "},");
 }
 
+/* " .f = v," for field f of *o when it is not 0 (a designated initialiser leaves the rest 0),
+ * in the field's C form: for the X-macro field lists of the records */
+#define PUT_U64(o, f)                                                                              \
+    if ((o)->f != 0)                                                                               \
+        put(t, " ." #f " = %" PRIu64 "u,", (uint64_t)(o)->f);
+#define PUT_U32(o, f)                                                                              \
+    if ((o)->f != 0)                                                                               \
+        put(t, " ." #f " = %u,", (unsigned)(o)->f);
+#define PUT_INT(o, f)                                                                              \
+    if ((o)->f != 0)                                                                               \
+        put(t, " ." #f " = %d,", (int)(o)->f);
+
 static void put_agg(text *t, const gpufit__class_agg *a)
 {
-#define X(f)                                                                                       \
-    if (a->f != 0)                                                                                 \
-        put(t, " ." #f " = %" PRIu64 "u,", a->f);
+#define X(f) PUT_U64(a, f)
     AGG_U64(X)
 #undef X
-#define X(f)                                                                                       \
-    if (a->f != 0)                                                                                 \
-        put(t, " ." #f " = %u,", (unsigned)a->f);
+#define X(f) PUT_U32(a, f)
     AGG_I32(X)
 #undef X
     put_u64s(t, "lora_rc", a->lora_rc, GPUFIT__LORA_BITS);
@@ -377,9 +385,7 @@ static void preset_record(text *t)
         const gpufit__counts *c = &m.cache_counts;
         put(t, "    {/* %s */\n     .a = {", name);
         const gpufit__arch_values *av = gpufit__preset_arch(i);
-#define X(f)                                                                                       \
-    if (av->f != 0)                                                                                \
-        put(t, " ." #f " = %d,", (int)av->f);
+#define X(f) PUT_INT(av, f)
         PRESET_FIELDS(X)
 #undef X
         size_t nagg = 0, agg0 = n_aggs;
@@ -400,14 +406,10 @@ static void preset_record(text *t)
         put(t, "},\n     .group0 = %zu, .ng = %u, .agg0 = %zu, .nagg = %zu, .glob_dense = %u,\n",
             n_groups, (unsigned)m.cache_ng, agg0, nagg, (unsigned)m.cache_agg.glob_dense);
         put(t, "     .shape = {");
-#define X(f)                                                                                       \
-    if (s->f != 0)                                                                                 \
-        put(t, " ." #f " = %d,", (int)s->f);
+#define X(f) PUT_INT(s, f)
         SHAPE_I32(X)
 #undef X
-#define X(f)                                                                                       \
-    if (s->f != 0)                                                                                 \
-        put(t, " ." #f " = %" PRIu64 "u,", s->f);
+#define X(f) PUT_U64(s, f)
         SHAPE_U64(X)
 #undef X
         put_u64s(t, "layers", s->layers, GPUFIT__W_COUNT);
@@ -421,9 +423,7 @@ static void preset_record(text *t)
         if (s->act_bytes_per_token != 0.0)
             put(t, " .act_bytes_per_token = %a,", s->act_bytes_per_token);
         put(t, "},\n     .counts = {");
-#define X(f)                                                                                       \
-    if (c->f != 0)                                                                                 \
-        put(t, " ." #f " = %" PRIu64 "u,", c->f);
+#define X(f) PUT_U64(c, f)
         COUNTS_U64(X)
 #undef X
         put_u64s(t, "per_layer", c->per_layer, GPUFIT__W_COUNT);

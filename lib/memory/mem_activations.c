@@ -51,10 +51,10 @@ static void op_mm(layer_terms *t, uint64_t bytes, int cached)
 /* Bytes per element that the LoRA adapters of the modules in `set` keep of the input they
  * share (docs/memory/lora.md, "Adapter dropout"): their frozen base layers keep nothing for
  * the weights' gradient, each adapter's lora_A its own input (peft/tuners/lora/layer.py
- * Linear.forward: lora_B(lora_A(dropout(x))); torchtune LoRALinear the same). Without
- * lora_dropout that is the shared input itself, once (a bytes); with it, each adapter's
- * dropped copy (a bytes) and its mask (torch's native_dropout saves it, 1 byte). No adapter
- * in the set: nothing. */
+ * Linear.forward: lora_B(lora_A(dropout(x))); torchtune/modules/peft/lora.py
+ * LoRALinear.forward the same). Without lora_dropout that is the shared input itself, once
+ * (a bytes); with it, each adapter's dropped copy (a bytes) and its mask (torch's
+ * native_dropout saves it, 1 byte). No adapter in the set: nothing. */
 static uint64_t lora_input(const gpufit__plan *p, int32_t set)
 {
     uint64_t n = (uint64_t)__builtin_popcount((unsigned)(p->lora_mask & set));
@@ -384,11 +384,12 @@ int gpufit__train_activations(const gpufit__plan *p, const gpufit__shape *s,
         }
     }
     if (p->framework == GPUFIT_FW_MEGATRON) {
-        /* the loss's terms (vocab_parallel_cross_entropy: 6sbV/t) live from the output layer's
-         * forward to its backward, a layer's temporaries inside that layer's forward or
-         * backward (its recompute under full checkpointing): autograd runs the output
-         * layer's backward before any layer's, so the peak holds the larger, not both
-         * (docs/memory/megatron.md, "The loss and a layer's temporaries") */
+        /* the loss's terms (megatron/core/tensor_parallel/cross_entropy.py
+         * vocab_parallel_cross_entropy: 6sbV/t) live from the output layer's forward to its
+         * backward, a layer's temporaries inside that layer's forward or backward (its
+         * recompute under full checkpointing): autograd runs the output layer's backward
+         * before any layer's, so the peak holds the larger, not both (docs/memory/megatron.md,
+         * "The loss and a layer's temporaries") */
         transient = transient > logits ? transient - logits : 0;
     }
     if (gpufit__add(stored, transient, act_out))
