@@ -1143,9 +1143,13 @@ _evaluate_summary_fn = lib.gpufit_evaluate_summary
 _SWEEP_COLUMNS = ("verdict", "fits", "peak_bytes", "peak_low_bytes", "peak_high_bytes",
                   "headroom_bytes", "error")
 _CODES = {c_uint32: "I", c_int32: "i", c_uint64: "Q", c_int64: "q"}
-#: the layout of gpufit_summary for struct.iter_unpack (columns read at C speed)
-_summary_struct = struct.Struct("=" + "".join(_CODES[t] for _, t in Summary._fields_))
-_SUMMARY_FIELDS = [n for n, _ in Summary._fields_]
+#: each gpufit_summary field a sweep column comes from: (memoryview format, index of the
+#: field's first element, elements per summary); a column is one strided slice of the
+#: summaries cast to that format, turned into a list at C speed (memoryview.tolist)
+_SUMMARY_COLUMN = {
+    n: (_CODES[t], getattr(Summary, n).offset // ctypes.sizeof(t),
+        ctypes.sizeof(Summary) // ctypes.sizeof(t))
+    for n, t in Summary._fields_}
 _PANDAS: List[Any] = []  # [module or None] once looked up
 
 
@@ -1193,8 +1197,8 @@ def _grid_axes(keys: List[str], values: List[List[Any]]
         typ = _TYPES.get(info.type)
         if typ == "list":
             return None
-        if typ in ("int", "float") and all(type(v) is int for v in vals) and all(
-                -2**53 <= v <= 2**53 for v in vals):
+        if typ in ("int", "float") and set(map(type, vals)) == {int} and (
+                -2**53 <= min(vals) and max(vals) <= 2**53):
             flat.extend(map(float, vals))  # the common case: plain ints
         else:
             for v in vals:
@@ -1277,6 +1281,24 @@ def sweep(model: Union["Model", str], job: Union["Job", Mapping[str, Any], None]
 _FITS = {1: True, 0: False, -1: None}
 
 
+def _grid_columns(keys: List[str], values: List[List[Any]]) -> Dict[str, List[Any]]:
+    """The grid's own columns in ``itertools.product`` order (the last key fastest): each
+    value of a key repeated once per cell of the keys after it, the whole tiled once per cell
+    of the keys before it."""
+    cols: Dict[str, List[Any]] = {}
+    after = 1
+    for v in values:
+        after *= len(v)
+    before = 1
+    for k, v in zip(keys, values):
+        after //= len(v)
+        run = list(v) if after == 1 else list(itertools.chain.from_iterable(
+            map(itertools.repeat, v, itertools.repeat(after, len(v)))))
+        cols[k] = run * before
+        before *= len(v)
+    return cols
+
+
 def _sweep_c(model: "Model", job: "Job", keys: List[str], values: List[List[Any]],
              pids: List[int], flat: List[float]) -> Dict[str, List[Any]]:
     n = 1
@@ -1289,17 +1311,21 @@ def _sweep_c(model: "Model", job: "Job", keys: List[str], values: List[List[Any]
     _lib.call(lib.gpufit_sweep, model, job, (c_int32 * max(na, 1))(*pids),
               (c_uint32 * max(na, 1))(*[len(v) for v in values]),
               (c_double * max(len(flat), 1))(*flat), na, out, status, n)
-    # the columns at C speed: the summaries unpacked in one pass, then transposed
-    fields = dict(zip(_SUMMARY_FIELDS, zip(*_summary_struct.iter_unpack(memoryview(out).cast(
-        "B")))))
-    cols = {}
-    if keys:
-        for k, col in zip(keys, zip(*itertools.product(*values))):
-            cols[k] = list(col)
-    cols["verdict"] = list(map(_VERDICTS.get, fields["verdict"]))
-    cols["fits"] = list(map(_FITS.get, fields["fits"]))
+    cols = _grid_columns(keys, values)
+    raw = memoryview(out).cast("B")
+    views: Dict[str, memoryview] = {}
+
+    def column(name: str) -> List[Any]:
+        """One summary field of every cell, in grid order (a strided slice, at C speed)."""
+        code, first, step = _SUMMARY_COLUMN[name]
+        if code not in views:
+            views[code] = raw.cast(code)
+        return views[code][first::step].tolist()
+
+    cols["verdict"] = list(map(_VERDICTS.get, column("verdict")))
+    cols["fits"] = list(map(_FITS.get, column("fits")))
     for k in ("peak_bytes", "peak_low_bytes", "peak_high_bytes", "headroom_bytes"):
-        cols[k] = list(fields[k])
+        cols[k] = column(k)
     errors: List[Optional[str]] = [None] * n
     if bytes(status).count(0) != 4 * n:  # some cell was refused
         combos = list(itertools.product(*values))
