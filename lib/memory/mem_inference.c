@@ -194,8 +194,13 @@ int gpufit__llamacpp_split_inputs(const gpufit__plan *p, const gpufit__shape *s,
  * layer, so they sit under the peak (docs/memory/llamacpp.md). With pipeline parallelism
  * (sched_copies = GGML_SCHED_MAX_COPIES) every input has that many copies, flagged input and
  * output so that ggml-alloc never frees or reuses them, and allocated first as leafs of the
- * graph (ggml_backend_sched_split_graph), on top of the peak. *low: the same for builds before
- * the ggml_set_rows KV path, without the KV row indices. */
+ * graph (ggml_backend_sched_split_graph), on top of the peak. *low, the band's low end (older
+ * builds, docs/memory/llamacpp.md "Older builds"): no KV row indices (before the ggml_set_rows
+ * KV path); MoE experts one slot at a time (llama.cpp's build_moe before b266290ee, PR #6505:
+ * one ggml_mul_mat_id per slot); and at the output head only what its matmul reads and
+ * writes, the logits and the final norm's output, as the single copy of the inputs is freed
+ * after the last layer (ggml-alloc.c ggml_gallocr_free_node) and builds differ in what they
+ * leave below the logits. */
 static int llamacpp_compute(const gpufit__plan *p, const gpufit__shape *s,
                             const gpufit__slice *sl, uint64_t *out, uint64_t *low)
 {
@@ -207,26 +212,31 @@ static int llamacpp_compute(const gpufit__plan *p, const gpufit__shape *s,
     uint64_t attn = 6 * io + (fa ? 0 : 4 * n_kv * s->nq * ub); /* KQ scores without FA */
     uint64_t ffn = s->E > 0 ? 8 * ub * s->k * s->f_moe + 4 * ub * s->E + io
                             : 4 * ub * s->f * (s->gated ? 2 : 1) + 3 * io;
-    uint64_t peak = max_u(attn, ffn);
+    uint64_t peak = max_u(attn, ffn), out_lo = 0;
+    /* the low end's FFN: one expert slot's up and gate at a time (k = 1) */
+    uint64_t ffn_lo = s->E > 0 ? 8 * ub * s->f_moe + 4 * ub * s->E + io : ffn;
+    uint64_t peak_lo = max_u(attn, ffn_lo < ffn ? ffn_lo : ffn);
     *out = *low = 0;
-    if (sl->output) /* the ubatch's fp32 logits share the buffer */
+    if (sl->output) { /* the ubatch's fp32 logits share the buffer */
         peak = max_u(peak, 4 * ub * s->V + 3 * io);
+        out_lo = 4 * ub * s->V + io; /* the logits and the normed hidden state they come from */
+    }
     if (layers_of(sl) == 0 && !sl->output)
         return 0;
     uint64_t in, set_rows;
     if (gpufit__llamacpp_split_inputs(p, s, sl, &in, &set_rows))
         return 1;
-    if (sl->sched_copies > 1) {
+    if (sl->sched_copies > 1) { /* the copies are never freed: under every phase */
         if (gpufit__mul(in, sl->sched_copies, &in) ||
             gpufit__mul(set_rows, sl->sched_copies, &set_rows) || gpufit__add(in, peak, out))
             return 1;
-        *low = *out - set_rows;
+        *low = in - set_rows + max_u(peak_lo, out_lo);
         return 0;
     }
     /* one copy: the hidden state is the first layer's input, under the peak already */
     uint64_t small = layers_of(sl) > 0 ? in - io - mask : 0;
     *out = mask + peak + small;
-    *low = *out - (layers_of(sl) > 0 ? set_rows : 0);
+    *low = max_u(layers_of(sl) > 0 ? mask + peak_lo + small - set_rows : peak_lo, out_lo);
     return 0;
 }
 

@@ -227,3 +227,47 @@ Test(llamacpp, bad_splits_name_the_key)
     cr_assert_eq(run(&s, L3 "pp=2 n_gpu_layers=33"), GPUFIT_OK, "%s", s.err.message);
     done(&s);
 }
+
+/* The band's low end for older builds (docs/memory/llamacpp.md, "Older builds"), at the output
+ * head: the single copy of the inputs is freed after the last layer reads it (ggml-alloc.c
+ * ggml_gallocr_free_node), and the head's matmul needs only the logits and the normed hidden
+ * state they come from; builds differ in what they leave below the logits (the point keeps the
+ * current release's mask + 3 io). Llama-3-8B, one GPU, flash attention (the macros above):
+ *   point = mask 4,194,304 + small inputs 12,288 + logits' peak 287,834,112 = 292,040,704
+ *   layers' low end = mask + max(attn 50,331,648, ffn 83,886,080) + small - KV row indices
+ *                   = 4,194,304 + 83,886,080 + 12,288 - 8,192     =  88,084,480
+ *   head's low end  = 4 x 512 x 128,256 + io 8,388,608            = 271,056,896 */
+Test(llamacpp, older_builds_output_head_low_end)
+{
+    run_s s;
+    cr_assert_eq(run(&s, L3 "attention=flash"), GPUFIT_OK, "%s", s.err.message);
+    uint64_t lo, hi;
+    cr_assert_eq(gpufit_result_bytes_band(s.r, 0, GPUFIT_MEM_ACTIVATIONS, &lo, &hi), GPUFIT_OK);
+    cr_assert_eq(hi, 292040704ull);
+    cr_assert_eq(hi, act(&s, 0));
+    cr_assert_eq(lo, 271056896ull);
+    done(&s);
+}
+
+/* MoE experts one slot at a time (llama.cpp before b266290ee, PR #6505, 2024-04-18: one
+ * ggml_mul_mat_id per slot), the low end of a device's FFN. Mixtral-8x7B (h 4096, 8 experts,
+ * 2 per token, f 14336, vocab 32000), n_ctx 4096, flash attention, pp=2, device 0 (no head):
+ *   ffn    = 8 x 512 x 2 x 14336 + 4 x 512 x 8 + io = 117,440,512 + 16,384 + 8,388,608
+ *          = 125,845,504 (both slots' up and gate at once, the current graph)
+ *   ffn_lo = 8 x 512 x 14336 + 16,384 + io          =  67,125,248 (one slot)
+ *   inputs I0 = 12,593,152, of which 8,192 KV row indices (as Llama-3-8B's above), 4 copies:
+ *   point = 4 x 12,593,152 + 125,845,504           = 176,218,112
+ *   low   = 4 x (12,593,152 - 8,192) + 67,125,248  = 117,465,088 */
+Test(llamacpp, older_builds_moe_one_slot_low_end)
+{
+    run_s s;
+    cr_assert_eq(run(&s, "model=mixtral-8x7b task=inference framework=llamacpp weight_dtype=q4_k_m "
+                         "context_len=4096 attention=flash pp=2"),
+                 GPUFIT_OK, "%s", s.err.message);
+    uint64_t lo, hi;
+    cr_assert_eq(gpufit_result_bytes_band(s.r, 0, GPUFIT_MEM_ACTIVATIONS, &lo, &hi), GPUFIT_OK);
+    cr_assert_eq(act(&s, 0), 176218112ull);
+    cr_assert_eq(hi, 176218112ull);
+    cr_assert_eq(lo, 117465088ull);
+    done(&s);
+}
