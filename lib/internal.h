@@ -210,6 +210,10 @@ enum { GPUFIT__PROF_CTX = 0, GPUFIT__PROF_NCCL, GPUFIT__PROF_NONTORCH, GPUFIT__P
 /* Resolves j's plan into j->plan (plan_state 1), or marks it stale (0) when it does not
  * resolve: evaluation then reports the error (policy.c). */
 void gpufit__job_refresh(struct gpufit_job *j);
+/* The same when j differs from the job whose resolved plan is *base in batch and sequence
+ * sizes only (micro_batch, seq_len, global_batch, batch, context_len, prompt_len): *base with
+ * the fields those decide re-derived, as gpufit__job_refresh would give (policy.c). */
+void gpufit__job_resize(struct gpufit_job *j, const gpufit__plan *base);
 
 /* ---------------------------------------------------------------------------------------
  * Errors (status.c)

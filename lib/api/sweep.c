@@ -123,6 +123,10 @@ int32_t gpufit_sweep(const gpufit_model *m, const gpufit_job *j, const int32_t *
     }
     gpufit__wcache wcr;
     wcr.filled = 0;
+    /* ... and one cell's resolved plan serves the others with their sizes re-derived
+     * (gpufit__job_resize): the last plan that resolved */
+    gpufit__plan base;
+    int have_base = 0;
     int fresh = 1;          /* the copies must restart from the handles */
     uint32_t changed_from = 0; /* axes from here on changed since the previous cell */
     gpufit__result_buf rb;
@@ -143,8 +147,15 @@ int32_t gpufit_sweep(const gpufit_model *m, const gpufit_job *j, const int32_t *
         if (cst == GPUFIT_OK) {
             if (model_set)
                 gpufit__model_refresh(wm);
-            if (job_set)
+            if (job_set && sizes_only && have_base) {
+                gpufit__job_resize(wj, &base);
+            } else if (job_set) {
                 gpufit__job_refresh(wj);
+                if (sizes_only && wj->plan_state == 1) {
+                    base = wj->plan;
+                    have_base = 1;
+                }
+            }
             struct gpufit_result *r = gpufit__result_init(&rb);
             r->lean = 1; /* summaries only */
             cst = gpufit__evaluate_reuse(r, wm, wj, sizes_only ? &wcr : NULL, NULL);

@@ -186,6 +186,53 @@ static void inference_policy(const struct gpufit_job *j, int64_t prec, gpufit__p
 
 /* DeepSpeed's optimizer wrapper and ZeRO buckets, FSDP's no_sync gradients (docs/memory/
  * deepspeed.md, docs/memory/fsdp.md). Needs the dtypes, zero, dp, pp and offload resolved. */
+/* The plan's fields that the batch and sequence sizes decide (micro_batch, seq_len, batch,
+ * context_len, prompt_len; global_batch through accum_of and nosync_of): set by
+ * gpufit__plan_resolve, and alone by gpufit__job_resize when only sizes changed. Reads
+ * p->training and p->framework. */
+static int32_t plan_sizes(const struct gpufit_job *j, gpufit__plan *p, gpufit_error *err)
+{
+    int fw = p->framework;
+    int server = fw == GPUFIT_FW_VLLM || fw == GPUFIT_FW_SGLANG;
+    p->b = (uint64_t)j->micro_batch;
+    p->s = (uint64_t)j->seq_len;
+    p->batch = (uint64_t)j->batch;
+    p->ctx = (uint64_t)j->context_len;
+    p->prompt = (uint64_t)j->prompt_len;
+    if (p->prompt == 0) /* n_ubatch 512 (llama.cpp); max_num_batched_tokens 8192 (vLLM V1) */
+        p->prompt = fw == GPUFIT_FW_LLAMACPP ? 512 : server ? 8192 : p->ctx;
+    if (!p->training && fw == GPUFIT_FW_LLAMACPP && p->prompt > p->batch * p->ctx)
+        p->prompt = p->batch * p->ctx; /* causal models: n_ubatch <= n_batch <= n_ctx
+                                        * (llama.cpp src/llama-context.cpp) */
+    /* A server's step (max_num_batched_tokens) may cover several sequences and exceed one
+     * sequence's context; elsewhere the prompt is part of the context it is kept in. */
+    if (!p->training && !server && fw != GPUFIT_FW_LLAMACPP && p->prompt > p->ctx)
+        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_PROMPT_LEN, UINT64_MAX,
+                            "prompt_len (%llu) exceeds context_len (%llu): the prompt is kept in "
+                            "the KV cache",
+                            (unsigned long long)p->prompt, (unsigned long long)p->ctx);
+    return GPUFIT_OK;
+}
+
+/* micro-batches per optimizer step: global / (micro x dp) when the global batch is larger */
+static uint64_t accum_of(const struct gpufit_job *j, const gpufit__plan *p)
+{
+    return j->global_batch > 0 && (uint64_t)j->global_batch > p->b * p->dp
+               ? (uint64_t)j->global_batch / (p->b * p->dp)
+               : 1;
+}
+
+/* accelerate (accelerator.py accumulate / no_sync) runs the non-final micro-batches of an
+ * accumulation inside model.no_sync() (FSDP1) / set_requires_gradient_sync(False) (FSDP2)
+ * unless sync_each_batch; FSDP then keeps full unsharded gradients until the sync
+ * (FULL_SHARD and SHARD_GRAD_OP alike: FSDP1 _post_backward_hook returns before the
+ * reduce-scatter). */
+static int32_t nosync_of(const struct gpufit_job *j, const gpufit__plan *p)
+{
+    return p->framework == GPUFIT_FW_PYTORCH && p->training && p->zero >= 2 && p->shard > 1 &&
+           j->sync_each_batch <= 0 && p->accum > 1;
+}
+
 static int32_t deepspeed_policy(const struct gpufit_job *j, gpufit__plan *p, gpufit_error *err)
 {
     int ds = p->framework == GPUFIT_FW_DEEPSPEED && p->training;
@@ -243,13 +290,7 @@ static int32_t deepspeed_policy(const struct gpufit_job *j, gpufit__plan *p, gpu
         else
             p->ds_opt = GPUFIT__DS_FP16;
     }
-    /* accelerate (accelerator.py accumulate / no_sync) runs the non-final micro-batches of
-     * an accumulation inside model.no_sync() (FSDP1) / set_requires_gradient_sync(False)
-     * (FSDP2) unless sync_each_batch; FSDP then keeps full unsharded gradients until the
-     * sync (FULL_SHARD and SHARD_GRAD_OP alike: FSDP1 _post_backward_hook returns before the
-     * reduce-scatter). */
-    p->nosync = p->framework == GPUFIT_FW_PYTORCH && p->training && p->zero >= 2 &&
-                p->shard > 1 && j->sync_each_batch <= 0 && p->accum > 1;
+    p->nosync = nosync_of(j, p); /* FSDP under accumulation without sync */
     return GPUFIT_OK;
 }
 
@@ -476,23 +517,9 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     p->lora_rank = (uint64_t)j->lora_rank;
     p->dropout = p->training ? j->dropout : 0.0;
     p->lora_dropout = p->training && p->lora ? j->lora_dropout : 0.0;
-    p->b = (uint64_t)j->micro_batch;
-    p->s = (uint64_t)j->seq_len;
-    p->batch = (uint64_t)j->batch;
-    p->ctx = (uint64_t)j->context_len;
-    p->prompt = (uint64_t)j->prompt_len;
-    if (p->prompt == 0) /* n_ubatch 512 (llama.cpp); max_num_batched_tokens 8192 (vLLM V1) */
-        p->prompt = fw == GPUFIT_FW_LLAMACPP ? 512 : server ? 8192 : p->ctx;
-    if (!p->training && fw == GPUFIT_FW_LLAMACPP && p->prompt > p->batch * p->ctx)
-        p->prompt = p->batch * p->ctx; /* causal models: n_ubatch <= n_batch <= n_ctx
-                                        * (llama.cpp src/llama-context.cpp) */
-    /* A server's step (max_num_batched_tokens) may cover several sequences and exceed one
-     * sequence's context; elsewhere the prompt is part of the context it is kept in. */
-    if (!p->training && !server && fw != GPUFIT_FW_LLAMACPP && p->prompt > p->ctx)
-        return gpufit__fail(err, GPUFIT_E_INCONSISTENT, GPUFIT_JOB_PROMPT_LEN, UINT64_MAX,
-                            "prompt_len (%llu) exceeds context_len (%llu): the prompt is kept in "
-                            "the KV cache",
-                            (unsigned long long)p->prompt, (unsigned long long)p->ctx);
+    int32_t st = plan_sizes(j, p, err);
+    if (st != GPUFIT_OK)
+        return st;
     p->layout_auto = gpufit__job_layout(j, &p->dp, &p->tp, &p->pp);
     p->vpp = (uint64_t)j->vpp;
     p->cp = (uint64_t)j->cp;
@@ -507,11 +534,8 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     p->zero = (uint64_t)j->zero;
     p->offload = (uint64_t)j->offload;
     p->shard = j->zero_shard_size > 0 ? (uint64_t)j->zero_shard_size : p->dp;
-    /* micro-batches per optimizer step: global / (micro x dp) when the global batch is larger */
-    p->accum = j->global_batch > 0 && (uint64_t)j->global_batch > p->b * p->dp
-                   ? (uint64_t)j->global_batch / (p->b * p->dp)
-                   : 1;
-    int32_t st = deepspeed_policy(j, p, err);
+    p->accum = accum_of(j, p);
+    st = deepspeed_policy(j, p, err);
     if (st == GPUFIT_OK) /* keys that do not apply to this task or framework (params.c) */
         st = gpufit__check_applies(GPUFIT_DOMAIN_JOB, j,
                                    (!p->training && !server ? GPUFIT__AP_OFFLOAD : 0u) |
@@ -747,4 +771,14 @@ int32_t gpufit__plan_apply_checkpoint(const struct gpufit_job *j, const gpufit__
 void gpufit__job_refresh(struct gpufit_job *j)
 {
     j->plan_state = gpufit__plan_resolve(j, NULL, &j->plan, NULL) == GPUFIT_OK;
+}
+
+void gpufit__job_resize(struct gpufit_job *j, const gpufit__plan *base)
+{
+    j->plan = *base;
+    j->plan_state = plan_sizes(j, &j->plan, NULL) == GPUFIT_OK;
+    if (j->plan_state == 1) {
+        j->plan.accum = accum_of(j, &j->plan);
+        j->plan.nosync = nosync_of(j, &j->plan);
+    }
 }

@@ -130,6 +130,37 @@ Test(sweep, size_axes_reuse_the_weights_cache)
         compare(infer[i], pi, ni, vi, 3, 8, -1);
 }
 
+/* Axes of sizes only also reuse a resolved plan, with the fields the sizes decide re-derived
+ * (gpufit__job_resize): the accumulation count and FSDP's unsharded gradients under
+ * accumulation without sync (global_batch), the prompt's defaults and clamps, and a cell
+ * refused for its sizes (prompt_len > context_len) before any plan resolved and between
+ * others: still byte for byte the cells one by one */
+Test(sweep, size_axes_reuse_the_resolved_plan)
+{
+    const int32_t pa[] = {GPUFIT_JOB_MICRO_BATCH, GPUFIT_JOB_GLOBAL_BATCH, GPUFIT_JOB_SEQ_LEN};
+    const uint32_t na[] = {2, 3, 2};
+    const double va[] = {1, 2, 0, 16, 64, 1024, 4096};
+    compare("model=llama-3-8b task=finetune gpu=h100 framework=pytorch zero=3 dp=8 "
+            "precision=bf16",
+            pa, na, va, 3, 12, 0);
+    compare("model=llama-3-8b task=finetune gpu=a100-80gb framework=deepspeed zero=2 dp=4 "
+            "precision=bf16",
+            pa, na, va, 3, 12, 0);
+    /* prompt_len 1024 > context_len 512 refuses the first cell, before any plan resolved */
+    const int32_t pp[] = {GPUFIT_JOB_PROMPT_LEN, GPUFIT_JOB_CONTEXT_LEN};
+    const uint32_t np[] = {3, 2};
+    const double vp[] = {1024, 0, 256, 512, 4096};
+    compare("model=llama-3-8b task=inference gpu=rtx-4090", pp, np, vp, 2, 6, 1);
+    /* llama.cpp: n_ubatch at most batch x n_ctx; vLLM: the step may exceed one context */
+    const int32_t pl[] = {GPUFIT_JOB_BATCH, GPUFIT_JOB_CONTEXT_LEN, GPUFIT_JOB_PROMPT_LEN};
+    const uint32_t nl[] = {2, 2, 2};
+    const double vl[] = {1, 4, 256, 2048, 0, 1024};
+    compare("model=llama-3-8b task=inference gpu=rtx-4090 framework=llamacpp "
+            "weight_dtype=q4_k_m",
+            pl, nl, vl, 3, 8, 0);
+    compare("model=llama-3-8b task=inference gpu=h100 framework=vllm", pl, nl, vl, 3, 8, 0);
+}
+
 Test(sweep, model_float_and_enum_axes)
 {
     /* a model axis, an enum (by number) and a float: each set where it belongs */
