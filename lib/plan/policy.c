@@ -184,8 +184,6 @@ static void inference_policy(const struct gpufit_job *j, int64_t prec, gpufit__p
     p->g_dt = p->m_dt = p->o_dt = GPUFIT_DTYPE_NONE;
 }
 
-/* DeepSpeed's optimizer wrapper and ZeRO buckets, FSDP's no_sync gradients (docs/memory/
- * deepspeed.md, docs/memory/fsdp.md). Needs the dtypes, zero, dp, pp and offload resolved. */
 /* The plan's fields that the batch and sequence sizes decide (micro_batch, seq_len, batch,
  * context_len, prompt_len; global_batch through accum_of and nosync_of): set by
  * gpufit__plan_resolve, and alone by gpufit__job_resize when only sizes changed. Reads
@@ -233,6 +231,8 @@ static int32_t nosync_of(const struct gpufit_job *j, const gpufit__plan *p)
            j->sync_each_batch <= 0 && p->accum > 1;
 }
 
+/* DeepSpeed's optimizer wrapper and ZeRO buckets, FSDP's no_sync gradients (docs/memory/
+ * deepspeed.md, docs/memory/fsdp.md). Needs the dtypes, zero, dp, pp and offload resolved. */
 static int32_t deepspeed_policy(const struct gpufit_job *j, gpufit__plan *p, gpufit_error *err)
 {
     int ds = p->framework == GPUFIT_FW_DEEPSPEED && p->training;
