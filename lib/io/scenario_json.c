@@ -615,42 +615,55 @@ static int32_t scan_top(const char *json, size_t len, top *t, gpufit_error *err)
     for (;;) {
         if (t->n == MEMBERS_MAX && !t->more)
             t->rest = p;
-        /* the member is read into its record slot (past MEMBERS_MAX, into k and v) */
+        /* members are read into their record slots (past MEMBERS_MAX, into k and v) */
         int slot = t->n < MEMBERS_MAX;
         gpufit__json_token *kp = slot ? &t->k[t->n] : &k, *vp = slot ? &t->v[t->n] : &v;
-        int plain = gpufit__json_member_scalar(&p, kp, vp);
-        if (plain) { /* the usual member, in one step */
-            if (key_tok_is(kp, "model", 5)) {
-                t->model_v = *vp;
+        size_t want = slot ? MEMBERS_MAX - t->n : 1;
+        size_t got = gpufit__json_members_scalar(&p, kp, vp, want); /* the usual members */
+        for (size_t i = 0; i < got; i++) {
+            if (key_tok_is(&kp[i], "model", 5)) {
+                t->model_v = vp[i];
                 t->model_scalar = t->has_model = 1;
-            } else if (key_tok_is(kp, "gpu", 3)) {
-                t->gpu_off = kp->offset;
-                t->gpu_v = *vp;
+            } else if (key_tok_is(&kp[i], "gpu", 3)) {
+                t->gpu_off = kp[i].offset;
+                t->gpu_v = vp[i];
                 t->gpu_scalar = t->has_gpu = 1;
             }
-        } else {
-            if (gpufit__json_end_top_object(&p))
-                return GPUFIT_OK; /* the '}' and nothing after it */
-            if ((st = next_member(&p, kp, err)) != GPUFIT_OK)
-                return st;
-            if (kp->type == GPUFIT__JSON_OBJECT_END)
-                break;
-            if (key_tok_is(kp, "model", 5)) {
-                t->model_at = p;
-                t->has_model = 1;
-                t->model_scalar = 0;
-            } else if (key_tok_is(kp, "gpu", 3)) {
-                t->gpu_off = kp->offset;
-                t->gpu_at = p;
-                t->has_gpu = 1;
-                t->gpu_scalar = 0;
-            }
-            if ((st = gpufit__json_next(&p, vp, err)) != GPUFIT_OK ||
-                (st = gpufit__json_skip(&p, vp, err)) != GPUFIT_OK)
-                return st;
         }
         if (slot) {
-            t->plain[t->n] = (unsigned char)plain;
+            memset(&t->plain[t->n], 1, got);
+            t->n += got;
+        } else if (got > 0) {
+            t->more = 1;
+        }
+        if (got == want)
+            continue; /* more may follow */
+        /* the next member (or the end) takes the full path */
+        if (slot) { /* (got < want: a slot is left) */
+            kp = &t->k[t->n];
+            vp = &t->v[t->n];
+        }
+        if (gpufit__json_end_top_object(&p))
+            return GPUFIT_OK; /* the '}' and nothing after it */
+        if ((st = next_member(&p, kp, err)) != GPUFIT_OK)
+            return st;
+        if (kp->type == GPUFIT__JSON_OBJECT_END)
+            break;
+        if (key_tok_is(kp, "model", 5)) {
+            t->model_at = p;
+            t->has_model = 1;
+            t->model_scalar = 0;
+        } else if (key_tok_is(kp, "gpu", 3)) {
+            t->gpu_off = kp->offset;
+            t->gpu_at = p;
+            t->has_gpu = 1;
+            t->gpu_scalar = 0;
+        }
+        if ((st = gpufit__json_next(&p, vp, err)) != GPUFIT_OK ||
+            (st = gpufit__json_skip(&p, vp, err)) != GPUFIT_OK)
+            return st;
+        if (slot) {
+            t->plain[t->n] = 0;
             t->n++;
         } else {
             t->more = 1;

@@ -435,3 +435,53 @@ Test(cold, member_scalar_equals_json_next)
     cr_assert_eq(gpufit__json_next(&p, &k, NULL), GPUFIT_OK);
     cr_assert_eq(gpufit__json_member_scalar(&p, &k, &v), 0);
 }
+
+/* Reads doc's members with gpufit__json_members_scalar (runs of at most max) and one by one
+ * with gpufit__json_member_scalar: the same tokens and the same cursor after each run. */
+static size_t batch_both(const char *doc, size_t len, size_t max)
+{
+    gpufit__json p, q;
+    gpufit__json_token t, k[8], v[8], k1, v1;
+    cr_assert(max <= 8);
+    cr_assert_eq(gpufit__json_init(&p, doc, len, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit__json_next(&p, &t, NULL), GPUFIT_OK);
+    q = p;
+    size_t total = 0;
+    for (;;) {
+        gpufit__json before = p;
+        size_t got = gpufit__json_members_scalar(&p, k, v, max);
+        cr_assert_leq(got, max, "%s", doc);
+        for (size_t i = 0; i < got; i++) {
+            cr_assert(gpufit__json_member_scalar(&q, &k1, &v1), "%s: member %zu", doc, total + i);
+            cr_assert(same_token(&k[i], &k1) && same_token(&v[i], &v1), "%s: member %zu", doc,
+                      total + i);
+        }
+        total += got;
+        cr_assert_eq(memcmp(&p, &q, sizeof p), 0, "%s: the cursors differ after %zu", doc, total);
+        if (got < max) {
+            cr_assert_eq(gpufit__json_member_scalar(&q, &k1, &v1), 0, "%s", doc);
+            if (got == 0)
+                cr_assert_eq(memcmp(&p, &before, sizeof p), 0, "%s: the cursor moved", doc);
+            return total;
+        }
+    }
+}
+
+Test(cold, members_scalar_runs_equal_single_members)
+{
+    static const char doc[] = "{\"model\": \"llama-3-70b\", \"task\": \"pretrain\",\"tp\":8 , "
+                              "\"sp\": true,\n\"x\": false, \"checkpointing\": \"selective\", "
+                              "\"a\": 1.5, \"b\": 2}";
+    for (size_t max = 1; max <= 8; max++) {
+        cr_assert_eq(batch_both(doc, sizeof doc - 1, max), 6, "max %zu", max);
+        for (size_t cut = 1; cut < sizeof doc; cut++) /* never past the length */
+            batch_both(doc, cut, max);
+    }
+    cr_assert_eq(batch_both("{}", 2, 4), 0);
+    cr_assert_eq(batch_both("{\"a\": null, \"b\": 1}", 19, 4), 0);
+    cr_assert_eq(batch_both("{\"a\": 1,}", 9, 4), 1); /* the trailing comma is left */
+    gpufit__json p;
+    gpufit__json_token k, v;
+    cr_assert_eq(gpufit__json_init(&p, "{\"a\": 1}", 8, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit__json_members_scalar(&p, &k, &v, 4), 0); /* before the '{' */
+}
