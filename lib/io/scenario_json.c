@@ -674,6 +674,37 @@ static int32_t scan_top(const char *json, size_t len, top *t, gpufit_error *err)
     return GPUFIT_OK;
 }
 
+/* apply_member for a member read by gpufit__json_members_scalar whose key and value fit
+ * their buffers: both are used as they stand in the document (what read_key and scalar_text
+ * give them), and its value is a scalar. */
+static int32_t
+apply_plain(ctx *c, const gpufit__json_token *k, const gpufit__json_token *v, gpufit_error *err)
+{
+    const char *kt = k->text;
+    size_t kl = k->len;
+    if (kl > 0 && (kt[0] == '_' || (kl == 2 && memcmp(kt, "id", 2) == 0) ||
+                   (kl == 7 && (memcmp(kt, "comment", 7) == 0 || memcmp(kt, "$schema", 7) == 0))))
+        return GPUFIT_OK; /* ignored_key */
+    const gpufit__param_entry *pe;
+    int32_t st;
+    if (kl == 5 && memcmp(kt, "model", 5) == 0) /* applied before the loop */
+        return gpufit__doc_entry(&c->seen, NULL, kt, kl, k->offset, err);
+    if ((st = gpufit__doc_find(&c->seen, kt, kl, k->offset, &pe, err)) != GPUFIT_OK)
+        return st;
+    if (pe == NULL) {
+        key kk = {.text = kt, .len = kl, .offset = k->offset};
+        return unknown_key(&kk, "", err);
+    }
+    if (pe->id == GPUFIT_JOB_GPU) /* applied before the loop */
+        return GPUFIT_OK;
+    *(pe->domain == GPUFIT_DOMAIN_MODEL ? &c->model_set : &c->job_set) = 1;
+    /* a list's single value and any scalar are the value's text (list_text, scalar_text) */
+    st = gpufit__apply_entry(&c->m, &c->j, pe, v->text, v->len, (uint64_t)v->offset, err);
+    if (st != GPUFIT_OK)
+        default_offset(err, v->offset);
+    return st;
+}
+
 /* Applies one top-level member: key k, value v. live is the parser right after v when the
  * member is read live, NULL for a recorded one (a container value is then walked again from
  * its offset). */
@@ -780,7 +811,9 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
             return st;
     }
     for (size_t i = 0; i < t.n; i++)
-        if ((st = apply_member(&c, json, len, NULL, &t.k[i], &t.v[i], t.plain[i], err)) !=
+        if ((st = t.plain[i] && t.k[i].len <= KEY_MAX && t.v[i].len <= VAL_MAX
+                      ? apply_plain(&c, &t.k[i], &t.v[i], err)
+                      : apply_member(&c, json, len, NULL, &t.k[i], &t.v[i], t.plain[i], err)) !=
             GPUFIT_OK)
             return st;
     for (gpufit__json *p = t.more ? &t.rest : NULL; p != NULL;) { /* past MEMBERS_MAX */

@@ -5,6 +5,7 @@
 
 #include "internal.h"
 
+#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -484,4 +485,165 @@ Test(cold, members_scalar_runs_equal_single_members)
     gpufit__json_token k, v;
     cr_assert_eq(gpufit__json_init(&p, "{\"a\": 1}", 8, NULL), GPUFIT_OK);
     cr_assert_eq(gpufit__json_members_scalar(&p, &k, &v, 4), 0); /* before the '{' */
+}
+
+/* ---- value names and the integer rows: what gpufit__apply_entry's fast paths rely on ---- */
+Test(cold, value_names_are_lower_case_and_int_rows_plain)
+{
+    size_t plain = 0;
+    for (size_t i = 0; gpufit__param_at(i) != NULL; i++) {
+        const gpufit__param_entry *e = gpufit__param_at(i);
+        for (const gpufit__enum_value *ev = e->values; ev != NULL && ev->name != NULL; ev++) {
+            cr_assert_eq(ev->len, strlen(ev->name), "%s: %s", e->name, ev->name);
+            for (const char *c = ev->name; *c != '\0'; c++)
+                cr_assert(!(*c >= 'A' && *c <= 'Z'), "%s: %s has a capital", e->name, ev->name);
+        }
+        int special = e->id == GPUFIT_JOB_GPU || e->id == GPUFIT_JOB_LORA_MODULES ||
+                      e->id == GPUFIT_JOB_FRAMEWORK_VERSION || e->id == GPUFIT_JOB_CUDA_VERSION;
+        cr_assert_eq(e->plain_int, e->type == GPUFIT_TYPE_INT && !special, "%s", e->name);
+        if (e->type == GPUFIT_TYPE_INT)
+            cr_assert(e->values == NULL && !e->is_double, "%s", e->name);
+        plain += e->plain_int;
+    }
+    cr_assert_eq(plain, 71); /* the table's integer rows but gpu, lora_modules and the versions */
+}
+
+/* ---- gpufit__lower8 and gpufit__bytes_eq_lower against a byte at a time ---- */
+static unsigned char lower1(unsigned char c)
+{
+    return c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : c;
+}
+
+Test(cold, lower8_folds_exactly_the_capitals)
+{
+    for (unsigned c = 0; c < 256; c++)
+        for (unsigned pos = 0; pos < 8; pos++) {
+            unsigned char in[8], out[8];
+            for (unsigned k = 0; k < 8; k++) /* neighbours at the classes' edges */
+                in[k] = (unsigned char)("@AZ[`az{"[k] ^ (k == 7 ? 0x80 : 0));
+            in[pos] = (unsigned char)c;
+            uint64_t x;
+            memcpy(&x, in, 8);
+            x = gpufit__lower8(x);
+            memcpy(out, &x, 8);
+            for (unsigned k = 0; k < 8; k++)
+                cr_assert_eq(out[k], lower1(in[k]), "byte 0x%02X at %u: 0x%02X", in[k], k, out[k]);
+        }
+    char a[32], low[32];
+    for (size_t n = 0; n <= 24; n++) {
+        for (size_t i = 0; i < n; i++) {
+            low[i] = (char)("abz_09-x"[i % 8]);
+            a[i] = (char)(i % 3 == 0 ? toupper((unsigned char)low[i]) : low[i]);
+        }
+        cr_assert(gpufit__bytes_eq_lower(a, low, n), "n=%zu", n);
+        for (size_t d = 0; d < n; d++) { /* one byte differs: near misses of folding too */
+            static const unsigned char other[] = {'@', '[', '`', '{', 0xC1, 0xE1, 0x00, 'y'};
+            char keep = a[d];
+            for (size_t o = 0; o < sizeof other; o++) {
+                a[d] = (char)other[o];
+                int want = lower1(other[o]) == (unsigned char)low[d];
+                cr_assert_eq(gpufit__bytes_eq_lower(a, low, n), want, "n=%zu d=%zu 0x%02X", n, d,
+                             other[o]);
+            }
+            a[d] = keep;
+        }
+    }
+}
+
+/* ---- gpufit__apply_entry: value names in any case and decimal digits store what the
+ * reference paths give (gpufit_param_value_by_name; the range) ---- */
+static int64_t
+field_int(const gpufit__param_entry *e, const struct gpufit_model *m, const struct gpufit_job *j)
+{
+    int64_t v;
+    memcpy(&v,
+           (const char *)(e->domain == GPUFIT_DOMAIN_MODEL ? (const void *)m : (const void *)j) +
+               e->offset,
+           sizeof v);
+    return v;
+}
+
+Test(cold, apply_entry_names_and_digits)
+{
+    static struct gpufit_model m;
+    static struct gpufit_job j;
+    char buf[64];
+    for (size_t i = 0; gpufit__param_at(i) != NULL; i++) {
+        const gpufit__param_entry *e = gpufit__param_at(i);
+        for (const gpufit__enum_value *ev = e->values; ev != NULL && ev->name != NULL; ev++) {
+            for (int form = 0; form < 3; form++) { /* as written, upper case, capitalised */
+                size_t n = strlen(ev->name);
+                for (size_t k = 0; k <= n; k++)
+                    buf[k] = (char)(form == 1 || (form == 2 && k == 0)
+                                        ? toupper((unsigned char)ev->name[k])
+                                        : ev->name[k]);
+                int64_t want;
+                cr_assert_eq(gpufit_param_value_by_name(e->id, buf, &want), GPUFIT_OK, "%s", buf);
+                gpufit__model_defaults(&m);
+                gpufit__job_defaults(&j);
+                cr_assert_eq(gpufit__apply_entry(&m, &j, e, buf, n, 0, NULL), GPUFIT_OK, "%s=%s",
+                             e->name, buf);
+                cr_assert_eq(field_int(e, &m, &j), want, "%s=%s", e->name, buf);
+            }
+        }
+        if (!e->plain_int)
+            continue;
+        const struct {
+            int width; /* zero-padded to */
+            int64_t v;
+            int ok;
+        } digits[] = {
+            {1, e->min_i < 0 ? 0 : e->min_i, 1},
+            {1, e->max_i, 1},
+            {1, e->max_i + 1, 0},
+            {15, e->max_i, 1}, /* 15 digits: the fast path */
+            {16, e->max_i, 1}, /* 16: the general path, the same value */
+            {1, 999999999999999, e->max_i >= 999999999999999},
+        };
+        for (size_t d = 0; d < sizeof digits / sizeof digits[0]; d++) {
+            int n = snprintf(buf, sizeof buf, "%0*lld", digits[d].width, (long long)digits[d].v);
+            gpufit__model_defaults(&m);
+            gpufit__job_defaults(&j);
+            int32_t st = gpufit__apply_entry(&m, &j, e, buf, (size_t)n, 0, NULL);
+            cr_assert_eq(st == GPUFIT_OK, digits[d].ok, "%s=%s: %d", e->name, buf, (int)st);
+            if (digits[d].ok)
+                cr_assert_eq(field_int(e, &m, &j), digits[d].v, "%s=%s", e->name, buf);
+        }
+    }
+}
+
+/* ---- gpufit__doc_find: what gpufit__param_find_name then gpufit__doc_entry give ---- */
+Test(cold, doc_find_records_as_find_and_doc_entry)
+{
+    for (size_t i = 0; gpufit__param_at(i) != NULL; i++) {
+        const gpufit__param_entry *e = gpufit__param_at(i), *got = NULL;
+        gpufit__doc_keys d;
+        gpufit__doc_keys_init(&d);
+        gpufit_error err = GPUFIT_ERROR_INIT;
+        cr_assert_eq(gpufit__doc_find(&d, e->name, strlen(e->name), 7, &got, &err), GPUFIT_OK);
+        cr_assert_eq(got, e, "%s", e->name);
+        for (const char *a = e->aliases; a != NULL && *a != '\0';) { /* an alias: the same key */
+            size_t an = strcspn(a, " ");
+            got = NULL;
+            cr_assert_eq(gpufit__doc_find(&d, a, an, 30, &got, &err), GPUFIT_E_INVALID_ARG);
+            cr_assert_eq(got, e);
+            cr_assert(strstr(err.message, "(at bytes 7 and 30;") != NULL, "%s", err.message);
+            a += an;
+            a += strspn(a, " ");
+        }
+        cr_assert_eq(gpufit__doc_find(&d, e->name, strlen(e->name), 40, &got, &err),
+                     GPUFIT_E_INVALID_ARG, "%s", e->name);
+        cr_assert(strstr(err.message, "(at bytes 7 and 40;") != NULL, "%s", err.message);
+    }
+    gpufit__doc_keys d;
+    gpufit__doc_keys_init(&d);
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    const gpufit__param_entry *got = gpufit__param_at(0);
+    cr_assert_eq(gpufit__doc_find(&d, "bogus", 5, 1, &got, &err), GPUFIT_OK); /* unknown */
+    cr_assert_null(got);
+    cr_assert_eq(gpufit__doc_find(&d, "gpu_memory_gib", 14, 20, &got, &err), GPUFIT_OK);
+    cr_assert_eq(gpufit__doc_find(&d, "gpu_memory_bytes", 16, 40, &got, &err),
+                 GPUFIT_E_INCONSISTENT);
+    cr_assert_str_eq(err.message, "'gpu_memory_gib' (byte 20) and 'gpu_memory_bytes' (byte 40) "
+                                  "both set the GPU capacity: give one of them");
 }
