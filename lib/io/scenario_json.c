@@ -52,7 +52,7 @@ typedef struct key {
 
 typedef struct ctx {
     struct gpufit_model m;
-    struct gpufit_job j;
+    struct gpufit_job *j;   /* the handle: restored from a copy on error */
     gpufit__doc_keys seen;  /* parameters set by the document, for duplicates and conflicts */
     int model_set, job_set; /* whether the document sets anything of the model, of the job */
 } ctx;
@@ -381,7 +381,7 @@ static int32_t apply_model_object(ctx *c, gpufit__json *p, gpufit_error *err)
         if ((st = gpufit__doc_entry(&c->seen, e, kk.text, kk.len, k.offset, err)) != GPUFIT_OK ||
             (st = scalar_text(&v, "model.", &kk, &s, err)) != GPUFIT_OK)
             return st;
-        st = gpufit__apply_entry(&c->m, &c->j, e, s.text, s.len, (uint64_t)v.offset, err);
+        st = gpufit__apply_entry(&c->m, c->j, e, s.text, s.len, (uint64_t)v.offset, err);
         if (st != GPUFIT_OK) {
             default_offset(err, v.offset);
             return st;
@@ -419,8 +419,8 @@ static int32_t apply_model(ctx *c, gpufit__json *p, gpufit_error *err)
 static int32_t
 kv(ctx *c, int32_t id, const char *val, size_t vlen, size_t off, gpufit_error *err)
 {
-    int32_t st = gpufit__apply_entry(&c->m, &c->j, gpufit__param_find(id), val, vlen,
-                                     (uint64_t)off, err);
+    int32_t st =
+        gpufit__apply_entry(&c->m, c->j, gpufit__param_find(id), val, vlen, (uint64_t)off, err);
     if (st != GPUFIT_OK)
         default_offset(err, off);
     return st;
@@ -429,14 +429,14 @@ kv(ctx *c, int32_t id, const char *val, size_t vlen, size_t off, gpufit_error *e
 /* Copies a display name into gpu_name, cut at a UTF-8 character boundary. */
 static void set_gpu_name(ctx *c, const char *s, size_t n)
 {
-    size_t cap = sizeof c->j.gpu_name - 1;
+    size_t cap = sizeof c->j->gpu_name - 1;
     if (n > cap) {
         n = cap;
         while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
             n--; /* s[n] is a continuation byte: cut before its lead byte */
     }
-    memcpy(c->j.gpu_name, s, n);
-    c->j.gpu_name[n] = '\0';
+    memcpy(c->j->gpu_name, s, n);
+    c->j->gpu_name[n] = '\0';
 }
 
 /* Applies the gpu object whose '{' (at obj_off) was just read from p; reads through its '}'. */
@@ -491,7 +491,7 @@ static int32_t apply_gpu_object(ctx *c, gpufit__json *p, size_t obj_off, gpufit_
             return st;
     }
 
-    c->j.gpu_name[0] = '\0';
+    c->j->gpu_name[0] = '\0';
     if (!has_capacity) {
         if (!has_name)
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_GPU, (uint64_t)obj_off,
@@ -499,7 +499,7 @@ static int32_t apply_gpu_object(ctx *c, gpufit__json *p, size_t obj_off, gpufit_
                                 "name)");
         if ((st = kv(c, GPUFIT_JOB_GPU, name.text, name.len, name_off, err)) != GPUFIT_OK)
             return st;
-        c->j.gpu_name[0] = '\0';
+        c->j->gpu_name[0] = '\0';
         *p = q; /* the object is consumed */
         return GPUFIT_OK;
     }
@@ -550,7 +550,7 @@ apply_gpu(ctx *c, gpufit__json *p, const gpufit__json_token *v, const key *k, gp
     case GPUFIT__JSON_STRING:
         if ((st = scalar_text(v, "", k, &s, err)) != GPUFIT_OK)
             return st;
-        c->j.gpu_name[0] = '\0';
+        c->j->gpu_name[0] = '\0';
         return kv(c, GPUFIT_JOB_GPU, s.text, s.len, v->offset, err);
     case GPUFIT__JSON_OBJECT:
         return apply_gpu_object(c, p, v->offset, err);
@@ -699,7 +699,7 @@ apply_plain(ctx *c, const gpufit__json_token *k, const gpufit__json_token *v, gp
         return GPUFIT_OK;
     *(pe->domain == GPUFIT_DOMAIN_MODEL ? &c->model_set : &c->job_set) = 1;
     /* a list's single value and any scalar are the value's text (list_text, scalar_text) */
-    st = gpufit__apply_entry(&c->m, &c->j, pe, v->text, v->len, (uint64_t)v->offset, err);
+    st = gpufit__apply_entry(&c->m, c->j, pe, v->text, v->len, (uint64_t)v->offset, err);
     if (st != GPUFIT_OK)
         default_offset(err, v->offset);
     return st;
@@ -763,10 +763,52 @@ static int32_t apply_member(ctx *c, const char *json, size_t len, gpufit__json *
                             "'lora_modules' takes an array of module names or one value");
     if (st != GPUFIT_OK)
         return st;
-    st = gpufit__apply_entry(&c->m, &c->j, pe, s.text, s.len, (uint64_t)v->offset, err);
+    st = gpufit__apply_entry(&c->m, c->j, pe, s.text, s.len, (uint64_t)v->offset, err);
     if (st != GPUFIT_OK)
         default_offset(err, v->offset);
     return st;
+}
+
+/* The members of the document scan_top recorded in t, applied to c: "model", then "gpu",
+ * then the others in document order. */
+static int32_t apply_top(ctx *c, top *t, const char *json, size_t len, gpufit_error *err)
+{
+    int32_t st;
+    if (t->has_model && (st = t->model_scalar ? apply_model_value(c, NULL, &t->model_v, err)
+                                              : apply_model(c, &t->model_at, err)) != GPUFIT_OK)
+        return st;
+    /* "gpu" right after "model", wherever it stands: gpu_memory_gib/_bytes then override the
+     * GPU's capacity whatever the key order (they reset nothing). */
+    if (t->has_gpu) {
+        gpufit__json_token gv;
+        key gk;
+        gk.text = "gpu";
+        gk.len = 3;
+        gk.offset = t->gpu_off;
+        if (t->gpu_scalar)
+            gv = t->gpu_v;
+        else if ((st = gpufit__json_next(&t->gpu_at, &gv, err)) != GPUFIT_OK)
+            return st;
+        if ((st = apply_gpu(c, t->gpu_scalar ? NULL : &t->gpu_at, &gv, &gk, err)) != GPUFIT_OK)
+            return st;
+    }
+    for (size_t i = 0; i < t->n; i++)
+        if ((st = t->plain[i] && t->k[i].len <= KEY_MAX && t->v[i].len <= VAL_MAX
+                      ? apply_plain(c, &t->k[i], &t->v[i], err)
+                      : apply_member(c, json, len, NULL, &t->k[i], &t->v[i], t->plain[i], err)) !=
+            GPUFIT_OK)
+            return st;
+    for (gpufit__json *p = t->more ? &t->rest : NULL; p != NULL;) { /* past MEMBERS_MAX */
+        gpufit__json_token k, v;
+        if ((st = next_member(p, &k, err)) != GPUFIT_OK)
+            return st;
+        if (k.type == GPUFIT__JSON_OBJECT_END)
+            break;
+        if ((st = gpufit__json_next(p, &v, err)) != GPUFIT_OK ||
+            (st = apply_member(c, json, len, p, &k, &v, 0, err)) != GPUFIT_OK)
+            return st;
+    }
+    return GPUFIT_OK;
 }
 
 int32_t
@@ -783,48 +825,22 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
     int32_t st = scan_top(json, len, &t, err);
     if (st != GPUFIT_OK)
         return st;
-    /* working copies: the handles change only on success. A "model" key rewrites every
-     * parameter of the model (a preset, or the defaults before an object's keys), so its copy
-     * would be dead. */
+    /* the model is applied to a working copy, the job in place over a saved copy of its
+     * parameters (what changes: its plan is resolved below): the handles change only on
+     * success, and the job's bytes are copied once. A "model" key rewrites every parameter of
+     * the model (a preset, or the defaults before an object's keys), so its copy would be
+     * dead. */
+    struct gpufit_job saved;
     if (!t.has_model)
         gpufit__model_assign(&c.m, m);
-    memcpy(&c.j, j, offsetof(struct gpufit_job, plan)); /* its plan is resolved in j below */
+    memcpy(&saved, j, offsetof(struct gpufit_job, plan));
+    c.j = j;
     gpufit__doc_keys_init(&c.seen);
     c.model_set = t.has_model;
     c.job_set = t.has_gpu;
-    if (t.has_model && (st = t.model_scalar ? apply_model_value(&c, NULL, &t.model_v, err)
-                                            : apply_model(&c, &t.model_at, err)) != GPUFIT_OK)
+    if ((st = apply_top(&c, &t, json, len, err)) != GPUFIT_OK) {
+        memcpy(j, &saved, offsetof(struct gpufit_job, plan));
         return st;
-    /* "gpu" right after "model", wherever it stands: gpu_memory_gib/_bytes then override the
-     * GPU's capacity whatever the key order (they reset nothing). */
-    if (t.has_gpu) {
-        gpufit__json_token gv;
-        key gk;
-        gk.text = "gpu";
-        gk.len = 3;
-        gk.offset = t.gpu_off;
-        if (t.gpu_scalar)
-            gv = t.gpu_v;
-        else if ((st = gpufit__json_next(&t.gpu_at, &gv, err)) != GPUFIT_OK)
-            return st;
-        if ((st = apply_gpu(&c, t.gpu_scalar ? NULL : &t.gpu_at, &gv, &gk, err)) != GPUFIT_OK)
-            return st;
-    }
-    for (size_t i = 0; i < t.n; i++)
-        if ((st = t.plain[i] && t.k[i].len <= KEY_MAX && t.v[i].len <= VAL_MAX
-                      ? apply_plain(&c, &t.k[i], &t.v[i], err)
-                      : apply_member(&c, json, len, NULL, &t.k[i], &t.v[i], t.plain[i], err)) !=
-            GPUFIT_OK)
-            return st;
-    for (gpufit__json *p = t.more ? &t.rest : NULL; p != NULL;) { /* past MEMBERS_MAX */
-        gpufit__json_token k, v;
-        if ((st = next_member(p, &k, err)) != GPUFIT_OK)
-            return st;
-        if (k.type == GPUFIT__JSON_OBJECT_END)
-            break;
-        if ((st = gpufit__json_next(p, &v, err)) != GPUFIT_OK ||
-            (st = apply_member(&c, json, len, p, &k, &v, 0, err)) != GPUFIT_OK)
-            return st;
     }
     /* the model cache and the job's plan are derived in the handles themselves: copying them
      * from the working copies would move 3 KiB more per call (refreshes cannot fail, so the
@@ -836,8 +852,6 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
         gpufit__model_assign(m, &c.m);
         gpufit__model_refresh(m);
     }
-    if (c.job_set)
-        memcpy(j, &c.j, offsetof(struct gpufit_job, plan));
     if (c.job_set || j->plan_state != 1)
         gpufit__job_refresh(j);
     gpufit__ok(err);

@@ -647,3 +647,34 @@ Test(cold, doc_find_records_as_find_and_doc_entry)
     cr_assert_str_eq(err.message, "'gpu_memory_gib' (byte 20) and 'gpu_memory_bytes' (byte 40) "
                                   "both set the GPU capacity: give one of them");
 }
+
+/* ---- gpufit_apply_json applies the job in place: on error every byte of its parameters is
+ * restored, the plan untouched ---- */
+Test(cold, a_failed_document_leaves_the_job_bytes)
+{
+    static const char *const docs[] = {
+        "{\"gpu\": {\"name\": \"my card\", \"memory_gib\": 20}, \"tp\": 2, \"task\": \"pretrain\", "
+        "\"sp\": true, \"tensor_split\": [3, 1], \"bogus\": 1}",
+        "{\"model\": \"llama-3-8b\", \"gpu\": \"h100\", \"seq_len\": 4096, \"zero\": 9}",
+        "{\"framework\": \"vllm\", \"gpu_memory_gib\": 10, \"gpu_memory_bytes\": 5}",
+        "{\"pp\": 2, \"device_gpus\": [\"h100\", \"a100-80gb-sxm4\"], \"tp\": [1]}",
+    };
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    cr_assert_eq(gpufit_model_new(&m, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_job_new(&j, NULL), GPUFIT_OK);
+    static const char spec[] = "model=llama-3-8b task=lora gpu=rtx-4090 lora_rank=8";
+    cr_assert_eq(gpufit_apply_spec(m, j, spec, NULL), GPUFIT_OK);
+    gpufit_summary sum = {.struct_size = sizeof sum};
+    cr_assert_eq(gpufit_evaluate_summary(m, j, &sum, NULL), GPUFIT_OK); /* a resolved plan */
+    static struct gpufit_job before;
+    memcpy(&before, j, sizeof before);
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        gpufit_error err = GPUFIT_ERROR_INIT;
+        cr_assert_neq(gpufit_apply_json(m, j, docs[i], strlen(docs[i]), &err), GPUFIT_OK, "%s",
+                      docs[i]);
+        cr_assert_eq(memcmp(j, &before, sizeof before), 0, "%s: the job changed", docs[i]);
+    }
+    gpufit_model_free(m);
+    gpufit_job_free(j);
+}
