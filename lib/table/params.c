@@ -1483,6 +1483,28 @@ GPUFIT__NOINLINE static int32_t apply_text(struct gpufit_model *m,
     return set_float(e, m, j, v * unit, offset, err);
 }
 
+/* gpufit__apply_entry for a parameter with value names and its handle, vlen > 0: a name (not
+ * "auto" where that means -1) stored as apply_text would store it, anything else through
+ * apply_text. Out of line: the digits' path saves no registers for its loop. */
+GPUFIT__NOINLINE static int32_t apply_named(struct gpufit_model *m,
+                                            struct gpufit_job *j,
+                                            const gpufit__param_entry *e,
+                                            const char *val,
+                                            size_t vlen,
+                                            uint64_t offset,
+                                            gpufit_error *err)
+{
+    if (!e->is_double && e->type != GPUFIT_TYPE_LIST &&
+        !(e->min_i == -1 && vlen == 4 && gpufit__bytes_eq_lower(val, "auto", 4))) {
+        const gpufit__enum_value *ev = value_named(e->values, val, vlen);
+        if (ev != NULL && ev->value >= e->min_i && ev->value <= e->max_i) {
+            store_int(e, m, j, ev->value);
+            return GPUFIT_OK;
+        }
+    }
+    return apply_text(m, j, e, val, vlen, offset, err);
+}
+
 int32_t gpufit__apply_entry(struct gpufit_model *m,
                             struct gpufit_job *j,
                             const gpufit__param_entry *e,
@@ -1492,28 +1514,23 @@ int32_t gpufit__apply_entry(struct gpufit_model *m,
                             gpufit_error *err)
 {
     /* the usual values first, stored as apply_text would store them: decimal digits of a plain
-     * integer, a value name (not "auto" where that means -1); anything else, and every
-     * refusal, goes through apply_text */
+     * integer, a value name; anything else, and every refusal, goes through apply_text */
     const void *h = e->domain == GPUFIT_DOMAIN_MODEL ? (const void *)m : (const void *)j;
-    int64_t x = 0;
-    size_t i = 0;
-    if (h == NULL || vlen == 0) {
-        i = 0; /* apply_text */
-    } else if (e->plain_int) {
-        while (i < vlen && i < 15 && val[i] >= '0' && val[i] <= '9')
-            x = x * 10 + (val[i++] - '0');
-    } else if (e->values != NULL && !e->is_double && e->type != GPUFIT_TYPE_LIST &&
-               !(e->min_i == -1 && vlen == 4 && gpufit__bytes_eq_lower(val, "auto", 4))) {
-        const gpufit__enum_value *ev = value_named(e->values, val, vlen);
-        if (ev != NULL) {
-            x = ev->value;
-            i = vlen;
+    if (h != NULL && vlen != 0) {
+        if (e->plain_int) {
+            int64_t x = 0;
+            size_t i = 0;
+            while (i < vlen && i < 15 && val[i] >= '0' && val[i] <= '9')
+                x = x * 10 + (val[i++] - '0');
+            if (i == vlen && x >= e->min_i && x <= e->max_i) {
+                store_int(e, m, j, x);
+                return GPUFIT_OK;
+            }
+        } else if (e->values != NULL) {
+            return apply_named(m, j, e, val, vlen, offset, err);
         }
     }
-    if (i == 0 || i != vlen || x < e->min_i || x > e->max_i)
-        return apply_text(m, j, e, val, vlen, offset, err);
-    store_int(e, m, j, x);
-    return GPUFIT_OK;
+    return apply_text(m, j, e, val, vlen, offset, err);
 }
 
 int32_t gpufit__apply_kv(struct gpufit_model *m, struct gpufit_job *j, const char *key,
