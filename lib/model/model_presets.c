@@ -444,16 +444,21 @@ int gpufit__preset_record_fill(struct gpufit_model *m, size_t row)
     m->cache_counts = r->counts;
     m->cache_ng = r->ng;
     memcpy(m->cache_groups, &preset_record_groups[r->group0], r->ng * sizeof m->cache_groups[0]);
-    gpufit__aggregates_clear(&m->cache_agg);
-    m->cache_agg.glob_dense = r->glob_dense;
-    for (size_t k = r->agg0; k < (size_t)r->agg0 + r->nagg; k++) {
-        const preset_agg *a = &preset_record_aggs[k];
-        if (a->slot >= GPUFIT__W_COUNT + 4)
-            return 0;
-        *(a->slot < GPUFIT__W_COUNT ? &m->cache_agg.layer[a->slot]
-                                    : &m->cache_agg.glob[a->slot - GPUFIT__W_COUNT]) = a->a;
+    /* each class sum written once: the record's, or an empty one as gpufit__aggregates_clear
+     * leaves it (the record lists its sums by slot, in order) */
+    static const gpufit__class_agg empty = {.cols256 = 1};
+    const preset_agg *a = &preset_record_aggs[r->agg0], *end = a + r->nagg;
+    for (uint32_t k = 0; k < GPUFIT__W_COUNT + 4; k++) {
+        gpufit__class_agg *to =
+            k < GPUFIT__W_COUNT ? &m->cache_agg.layer[k] : &m->cache_agg.glob[k - GPUFIT__W_COUNT];
+        if (a < end && a->slot == k)
+            *to = (a++)->a;
+        else
+            *to = empty;
     }
-    return 1;
+    m->cache_agg.glob_dense = r->glob_dense;
+    m->cache_agg.reserved = 0;
+    return a == end; /* else slots out of order or past the last: a stale record */
 }
 
 int32_t gpufit__preset_load(struct gpufit_model *m, const char *name, size_t len, gpufit_error *err)
