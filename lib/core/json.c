@@ -430,8 +430,10 @@ static const unsigned char byte_class[256] = {
  * returns the index after it, or 0 (no match: index 0 is never after a member's byte). */
 static inline size_t expect_after_ws(const char *b, size_t i, size_t n, char c)
 {
-    if (i < n && b[i] == c) /* the usual case: no whitespace before it */
+    if (i < n && b[i] == c) /* the usual cases: no whitespace before it, or one space */
         return i + 1;
+    if (n - i >= 2 && b[i] == ' ' && b[i + 1] == c)
+        return i + 2;
     while (i < n && (byte_class[(unsigned char)b[i]] & C_WS) != 0)
         i++;
     return i < n && b[i] == c ? i + 1 : 0;
@@ -474,7 +476,11 @@ static inline size_t plain_member(
     if (ks == 0 || (ke = plain_string_end(b, ks, n)) == 0)
         return 0;
     size_t vs = expect_after_ws(b, ke + 1, n, ':');
-    if (vs == 0 || (vs = ws_end(b, vs, n)) >= n)
+    if (vs == 0)
+        return 0;
+    if (vs < n && b[vs] == ' ') /* the usual ": " */
+        vs++;
+    if ((vs = ws_end(b, vs, n)) >= n)
         return 0;
     size_t ve = vs; /* the value's text is b[ts, ve) */
     size_t ts = vs, after;
