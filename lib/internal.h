@@ -359,6 +359,19 @@ static inline uint64_t gpufit__lower8(uint64_t x)
     uint64_t past_z = low7 + ones * (0x7F - 'Z'); /* bit 7: they are > 'Z' */
     return x | ((from_a & ~past_z & ~x & high) >> 2);
 }
+/* Copies in[0..n) to out with its capitals in lower case, 8 bytes at a time. */
+static inline void gpufit__lower_copy(char *out, const char *in, size_t n)
+{
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        uint64_t x;
+        memcpy(&x, in + i, 8);
+        x = gpufit__lower8(x);
+        memcpy(out + i, &x, 8);
+    }
+    for (; i < n; i++)
+        out[i] = (char)(in[i] >= 'A' && in[i] <= 'Z' ? in[i] - 'A' + 'a' : in[i]);
+}
 /* 1 when a[0..n) with its capitals in lower case equals low[0..n), which has no capitals (both
  * spans must have n readable bytes; the chunks overlap as in gpufit__bytes_eq). */
 static inline int gpufit__bytes_eq_lower(const char *a, const char *low, size_t n)

@@ -349,7 +349,9 @@ static int matches(const preset *p, const char *name, size_t len)
     return 0;
 }
 
-static void load(struct gpufit_model *m, const preset *p)
+/* Loads preset p into m, named name[0..len) in lower case (cut to fit), or by p's own name
+ * when name is NULL. */
+static void load(struct gpufit_model *m, const preset *p, const char *name, size_t len)
 {
     gpufit__model_defaults(m);
 #define X(f) m->f = p->a.f;
@@ -358,10 +360,12 @@ static void load(struct gpufit_model *m, const preset *p)
     /* the two vision fields whose default is 1, left out of text-only presets */
     m->vision_merge = m->vision_merge > 0 ? m->vision_merge : 1;
     m->vision_tiles = m->vision_tiles > 0 ? m->vision_tiles : 1;
-    size_t n = strlen(p->name);
-    if (n >= sizeof m->name)
-        n = sizeof m->name - 1;
-    memcpy(m->name, p->name, n);
+    size_t n = name != NULL ? len : strlen(p->name);
+    n = n < sizeof m->name - 1 ? n : sizeof m->name - 1;
+    if (name != NULL)
+        gpufit__lower_copy(m->name, name, n);
+    else
+        memcpy(m->name, p->name, n);
     m->name[n] = '\0';
     /* stale, but a refresh copies the preset's record (gpufit__preset_record_fill) */
     m->cache_state = 2;
@@ -390,8 +394,7 @@ static int32_t preset_find(const char *name, size_t len)
 {
     char low[PRESET_KEY_MAX];
     if (len <= sizeof low) {
-        for (size_t k = 0; k < len; k++)
-            low[k] = (char)((name[k] >= 'A' && name[k] <= 'Z') ? name[k] - 'A' + 'a' : name[k]);
+        gpufit__lower_copy(low, name, len);
         int32_t r = gpufit__name_hash_find(preset_names,
                                            sizeof preset_names / sizeof preset_names[0],
                                            preset_names_hash, preset_names_SLOTS, low, len);
@@ -467,13 +470,8 @@ int32_t gpufit__preset_load(struct gpufit_model *m, const char *name, size_t len
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX, "model: preset name is NULL");
     int32_t r = preset_find(name, len);
     if (r >= 0) {
-        load(m, &presets[r]);
         /* the report names the model as the user called it (scenario.md example) */
-        size_t n = len < sizeof m->name - 1 ? len : sizeof m->name - 1;
-        for (size_t k = 0; k < n; k++)
-            m->name[k] =
-                (char)((name[k] >= 'A' && name[k] <= 'Z') ? name[k] - 'A' + 'a' : name[k]);
-        m->name[n] = '\0';
+        load(m, &presets[r], name, len);
         gpufit__ok(err);
         return GPUFIT_OK;
     }
@@ -497,7 +495,7 @@ int32_t gpufit__preset_get(
         return GPUFIT_E_NOT_FOUND;
     const preset *p = &presets[i];
     if (m != NULL)
-        load(m, p);
+        load(m, p, NULL, 0);
     if (name != NULL)
         *name = p->name;
     if (aliases != NULL)

@@ -529,6 +529,17 @@ Test(cold, lower8_folds_exactly_the_capitals)
             for (unsigned k = 0; k < 8; k++)
                 cr_assert_eq(out[k], lower1(in[k]), "byte 0x%02X at %u: 0x%02X", in[k], k, out[k]);
         }
+    char in[32], out[33];
+    for (size_t n = 0; n <= 24; n++) { /* gpufit__lower_copy: n bytes, none past them */
+        for (size_t i = 0; i < n; i++)
+            in[i] = (char)("AZaz@[`{\xC1\xDA"
+                           "09-_Mq"[i % 16]);
+        memset(out, '#', sizeof out);
+        gpufit__lower_copy(out, in, n);
+        for (size_t i = 0; i < n; i++)
+            cr_assert_eq((unsigned char)out[i], lower1((unsigned char)in[i]), "n=%zu i=%zu", n, i);
+        cr_assert_eq(out[n], '#', "n=%zu: a byte past the copy", n);
+    }
     char a[32], low[32];
     for (size_t n = 0; n <= 24; n++) {
         for (size_t i = 0; i < n; i++) {
