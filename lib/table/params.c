@@ -1420,7 +1420,8 @@ value_named(const gpufit__enum_value *ev, const char *val, size_t vlen)
     first = first >= 'A' && first <= 'Z' ? (unsigned char)(first - 'A' + 'a') : first;
     for (; ev->name != NULL; ev++)
         if (ev->len == vlen && (unsigned char)ev->name[0] == first &&
-            gpufit__bytes_eq_lower(val, ev->name, vlen))
+            (gpufit__bytes_eq(val, ev->name, vlen) || /* the usual value, in lower case */
+             gpufit__bytes_eq_lower(val, ev->name, vlen)))
             return ev;
     return NULL;
 }
@@ -1495,7 +1496,8 @@ GPUFIT__NOINLINE static int32_t apply_named(struct gpufit_model *m,
                                             gpufit_error *err)
 {
     if (!e->is_double && e->type != GPUFIT_TYPE_LIST &&
-        !(e->min_i == -1 && vlen == 4 && gpufit__bytes_eq_lower(val, "auto", 4))) {
+        !(e->min_i == -1 && vlen == 4 && (val[0] | 0x20) == 'a' &&
+          gpufit__bytes_eq_lower(val, "auto", 4))) {
         const gpufit__enum_value *ev = value_named(e->values, val, vlen);
         if (ev != NULL && ev->value >= e->min_i && ev->value <= e->max_i) {
             store_int(e, m, j, ev->value);
