@@ -620,11 +620,11 @@ static int32_t scan_top(const char *json, size_t len, top *t, gpufit_error *err)
         gpufit__json_token *kp = slot ? &t->k[t->n] : &k, *vp = slot ? &t->v[t->n] : &v;
         size_t want = slot ? MEMBERS_MAX - t->n : 1;
         size_t got = gpufit__json_members_scalar(&p, kp, vp, want); /* the usual members */
-        for (size_t i = 0; i < got; i++) {
-            if (key_tok_is(&kp[i], "model", 5)) {
+        for (size_t i = 0; i < got; i++) {                          /* (keys without escapes) */
+            if (kp[i].len == 5 && memcmp(kp[i].text, "model", 5) == 0) {
                 t->model_v = vp[i];
                 t->model_scalar = t->has_model = 1;
-            } else if (key_tok_is(&kp[i], "gpu", 3)) {
+            } else if (kp[i].len == 3 && memcmp(kp[i].text, "gpu", 3) == 0) {
                 t->gpu_off = kp[i].offset;
                 t->gpu_v = vp[i];
                 t->gpu_scalar = t->has_gpu = 1;
@@ -774,12 +774,25 @@ static int32_t apply_member(ctx *c, const char *json, size_t len, gpufit__json *
 static int32_t apply_top(ctx *c, top *t, const char *json, size_t len, gpufit_error *err)
 {
     int32_t st;
-    if (t->has_model && (st = t->model_scalar ? apply_model_value(c, NULL, &t->model_v, err)
-                                              : apply_model(c, &t->model_at, err)) != GPUFIT_OK)
+    const gpufit__json_token *mv = &t->model_v, *gv0 = &t->gpu_v;
+    if (t->has_model && t->model_scalar && mv->type == GPUFIT__JSON_STRING &&
+        mv->len <= VAL_MAX) { /* a preset name read by the fast path: its text as it stands */
+        if ((st = gpufit__preset_load(&c->m, mv->text, mv->len, err)) != GPUFIT_OK) {
+            default_offset(err, mv->offset);
+            return st;
+        }
+    } else if (t->has_model &&
+               (st = t->model_scalar ? apply_model_value(c, NULL, mv, err)
+                                     : apply_model(c, &t->model_at, err)) != GPUFIT_OK) {
         return st;
+    }
     /* "gpu" right after "model", wherever it stands: gpu_memory_gib/_bytes then override the
      * GPU's capacity whatever the key order (they reset nothing). */
-    if (t->has_gpu) {
+    if (t->has_gpu && t->gpu_scalar && gv0->type == GPUFIT__JSON_STRING && gv0->len <= VAL_MAX) {
+        c->j->gpu_name[0] = '\0'; /* a catalogue name read by the fast path (apply_gpu) */
+        if ((st = kv(c, GPUFIT_JOB_GPU, gv0->text, gv0->len, gv0->offset, err)) != GPUFIT_OK)
+            return st;
+    } else if (t->has_gpu) {
         gpufit__json_token gv;
         key gk;
         gk.text = "gpu";
