@@ -814,6 +814,9 @@ void gpufit__model_assign(struct gpufit_model *dst, const struct gpufit_model *s
  * preset's record). Returns GPUFIT_E_NOT_FOUND if unknown. */
 int32_t gpufit__preset_load(struct gpufit_model *m, const char *name, size_t len,
                             gpufit_error *err);
+/* gpufit__preset_load in two steps: the preset's row (or the same error), then its load. */
+int32_t gpufit__preset_lookup(const char *name, size_t len, size_t *row, gpufit_error *err);
+void gpufit__preset_load_row(struct gpufit_model *m, size_t row, const char *name, size_t len);
 /* Fills m's cache from preset row's generated record (preset_record.inc); 0 when there is no
  * current record for that row (then the cache is to be derived: gpufit__model_refresh). */
 int gpufit__preset_record_fill(struct gpufit_model *m, size_t row);

@@ -55,7 +55,22 @@ typedef struct ctx {
     struct gpufit_job *j;   /* the handle: restored from a copy on error */
     gpufit__doc_keys seen;  /* parameters set by the document, for duplicates and conflicts */
     int model_set, job_set; /* whether the document sets anything of the model, of the job */
+    /* a preset named by "model" and not loaded yet: into m when a model key needs it, else
+     * into the handle once the document applied (then m is not copied) */
+    int preset_pending;
+    size_t preset_row;
+    const gpufit__json_token *preset_v;
 } ctx;
+
+/* The working model, with a pending preset loaded into it. */
+static struct gpufit_model *model_of(ctx *c)
+{
+    if (c->preset_pending) {
+        gpufit__preset_load_row(&c->m, c->preset_row, c->preset_v->text, c->preset_v->len);
+        c->preset_pending = 0;
+    }
+    return &c->m;
+}
 
 static int key_is(const key *k, const char *lit)
 {
@@ -699,7 +714,8 @@ apply_plain(ctx *c, const gpufit__json_token *k, const gpufit__json_token *v, gp
         return GPUFIT_OK;
     *(pe->domain == GPUFIT_DOMAIN_MODEL ? &c->model_set : &c->job_set) = 1;
     /* a list's single value and any scalar are the value's text (list_text, scalar_text) */
-    st = gpufit__apply_entry(&c->m, c->j, pe, v->text, v->len, (uint64_t)v->offset, err);
+    st = gpufit__apply_entry(pe->domain == GPUFIT_DOMAIN_MODEL ? model_of(c) : &c->m, c->j, pe,
+                             v->text, v->len, (uint64_t)v->offset, err);
     if (st != GPUFIT_OK)
         default_offset(err, v->offset);
     return st;
@@ -763,7 +779,8 @@ static int32_t apply_member(ctx *c, const char *json, size_t len, gpufit__json *
                             "'lora_modules' takes an array of module names or one value");
     if (st != GPUFIT_OK)
         return st;
-    st = gpufit__apply_entry(&c->m, c->j, pe, s.text, s.len, (uint64_t)v->offset, err);
+    st = gpufit__apply_entry(pe->domain == GPUFIT_DOMAIN_MODEL ? model_of(c) : &c->m, c->j, pe,
+                             s.text, s.len, (uint64_t)v->offset, err);
     if (st != GPUFIT_OK)
         default_offset(err, v->offset);
     return st;
@@ -777,10 +794,12 @@ static int32_t apply_top(ctx *c, top *t, const char *json, size_t len, gpufit_er
     const gpufit__json_token *mv = &t->model_v, *gv0 = &t->gpu_v;
     if (t->has_model && t->model_scalar && mv->type == GPUFIT__JSON_STRING &&
         mv->len <= VAL_MAX) { /* a preset name read by the fast path: its text as it stands */
-        if ((st = gpufit__preset_load(&c->m, mv->text, mv->len, err)) != GPUFIT_OK) {
+        if ((st = gpufit__preset_lookup(mv->text, mv->len, &c->preset_row, err)) != GPUFIT_OK) {
             default_offset(err, mv->offset);
             return st;
         }
+        c->preset_pending = 1;
+        c->preset_v = mv;
     } else if (t->has_model &&
                (st = t->model_scalar ? apply_model_value(c, NULL, mv, err)
                                      : apply_model(c, &t->model_at, err)) != GPUFIT_OK) {
@@ -851,6 +870,7 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
     gpufit__doc_keys_init(&c.seen);
     c.model_set = t.has_model;
     c.job_set = t.has_gpu;
+    c.preset_pending = 0;
     if ((st = apply_top(&c, &t, json, len, err)) != GPUFIT_OK) {
         memcpy(j, &saved, offsetof(struct gpufit_job, plan));
         return st;
@@ -860,9 +880,13 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
      * handles still change only here). A handle the document leaves alone keeps its derived
      * state when that is current: valid (1), or known not to resolve (3). */
     if (c.model_set || (m->cache_state != 1 && m->cache_state != 3)) {
-        if (c.m.cache_state != 2) /* 2: a preset as loaded, whose refresh is a copy */
-            c.m.cache_state = 0;
-        gpufit__model_assign(m, &c.m);
+        if (c.preset_pending) { /* the preset alone: loaded into the handle */
+            gpufit__preset_load_row(m, c.preset_row, c.preset_v->text, c.preset_v->len);
+        } else {
+            if (c.m.cache_state != 2) /* 2: a preset as loaded, whose refresh is a copy */
+                c.m.cache_state = 0;
+            gpufit__model_assign(m, &c.m);
+        }
         gpufit__model_refresh(m);
     }
     if (c.job_set || j->plan_state != 1)

@@ -464,15 +464,13 @@ int gpufit__preset_record_fill(struct gpufit_model *m, size_t row)
     return a == end; /* else slots out of order or past the last: a stale record */
 }
 
-int32_t gpufit__preset_load(struct gpufit_model *m, const char *name, size_t len, gpufit_error *err)
+int32_t gpufit__preset_lookup(const char *name, size_t len, size_t *row, gpufit_error *err)
 {
-    if (m == NULL || name == NULL)
+    if (name == NULL)
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX, "model: preset name is NULL");
     int32_t r = preset_find(name, len);
     if (r >= 0) {
-        /* the report names the model as the user called it (scenario.md example) */
-        load(m, &presets[r], name, len);
-        gpufit__ok(err);
+        *row = (size_t)r;
         return GPUFIT_OK;
     }
     int shown = len > 64 ? 64 : (int)len;
@@ -481,6 +479,26 @@ int32_t gpufit__preset_load(struct gpufit_model *m, const char *name, size_t len
     return gpufit__fail(err, GPUFIT_E_NOT_FOUND, 0, UINT64_MAX,
                         "model: unknown preset \"%.*s\" (see 'gpufit models')%s", shown, name,
                         hint);
+}
+
+void gpufit__preset_load_row(struct gpufit_model *m, size_t row, const char *name, size_t len)
+{
+    /* the report names the model as the user called it (scenario.md example) */
+    if (row < N_PRESETS)
+        load(m, &presets[row], name, len);
+}
+
+int32_t gpufit__preset_load(struct gpufit_model *m, const char *name, size_t len, gpufit_error *err)
+{
+    size_t r = 0;
+    if (m == NULL)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX, "model: preset name is NULL");
+    int32_t st = gpufit__preset_lookup(name, len, &r, err);
+    if (st != GPUFIT_OK)
+        return st;
+    gpufit__preset_load_row(m, r, name, len);
+    gpufit__ok(err);
+    return GPUFIT_OK;
 }
 
 size_t gpufit__preset_count(void)

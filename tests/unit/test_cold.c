@@ -689,3 +689,54 @@ Test(cold, a_failed_document_leaves_the_job_bytes)
     gpufit_model_free(m);
     gpufit_job_free(j);
 }
+
+/* ---- a "model" preset name is loaded into the handle at the end (no working copy), or into
+ * the working copy when a top-level model key follows: the same model either way ---- */
+static void model_of_json(const char *json, struct gpufit_model *out)
+{
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    cr_assert_eq(gpufit_model_new(&m, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_job_new(&j, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_apply_spec(m, j, "model=gpt2", NULL), GPUFIT_OK); /* another model first */
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    cr_assert_eq(gpufit_apply_json(m, j, json, strlen(json), &err), GPUFIT_OK, "%s: %s", json,
+                 err.message);
+    memcpy(out, m, offsetof(struct gpufit_model, gguf_layer_bytes));
+    out->cache_state = m->cache_state;
+    out->cache_counts = m->cache_counts;
+    gpufit_model_free(m);
+    gpufit_job_free(j);
+}
+
+Test(cold, a_preset_loads_the_same_with_or_without_model_keys)
+{
+    static struct gpufit_model a, b, c;
+    model_of_json("{\"model\": \"Llama-3-8B\", \"tp\": 2}", &a);
+    model_of_json("{\"model\": {\"preset\": \"Llama-3-8B\"}, \"tp\": 2}", &b);
+    cr_assert_eq(memcmp(&a, &b, offsetof(struct gpufit_model, gguf_layer_bytes)), 0);
+    cr_assert_str_eq(a.name, "llama-3-8b");
+    cr_assert_eq(a.cache_state, 1);
+    cr_assert_eq(a.cache_counts.total, b.cache_counts.total);
+    /* a model key after the preset, wherever it stands */
+    model_of_json("{\"n_layers\": 7, \"model\": \"llama-3-8b\", \"tp\": 2}", &a);
+    model_of_json("{\"model\": {\"preset\": \"llama-3-8b\", \"n_layers\": 7}, \"tp\": 2}", &b);
+    cr_assert_eq(memcmp(&a, &b, offsetof(struct gpufit_model, gguf_layer_bytes)), 0);
+    cr_assert_eq(a.n_layers, 7);
+    cr_assert_eq(a.cache_counts.total, b.cache_counts.total);
+    model_of_json("{\"model\": \"llama-3-8b\", \"tp\": 2}", &c);
+    cr_assert_neq(a.cache_counts.total, c.cache_counts.total); /* 7 layers, not 32 */
+    /* a failed document leaves the model as it was, preset and all */
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    cr_assert_eq(gpufit_model_new(&m, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_job_new(&j, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_apply_spec(m, j, "model=gpt2", NULL), GPUFIT_OK);
+    memcpy(&a, m, offsetof(struct gpufit_model, gguf_layer_bytes));
+    static const char bad[] = "{\"model\": \"llama-3-8b\", \"n_layers\": 7, \"tp\": \"x\"}";
+    cr_assert_neq(gpufit_apply_json(m, j, bad, sizeof bad - 1, NULL), GPUFIT_OK);
+    cr_assert_eq(memcmp(&a, m, offsetof(struct gpufit_model, gguf_layer_bytes)), 0);
+    cr_assert_str_eq(gpufit_model_name(m), "gpt2");
+    gpufit_model_free(m);
+    gpufit_job_free(j);
+}
