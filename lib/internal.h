@@ -345,10 +345,8 @@ static inline int gpufit__bytes_eq(const char *a, const char *b, size_t n)
         memcpy(&v, b + n - 4, 4);
         return u == v;
     }
-    for (size_t i = 0; i < n; i++)
-        if (a[i] != b[i])
-            return 0;
-    return 1;
+    /* 0 to 3 bytes: the first, middle and last cover them */
+    return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
 }
 /* x with its ASCII capitals A-Z in lower case, 8 bytes at a time (no carry crosses a byte:
  * each sum below stays under 0x100). */
@@ -362,12 +360,20 @@ static inline uint64_t gpufit__lower8(uint64_t x)
 /* Copies in[0..n) to out with its capitals in lower case, 8 bytes at a time. */
 static inline void gpufit__lower_copy(char *out, const char *in, size_t n)
 {
+    uint64_t x;
     size_t i = 0;
     for (; n - i >= 8; i += 8) {
-        uint64_t x;
         memcpy(&x, in + i, 8);
         x = gpufit__lower8(x);
         memcpy(out + i, &x, 8);
+    }
+    if (i == n)
+        return;
+    if (n >= 8) { /* the last 8 bytes again, overlapping the chunks before */
+        memcpy(&x, in + n - 8, 8);
+        x = gpufit__lower8(x);
+        memcpy(out + n - 8, &x, 8);
+        return;
     }
     for (; i < n; i++)
         out[i] = (char)(in[i] >= 'A' && in[i] <= 'Z' ? in[i] - 'A' + 'a' : in[i]);

@@ -1529,6 +1529,18 @@ int32_t gpufit__apply_entry(struct gpufit_model *m,
                 return GPUFIT_OK;
             }
         } else if (e->values != NULL) {
+            /* the usual value: a name as written in the list (lower case), not "auto" where
+             * that means -1 (names compare without case: apply_named) */
+            const gpufit__enum_value *ev = e->values;
+            while (ev->name != NULL && (ev->len != vlen || ev->name[0] != val[0] ||
+                                        !gpufit__bytes_eq(val, ev->name, vlen)))
+                ev++;
+            if (ev->name != NULL && !e->is_double && e->type != GPUFIT_TYPE_LIST &&
+                ev->value >= e->min_i && ev->value <= e->max_i &&
+                !(e->min_i == -1 && vlen == 4 && memcmp(val, "auto", 4) == 0)) {
+                store_int(e, m, j, ev->value);
+                return GPUFIT_OK;
+            }
             return apply_named(m, j, e, val, vlen, offset, err);
         }
     }
