@@ -596,7 +596,8 @@ static int key_tok_is(const gpufit__json_token *t, const char *lit, size_t n)
 #define MEMBERS_MAX 64
 typedef struct top {
     gpufit__json_token k[MEMBERS_MAX], v[MEMBERS_MAX];
-    unsigned char plain[MEMBERS_MAX]; /* 1: read by gpufit__json_member_scalar */
+    unsigned char plain[MEMBERS_MAX]; /* 1: read by gpufit__json_members_scalar, and its key
+                                         and value fit their buffers (apply_plain) */
     size_t n;
     int more;          /* members past MEMBERS_MAX: read them from rest */
     gpufit__json rest; /* positioned before member MEMBERS_MAX's key */
@@ -636,6 +637,8 @@ static int32_t scan_top(const char *json, size_t len, top *t, gpufit_error *err)
         size_t want = slot ? MEMBERS_MAX - t->n : 1;
         size_t got = gpufit__json_members_scalar(&p, kp, vp, want); /* the usual members */
         for (size_t i = 0; i < got; i++) {                          /* (keys without escapes) */
+            if (slot) /* (a longer key or value: apply_member reports it) */
+                t->plain[t->n + i] = kp[i].len <= KEY_MAX && vp[i].len <= VAL_MAX;
             if (kp[i].len == 5 && memcmp(kp[i].text, "model", 5) == 0) {
                 t->model_v = vp[i];
                 t->model_scalar = t->has_model = 1;
@@ -646,7 +649,6 @@ static int32_t scan_top(const char *json, size_t len, top *t, gpufit_error *err)
             }
         }
         if (slot) {
-            memset(&t->plain[t->n], 1, got);
             t->n += got;
         } else if (got > 0) {
             t->more = 1;
@@ -697,18 +699,19 @@ apply_plain(ctx *c, const gpufit__json_token *k, const gpufit__json_token *v, gp
 {
     const char *kt = k->text;
     size_t kl = k->len;
-    if (kl > 0 && (kt[0] == '_' || (kl == 2 && memcmp(kt, "id", 2) == 0) ||
-                   (kl == 7 && (memcmp(kt, "comment", 7) == 0 || memcmp(kt, "$schema", 7) == 0))))
-        return GPUFIT_OK; /* ignored_key */
     const gpufit__param_entry *pe;
     int32_t st;
     if (kl == 5 && memcmp(kt, "model", 5) == 0) /* applied before the loop */
         return gpufit__doc_entry(&c->seen, NULL, kt, kl, k->offset, err);
+    /* the parameters first: no ignored key is one of their names (test_cold) */
     if ((st = gpufit__doc_find(&c->seen, kt, kl, k->offset, &pe, err)) != GPUFIT_OK)
         return st;
     if (pe == NULL) {
-        key kk = {.text = kt, .len = kl, .offset = k->offset};
-        return unknown_key(&kk, "", err);
+        key kk;
+        kk.text = kt;
+        kk.len = kl;
+        kk.offset = k->offset;
+        return ignored_key(&kk) ? GPUFIT_OK : unknown_key(&kk, "", err);
     }
     if (pe->id == GPUFIT_JOB_GPU) /* applied before the loop */
         return GPUFIT_OK;
@@ -825,10 +828,9 @@ static int32_t apply_top(ctx *c, top *t, const char *json, size_t len, gpufit_er
             return st;
     }
     for (size_t i = 0; i < t->n; i++)
-        if ((st = t->plain[i] && t->k[i].len <= KEY_MAX && t->v[i].len <= VAL_MAX
-                      ? apply_plain(c, &t->k[i], &t->v[i], err)
-                      : apply_member(c, json, len, NULL, &t->k[i], &t->v[i], t->plain[i], err)) !=
-            GPUFIT_OK)
+        if ((st = t->plain[i] ? apply_plain(c, &t->k[i], &t->v[i], err)
+                              : apply_member(c, json, len, NULL, &t->k[i], &t->v[i], t->plain[i],
+                                             err)) != GPUFIT_OK)
             return st;
     for (gpufit__json *p = t->more ? &t->rest : NULL; p != NULL;) { /* past MEMBERS_MAX */
         gpufit__json_token k, v;

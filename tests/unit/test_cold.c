@@ -740,3 +740,38 @@ Test(cold, a_preset_loads_the_same_with_or_without_model_keys)
     gpufit_model_free(m);
     gpufit_job_free(j);
 }
+
+/* ---- apply_plain looks a key up before it tests for the ignored keys: none is a parameter
+ * name or alias ---- */
+static int ignored_name(const char *s, size_t n)
+{
+    return (n == 2 && memcmp(s, "id", 2) == 0) || (n == 7 && memcmp(s, "comment", 7) == 0) ||
+           (n == 7 && memcmp(s, "$schema", 7) == 0) || (n > 0 && s[0] == '_');
+}
+
+Test(cold, no_ignored_key_is_a_parameter)
+{
+    for (size_t i = 0; gpufit__param_at(i) != NULL; i++) {
+        const gpufit__param_entry *e = gpufit__param_at(i);
+        cr_assert(!ignored_name(e->name, strlen(e->name)), "%s", e->name);
+        for (const char *a = e->aliases; a != NULL && *a != '\0';) {
+            size_t an = strcspn(a, " ");
+            cr_assert(!ignored_name(a, an), "%s: alias %.*s", e->name, (int)an, a);
+            a += an;
+            a += strspn(a, " ");
+        }
+    }
+    static const char doc[] = "{\"id\": 1, \"comment\": \"x\", \"$schema\": \"s\", \"_a\": 2, "
+                              "\"model\": \"gpt2\", \"id\": 3}";
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    cr_assert_eq(gpufit_model_new(&m, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_job_new(&j, NULL), GPUFIT_OK);
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    cr_assert_eq(gpufit_apply_json(m, j, doc, sizeof doc - 1, &err), GPUFIT_OK, "%s", err.message);
+    static const char bad[] = "{\"ids\": 1}";
+    cr_assert_eq(gpufit_apply_json(m, j, bad, sizeof bad - 1, &err), GPUFIT_E_UNKNOWN_PARAM);
+    cr_assert_eq(err.offset, 1);
+    gpufit_model_free(m);
+    gpufit_job_free(j);
+}
