@@ -546,6 +546,21 @@ int gpufit__json_member_scalar(gpufit__json *p, gpufit__json_token *k, gpufit__j
     return gpufit__json_members_scalar(p, k, v, 1) == 1;
 }
 
+int gpufit__json_begin_top_object(gpufit__json *p)
+{
+    if (p == NULL || p->failed || p->state != S_TOP || p->depth != 0 || p->buf == NULL)
+        return 0;
+    size_t i = p->pos;
+    while (i < p->len && (byte_class[(unsigned char)p->buf[i]] & C_WS) != 0)
+        i++;
+    if (i >= p->len || p->buf[i] != '{')
+        return 0;
+    p->stack[p->depth++] = '{'; /* read_value's '{' */
+    p->pos = i + 1;
+    p->state = S_OBJ_FIRST;
+    return 1;
+}
+
 int gpufit__json_end_top_object(gpufit__json *p)
 {
     if (p == NULL || p->failed || p->depth != 1 || p->stack[0] != '{' ||

@@ -618,12 +618,14 @@ static int32_t scan_top(const char *json, size_t len, top *t, gpufit_error *err)
     int32_t st = gpufit__json_init(&p, json, len, err);
     if (st != GPUFIT_OK)
         return st;
-    if ((st = gpufit__json_next(&p, &k, err)) != GPUFIT_OK)
-        return st;
-    if (k.type != GPUFIT__JSON_OBJECT)
-        return gpufit__fail(err, GPUFIT_E_PARSE, 0, (uint64_t)k.offset,
-                            "JSON: a scenario is a JSON object: expected '{' at byte %zu",
-                            k.offset);
+    if (!gpufit__json_begin_top_object(&p)) { /* the usual '{', else the full path's report */
+        if ((st = gpufit__json_next(&p, &k, err)) != GPUFIT_OK)
+            return st;
+        if (k.type != GPUFIT__JSON_OBJECT)
+            return gpufit__fail(err, GPUFIT_E_PARSE, 0, (uint64_t)k.offset,
+                                "JSON: a scenario is a JSON object: expected '{' at byte %zu",
+                                k.offset);
+    }
     t->n = 0;
     t->more = 0;
     t->has_model = t->has_gpu = 0;

@@ -775,3 +775,38 @@ Test(cold, no_ignored_key_is_a_parameter)
     gpufit_model_free(m);
     gpufit_job_free(j);
 }
+
+/* ---- gpufit__json_begin_top_object: the cursor gpufit__json_next leaves after the '{', or
+ * 0 with the cursor untouched ---- */
+Test(cold, begin_top_object_equals_json_next)
+{
+    static const struct {
+        const char *doc;
+        int ok;
+    } cases[] = {{"{}", 1},
+                 {" \t\r\n{\"a\": 1}", 1},
+                 {"\xEF\xBB\xBF{}", 1},
+                 {"\xEF\xBB\xBF {}", 1},
+                 {"[]", 0},
+                 {"", 0},
+                 {"   ", 0},
+                 {"x{", 0},
+                 {"\"{\"", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gpufit__json p, q;
+        gpufit__json_token t;
+        size_t n = strlen(cases[i].doc);
+        cr_assert_eq(gpufit__json_init(&p, cases[i].doc, n, NULL), GPUFIT_OK);
+        q = p;
+        cr_assert_eq(gpufit__json_begin_top_object(&p), cases[i].ok, "'%s'", cases[i].doc);
+        if (!cases[i].ok) {
+            cr_assert_eq(memcmp(&p, &q, sizeof p), 0, "'%s': the cursor moved", cases[i].doc);
+            continue;
+        }
+        cr_assert_eq(gpufit__json_next(&q, &t, NULL), GPUFIT_OK);
+        cr_assert_eq(t.type, GPUFIT__JSON_OBJECT);
+        cr_assert_eq(memcmp(&p, &q, sizeof p), 0, "'%s': another cursor", cases[i].doc);
+        /* and a second time: not at the top any more */
+        cr_assert_eq(gpufit__json_begin_top_object(&p), 0);
+    }
+}
