@@ -764,8 +764,9 @@ GPUFIT__NOINLINE static int32_t doc_find_rest(gpufit__doc_keys *d,
                                               const gpufit__param_entry **out,
                                               gpufit_error *err)
 {
-    size_t h, r = find_name_first(key, klen, &h);
-    const gpufit__param_entry *e = r < N_PARAMS ? &table[r] : find_name_from(key, klen, h);
+    /* the probe from the key's slot: the entry gpufit__doc_find found there, or another */
+    size_t h = gpufit__name_hash(key, klen) & (param_names_SLOTS - 1);
+    const gpufit__param_entry *e = find_name_from(key, klen, h);
     *out = e;
     return e != NULL ? gpufit__doc_entry(d, e, key, klen, offset, err) : GPUFIT_OK;
 }
