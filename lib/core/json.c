@@ -443,8 +443,9 @@ static inline size_t expect_after_ws(const char *b, size_t i, size_t n, char c)
  * closing quote, or 0 when a backslash, a control byte, DEL or the end of input comes first. */
 static inline size_t plain_string_end(const char *b, size_t i, size_t n)
 {
-    /* four bytes per bounds check while four remain */
-    for (; n - i >= 4; i += 4) {
+    /* four bytes per bounds check while four remain (i < last: i + 4 <= n) */
+    size_t last = n >= 3 ? n - 3 : 0;
+    for (; i < last; i += 4) {
         if (byte_class[(unsigned char)b[i]] != 0)
             return b[i] == '"' ? i : 0;
         if (byte_class[(unsigned char)b[i + 1]] != 0)
