@@ -337,9 +337,8 @@ static int matches(const preset *p, const char *name, size_t len)
     if (gpufit__streq_ci(name, len, p->name) || gpufit__streq_ci(name, len, p->hf_repo))
         return 1;
     for (const char *t = p->aliases; *t != '\0';) { /* space-separated aliases */
-        size_t n = 0;
-        while (t[n] != '\0' && t[n] != ' ')
-            n++;
+        const char *e = strchr(t, ' ');
+        size_t n = e != NULL ? (size_t)(e - t) : strlen(t);
         if (n > 0 && eq_ci(name, len, t, n))
             return 1;
         t += n;

@@ -1247,8 +1247,8 @@ GPUFIT__NOINLINE
 static int32_t apply_gpu(struct gpufit_job *j, const char *val, size_t vlen, uint64_t offset,
                          gpufit_error *err)
 {
-    j->plan_state = 0; /* (on failure the caller drops its copy) */
-    if (gpufit__streq_ci(val, vlen, "none")) {
+    j->plan_state = 0; /* (on failure the caller drops its copy or restores the job) */
+    if (vlen == 4 && gpufit__bytes_eq_lower(val, "none", 4)) {
         j->gpu = -1;
         return GPUFIT_OK;
     }
