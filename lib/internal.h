@@ -239,13 +239,16 @@ int32_t gpufit__copy_out(void *out, const void *src, size_t own_size, size_t min
 
 /* A function off the common path (an error report, a rare form): kept out of line, so that
  * its callers' fast paths save no registers for it. GPUFIT__NOINLINE: the same for a function
- * that is taken once per call, not per key (speed still counts there). */
+ * that is taken once per call, not per key (speed still counts there). GPUFIT__INLINE: a
+ * small loop of a per-key fast path, inlined even where it has two callers. */
 #if defined(__GNUC__)
 #define GPUFIT__COLD __attribute__((noinline, cold))
 #define GPUFIT__NOINLINE __attribute__((noinline))
+#define GPUFIT__INLINE   inline __attribute__((always_inline))
 #else
 #define GPUFIT__COLD
 #define GPUFIT__NOINLINE
+#define GPUFIT__INLINE inline
 #endif
 
 /* ---------------------------------------------------------------------------------------
@@ -283,7 +286,13 @@ static inline uint64_t gpufit__gib_bytes(double v)
 typedef struct gpufit__enum_value {
     const char *name;
     int64_t value;
+    uint32_t len; /* strlen(name), from the literal: a lookup compares it first */
 } gpufit__enum_value;
+/* One value name (a string literal) and its value. */
+#define GPUFIT__EV(name, v)                                                                        \
+    {                                                                                              \
+        name, v, sizeof("" name) - 1                                                               \
+    }
 
 typedef struct gpufit__param_entry {
     int32_t id;
@@ -299,6 +308,8 @@ typedef struct gpufit__param_entry {
     const char *unit;
     const char *doc;
     uint32_t name_len; /* strlen(name), from the literal: the lookup compares it first */
+    uint32_t plain_int; /* 1: an integer without value names or a reader of its own (gpu,
+                           lora_modules, the versions): decimal digits are its value */
 } gpufit__param_entry;
 
 /* Name indexes (sorted name lists with open-addressing hash tables over them) and id indexes,
@@ -338,10 +349,70 @@ static inline int gpufit__bytes_eq(const char *a, const char *b, size_t n)
         memcpy(&v, b + n - 4, 4);
         return u == v;
     }
-    for (size_t i = 0; i < n; i++)
-        if (a[i] != b[i])
-            return 0;
-    return 1;
+    /* 0 to 3 bytes: the first, middle and last cover them */
+    return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
+}
+/* x with its ASCII capitals A-Z in lower case, 8 bytes at a time (no carry crosses a byte:
+ * each sum below stays under 0x100). */
+static inline uint64_t gpufit__lower8(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101u, high = ones * 0x80, low7 = x & ~high;
+    uint64_t from_a = low7 + ones * (0x80 - 'A'); /* bit 7: the low 7 bits are >= 'A' */
+    uint64_t past_z = low7 + ones * (0x7F - 'Z'); /* bit 7: they are > 'Z' */
+    return x | ((from_a & ~past_z & ~x & high) >> 2);
+}
+/* Copies in[0..n) to out with its capitals in lower case, 8 bytes at a time. */
+static inline void gpufit__lower_copy(char *out, const char *in, size_t n)
+{
+    uint64_t x;
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        memcpy(&x, in + i, 8);
+        x = gpufit__lower8(x);
+        memcpy(out + i, &x, 8);
+    }
+    if (i == n)
+        return;
+    if (n >= 8) { /* the last 8 bytes again, overlapping the chunks before */
+        memcpy(&x, in + n - 8, 8);
+        x = gpufit__lower8(x);
+        memcpy(out + n - 8, &x, 8);
+        return;
+    }
+    for (; i < n; i++)
+        out[i] = (char)(in[i] >= 'A' && in[i] <= 'Z' ? in[i] - 'A' + 'a' : in[i]);
+}
+/* 1 when a[0..n) with its capitals in lower case equals low[0..n), which has no capitals (both
+ * spans must have n readable bytes; the chunks overlap as in gpufit__bytes_eq). */
+static inline int gpufit__bytes_eq_lower(const char *a, const char *low, size_t n)
+{
+    uint64_t x = 0, y = 0;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&x, a + i, 8);
+            memcpy(&y, low + i, 8);
+            if (gpufit__lower8(x) != y)
+                return 0;
+        }
+        memcpy(&x, a + n - 8, 8);
+        memcpy(&y, low + n - 8, 8);
+        return gpufit__lower8(x) == y;
+    }
+    if (n >= 4) {
+        uint32_t u, v;
+        memcpy(&u, a, 4);
+        memcpy(&v, low, 4);
+        x = (uint64_t)u << 32;
+        y = (uint64_t)v << 32;
+        memcpy(&u, a + n - 4, 4);
+        memcpy(&v, low + n - 4, 4);
+        return gpufit__lower8(x | u) == (y | v);
+    }
+    for (size_t i = 0; i < n; i++) {
+        x = x << 8 | (unsigned char)a[i];
+        y = y << 8 | (unsigned char)low[i];
+    }
+    return gpufit__lower8(x) == y;
 }
 /* x * k mod 2^32, computed in 64 bits (32 x 32 bits never wrap there): the same value as a
  * 32-bit multiplication, without the unsigned wrap the overflow-checking fuzz build rejects */
@@ -437,6 +508,14 @@ void gpufit__doc_keys_init(gpufit__doc_keys *d);
  * seen before. Unknown keys pass (the caller reports them). */
 int32_t gpufit__doc_key(gpufit__doc_keys *d, const char *key, size_t klen, uint64_t offset,
                         gpufit_error *err);
+/* gpufit__param_find_name and gpufit__doc_entry in one step: *out is key's parameter (NULL,
+ * and nothing recorded, when there is none). */
+int32_t gpufit__doc_find(gpufit__doc_keys *d,
+                         const char *key,
+                         size_t klen,
+                         uint64_t offset,
+                         const gpufit__param_entry **out,
+                         gpufit_error *err);
 /* The same for a parameter already looked up (e), or for "model" (e NULL). */
 int32_t gpufit__doc_entry(gpufit__doc_keys *d, const gpufit__param_entry *e, const char *key,
                           size_t klen, uint64_t offset, gpufit_error *err);
@@ -745,6 +824,9 @@ void gpufit__model_assign(struct gpufit_model *dst, const struct gpufit_model *s
  * preset's record). Returns GPUFIT_E_NOT_FOUND if unknown. */
 int32_t gpufit__preset_load(struct gpufit_model *m, const char *name, size_t len,
                             gpufit_error *err);
+/* gpufit__preset_load in two steps: the preset's row (or the same error), then its load. */
+int32_t gpufit__preset_lookup(const char *name, size_t len, size_t *row, gpufit_error *err);
+void gpufit__preset_load_row(struct gpufit_model *m, size_t row, const char *name, size_t len);
 /* Fills m's cache from preset row's generated record (preset_record.inc); 0 when there is no
  * current record for that row (then the cache is to be derived: gpufit__model_refresh). */
 int gpufit__preset_record_fill(struct gpufit_model *m, size_t row);

@@ -116,6 +116,19 @@ int32_t gpufit__json_member(gpufit__json *p, gpufit__json_token *k, gpufit__json
  * also reports the errors. */
 int gpufit__json_member_scalar(gpufit__json *p, gpufit__json_token *k, gpufit__json_token *v);
 
+/* gpufit__json_member_scalar for a run of such members: reads up to max of them into k[] and
+ * v[] and returns how many (0 leaves the cursor as it was; after fewer than max, the next
+ * member, the object's end or an error is left to gpufit__json_next). */
+size_t gpufit__json_members_scalar(gpufit__json *p,
+                                   gpufit__json_token *k,
+                                   gpufit__json_token *v,
+                                   size_t max);
+
+/* The fast path of a document's start: at the top level (nothing read yet but a byte order
+ * mark), whitespace and '{'. Returns 1 and leaves the cursor where gpufit__json_next would
+ * after reading the '{'; anything else returns 0 and leaves the cursor as it was. */
+int gpufit__json_begin_top_object(gpufit__json *p);
+
 /* The fast path of a document's end: inside the top-level object (after its '{' or after a
  * member), whitespace, its '}' and only whitespace to the end of input. Returns 1 and leaves
  * the cursor where gpufit__json_next would after reading the '}' and the end; anything else

@@ -430,8 +430,10 @@ static const unsigned char byte_class[256] = {
  * returns the index after it, or 0 (no match: index 0 is never after a member's byte). */
 static inline size_t expect_after_ws(const char *b, size_t i, size_t n, char c)
 {
-    if (i < n && b[i] == c) /* the usual case: no whitespace before it */
+    if (i < n && b[i] == c) /* the usual cases: no whitespace before it, or one space */
         return i + 1;
+    if (n - i >= 2 && b[i] == ' ' && b[i + 1] == c)
+        return i + 2;
     while (i < n && (byte_class[(unsigned char)b[i]] & C_WS) != 0)
         i++;
     return i < n && b[i] == c ? i + 1 : 0;
@@ -441,8 +443,9 @@ static inline size_t expect_after_ws(const char *b, size_t i, size_t n, char c)
  * closing quote, or 0 when a backslash, a control byte, DEL or the end of input comes first. */
 static inline size_t plain_string_end(const char *b, size_t i, size_t n)
 {
-    /* four bytes per bounds check while four remain */
-    for (; n - i >= 4; i += 4) {
+    /* four bytes per bounds check while four remain (i < last: i + 4 <= n) */
+    size_t last = n >= 3 ? n - 3 : 0;
+    for (; i < last; i += 4) {
         if (byte_class[(unsigned char)b[i]] != 0)
             return b[i] == '"' ? i : 0;
         if (byte_class[(unsigned char)b[i + 1]] != 0)
@@ -457,27 +460,31 @@ static inline size_t plain_string_end(const char *b, size_t i, size_t n)
     return i < n && b[i] == '"' ? i : 0;
 }
 
-int gpufit__json_member_scalar(gpufit__json *p, gpufit__json_token *k, gpufit__json_token *v)
+/* Whitespace from b[i]: the index of the first other byte (n at the end). */
+static inline size_t ws_end(const char *b, size_t i, size_t n)
 {
-    if (p == NULL || k == NULL || v == NULL || p->failed || p->depth == 0 ||
-        p->stack[p->depth - 1] != '{' || (p->state != S_OBJ_FIRST && p->state != S_AFTER))
-        return 0;
-    const char *b = p->buf;
-    size_t n = p->len, i = p->pos;
-    if (p->state == S_AFTER && (i = expect_after_ws(b, i, n, ',')) == 0)
-        return 0;
+    while (i < n && (byte_class[(unsigned char)b[i]] & C_WS) != 0)
+        i++;
+    return i;
+}
+
+/* One member of the usual form at b[i] (after the separator): its tokens at depth d into *k
+ * and *v; returns the index after the value, or 0 when it is not of that form. */
+static inline size_t plain_member(
+    const char *b, size_t i, size_t n, uint32_t d, gpufit__json_token *k, gpufit__json_token *v)
+{
     size_t ks = expect_after_ws(b, i, n, '"'), ke; /* the key's first byte */
     if (ks == 0 || (ke = plain_string_end(b, ks, n)) == 0)
         return 0;
     size_t vs = expect_after_ws(b, ke + 1, n, ':');
     if (vs == 0)
         return 0;
-    while (vs < n && (byte_class[(unsigned char)b[vs]] & C_WS) != 0)
+    if (vs < n && b[vs] == ' ') /* the usual ": " */
         vs++;
-    if (vs >= n)
+    if ((vs = ws_end(b, vs, n)) >= n)
         return 0;
     size_t ve = vs; /* the value's text is b[ts, ve) */
-    size_t ts = vs;
+    size_t ts = vs, after;
     int32_t type;
     unsigned char c = (unsigned char)b[vs];
     if (c == '"') {
@@ -485,6 +492,7 @@ int gpufit__json_member_scalar(gpufit__json *p, gpufit__json_token *k, gpufit__j
             return 0;
         type = GPUFIT__JSON_STRING;
         ts = vs + 1;
+        after = ve + 1;
     } else if (c >= '1' && c <= '9') { /* a plain integer; other numbers take the full path */
         while (ve < n && is_digit((unsigned char)b[ve]))
             ve++;
@@ -492,20 +500,65 @@ int gpufit__json_member_scalar(gpufit__json *p, gpufit__json_token *k, gpufit__j
             (ve < n && (b[ve] == '.' || b[ve] == 'e' || b[ve] == 'E')))
             return 0;
         type = GPUFIT__JSON_NUMBER;
+        after = ve;
     } else if (c == 't' && n - vs >= 4 && memcmp(b + vs, "true", 4) == 0) {
-        ve = vs + 4;
+        after = ve = vs + 4;
         type = GPUFIT__JSON_TRUE;
     } else if (c == 'f' && n - vs >= 5 && memcmp(b + vs, "false", 5) == 0) {
-        ve = vs + 5;
+        after = ve = vs + 5;
         type = GPUFIT__JSON_FALSE;
     } else {
         return 0;
     }
-    /* as gpufit__json_next gives them: the key, then the value */
-    set_tok(p, k, GPUFIT__JSON_KEY, ks - 1, ks, ke - ks);
-    set_tok(p, v, type, vs, ts, ve - ts);
-    p->pos = type == GPUFIT__JSON_STRING ? ve + 1 : ve;
-    p->state = S_AFTER;
+    /* as gpufit__json_next gives them: the key, then the value (set_tok's fields) */
+    *k = (gpufit__json_token){GPUFIT__JSON_KEY, 0, d, 0, ks - 1, b + ks, ke - ks};
+    *v = (gpufit__json_token){type, 0, d, 0, vs, b + ts, ve - ts};
+    return after;
+}
+
+size_t gpufit__json_members_scalar(gpufit__json *p,
+                                   gpufit__json_token *k,
+                                   gpufit__json_token *v,
+                                   size_t max)
+{
+    if (p == NULL || k == NULL || v == NULL || p->failed || p->depth == 0 || p->buf == NULL ||
+        p->stack[p->depth - 1] != '{' || (p->state != S_OBJ_FIRST && p->state != S_AFTER))
+        return 0;
+    const char *b = p->buf;
+    size_t n = p->len, i = p->pos, got = 0;
+    uint32_t d = p->depth;
+    int first = p->state == S_OBJ_FIRST;
+    /* one cursor update for the run: the locals stay in registers */
+    for (; got < max; got++, first = 0) {
+        size_t j = first ? i : expect_after_ws(b, i, n, ',');
+        if (j == 0 || (j = plain_member(b, j, n, d, &k[got], &v[got])) == 0)
+            break;
+        i = j;
+    }
+    if (got > 0) {
+        p->pos = i;
+        p->state = S_AFTER;
+    }
+    return got;
+}
+
+int gpufit__json_member_scalar(gpufit__json *p, gpufit__json_token *k, gpufit__json_token *v)
+{
+    return gpufit__json_members_scalar(p, k, v, 1) == 1;
+}
+
+int gpufit__json_begin_top_object(gpufit__json *p)
+{
+    if (p == NULL || p->failed || p->state != S_TOP || p->depth != 0 || p->buf == NULL)
+        return 0;
+    size_t i = p->pos;
+    while (i < p->len && (byte_class[(unsigned char)p->buf[i]] & C_WS) != 0)
+        i++;
+    if (i >= p->len || p->buf[i] != '{')
+        return 0;
+    p->stack[p->depth++] = '{'; /* read_value's '{' */
+    p->pos = i + 1;
+    p->state = S_OBJ_FIRST;
     return 1;
 }
 

@@ -52,10 +52,25 @@ typedef struct key {
 
 typedef struct ctx {
     struct gpufit_model m;
-    struct gpufit_job j;
+    struct gpufit_job *j;   /* the handle: restored from a copy on error */
     gpufit__doc_keys seen;  /* parameters set by the document, for duplicates and conflicts */
     int model_set, job_set; /* whether the document sets anything of the model, of the job */
+    /* a preset named by "model" and not loaded yet: into m when a model key needs it, else
+     * into the handle once the document applied (then m is not copied) */
+    int preset_pending;
+    size_t preset_row;
+    const gpufit__json_token *preset_v;
 } ctx;
+
+/* The working model, with a pending preset loaded into it. */
+static struct gpufit_model *model_of(ctx *c)
+{
+    if (c->preset_pending) {
+        gpufit__preset_load_row(&c->m, c->preset_row, c->preset_v->text, c->preset_v->len);
+        c->preset_pending = 0;
+    }
+    return &c->m;
+}
 
 static int key_is(const key *k, const char *lit)
 {
@@ -381,7 +396,7 @@ static int32_t apply_model_object(ctx *c, gpufit__json *p, gpufit_error *err)
         if ((st = gpufit__doc_entry(&c->seen, e, kk.text, kk.len, k.offset, err)) != GPUFIT_OK ||
             (st = scalar_text(&v, "model.", &kk, &s, err)) != GPUFIT_OK)
             return st;
-        st = gpufit__apply_entry(&c->m, &c->j, e, s.text, s.len, (uint64_t)v.offset, err);
+        st = gpufit__apply_entry(&c->m, c->j, e, s.text, s.len, (uint64_t)v.offset, err);
         if (st != GPUFIT_OK) {
             default_offset(err, v.offset);
             return st;
@@ -419,8 +434,8 @@ static int32_t apply_model(ctx *c, gpufit__json *p, gpufit_error *err)
 static int32_t
 kv(ctx *c, int32_t id, const char *val, size_t vlen, size_t off, gpufit_error *err)
 {
-    int32_t st = gpufit__apply_entry(&c->m, &c->j, gpufit__param_find(id), val, vlen,
-                                     (uint64_t)off, err);
+    int32_t st =
+        gpufit__apply_entry(&c->m, c->j, gpufit__param_find(id), val, vlen, (uint64_t)off, err);
     if (st != GPUFIT_OK)
         default_offset(err, off);
     return st;
@@ -429,14 +444,14 @@ kv(ctx *c, int32_t id, const char *val, size_t vlen, size_t off, gpufit_error *e
 /* Copies a display name into gpu_name, cut at a UTF-8 character boundary. */
 static void set_gpu_name(ctx *c, const char *s, size_t n)
 {
-    size_t cap = sizeof c->j.gpu_name - 1;
+    size_t cap = sizeof c->j->gpu_name - 1;
     if (n > cap) {
         n = cap;
         while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
             n--; /* s[n] is a continuation byte: cut before its lead byte */
     }
-    memcpy(c->j.gpu_name, s, n);
-    c->j.gpu_name[n] = '\0';
+    memcpy(c->j->gpu_name, s, n);
+    c->j->gpu_name[n] = '\0';
 }
 
 /* Applies the gpu object whose '{' (at obj_off) was just read from p; reads through its '}'. */
@@ -491,7 +506,7 @@ static int32_t apply_gpu_object(ctx *c, gpufit__json *p, size_t obj_off, gpufit_
             return st;
     }
 
-    c->j.gpu_name[0] = '\0';
+    c->j->gpu_name[0] = '\0';
     if (!has_capacity) {
         if (!has_name)
             return gpufit__fail(err, GPUFIT_E_INVALID_ARG, GPUFIT_JOB_GPU, (uint64_t)obj_off,
@@ -499,7 +514,7 @@ static int32_t apply_gpu_object(ctx *c, gpufit__json *p, size_t obj_off, gpufit_
                                 "name)");
         if ((st = kv(c, GPUFIT_JOB_GPU, name.text, name.len, name_off, err)) != GPUFIT_OK)
             return st;
-        c->j.gpu_name[0] = '\0';
+        c->j->gpu_name[0] = '\0';
         *p = q; /* the object is consumed */
         return GPUFIT_OK;
     }
@@ -550,7 +565,7 @@ apply_gpu(ctx *c, gpufit__json *p, const gpufit__json_token *v, const key *k, gp
     case GPUFIT__JSON_STRING:
         if ((st = scalar_text(v, "", k, &s, err)) != GPUFIT_OK)
             return st;
-        c->j.gpu_name[0] = '\0';
+        c->j->gpu_name[0] = '\0';
         return kv(c, GPUFIT_JOB_GPU, s.text, s.len, v->offset, err);
     case GPUFIT__JSON_OBJECT:
         return apply_gpu_object(c, p, v->offset, err);
@@ -581,7 +596,8 @@ static int key_tok_is(const gpufit__json_token *t, const char *lit, size_t n)
 #define MEMBERS_MAX 64
 typedef struct top {
     gpufit__json_token k[MEMBERS_MAX], v[MEMBERS_MAX];
-    unsigned char plain[MEMBERS_MAX]; /* 1: read by gpufit__json_member_scalar */
+    unsigned char plain[MEMBERS_MAX]; /* 1: read by gpufit__json_members_scalar, and its key
+                                         and value fit their buffers (apply_plain) */
     size_t n;
     int more;          /* members past MEMBERS_MAX: read them from rest */
     gpufit__json rest; /* positioned before member MEMBERS_MAX's key */
@@ -602,12 +618,14 @@ static int32_t scan_top(const char *json, size_t len, top *t, gpufit_error *err)
     int32_t st = gpufit__json_init(&p, json, len, err);
     if (st != GPUFIT_OK)
         return st;
-    if ((st = gpufit__json_next(&p, &k, err)) != GPUFIT_OK)
-        return st;
-    if (k.type != GPUFIT__JSON_OBJECT)
-        return gpufit__fail(err, GPUFIT_E_PARSE, 0, (uint64_t)k.offset,
-                            "JSON: a scenario is a JSON object: expected '{' at byte %zu",
-                            k.offset);
+    if (!gpufit__json_begin_top_object(&p)) { /* the usual '{', else the full path's report */
+        if ((st = gpufit__json_next(&p, &k, err)) != GPUFIT_OK)
+            return st;
+        if (k.type != GPUFIT__JSON_OBJECT)
+            return gpufit__fail(err, GPUFIT_E_PARSE, 0, (uint64_t)k.offset,
+                                "JSON: a scenario is a JSON object: expected '{' at byte %zu",
+                                k.offset);
+    }
     t->n = 0;
     t->more = 0;
     t->has_model = t->has_gpu = 0;
@@ -615,42 +633,56 @@ static int32_t scan_top(const char *json, size_t len, top *t, gpufit_error *err)
     for (;;) {
         if (t->n == MEMBERS_MAX && !t->more)
             t->rest = p;
-        /* the member is read into its record slot (past MEMBERS_MAX, into k and v) */
+        /* members are read into their record slots (past MEMBERS_MAX, into k and v) */
         int slot = t->n < MEMBERS_MAX;
         gpufit__json_token *kp = slot ? &t->k[t->n] : &k, *vp = slot ? &t->v[t->n] : &v;
-        int plain = gpufit__json_member_scalar(&p, kp, vp);
-        if (plain) { /* the usual member, in one step */
-            if (key_tok_is(kp, "model", 5)) {
-                t->model_v = *vp;
+        size_t want = slot ? MEMBERS_MAX - t->n : 1;
+        size_t got = gpufit__json_members_scalar(&p, kp, vp, want); /* the usual members */
+        for (size_t i = 0; i < got; i++) {                          /* (keys without escapes) */
+            if (slot) /* (a longer key or value: apply_member reports it) */
+                t->plain[t->n + i] = kp[i].len <= KEY_MAX && vp[i].len <= VAL_MAX;
+            if (kp[i].len == 5 && memcmp(kp[i].text, "model", 5) == 0) {
+                t->model_v = vp[i];
                 t->model_scalar = t->has_model = 1;
-            } else if (key_tok_is(kp, "gpu", 3)) {
-                t->gpu_off = kp->offset;
-                t->gpu_v = *vp;
+            } else if (kp[i].len == 3 && memcmp(kp[i].text, "gpu", 3) == 0) {
+                t->gpu_off = kp[i].offset;
+                t->gpu_v = vp[i];
                 t->gpu_scalar = t->has_gpu = 1;
             }
-        } else {
-            if (gpufit__json_end_top_object(&p))
-                return GPUFIT_OK; /* the '}' and nothing after it */
-            if ((st = next_member(&p, kp, err)) != GPUFIT_OK)
-                return st;
-            if (kp->type == GPUFIT__JSON_OBJECT_END)
-                break;
-            if (key_tok_is(kp, "model", 5)) {
-                t->model_at = p;
-                t->has_model = 1;
-                t->model_scalar = 0;
-            } else if (key_tok_is(kp, "gpu", 3)) {
-                t->gpu_off = kp->offset;
-                t->gpu_at = p;
-                t->has_gpu = 1;
-                t->gpu_scalar = 0;
-            }
-            if ((st = gpufit__json_next(&p, vp, err)) != GPUFIT_OK ||
-                (st = gpufit__json_skip(&p, vp, err)) != GPUFIT_OK)
-                return st;
         }
         if (slot) {
-            t->plain[t->n] = (unsigned char)plain;
+            t->n += got;
+        } else if (got > 0) {
+            t->more = 1;
+        }
+        if (got == want)
+            continue; /* more may follow */
+        /* the next member (or the end) takes the full path */
+        if (slot) { /* (got < want: a slot is left) */
+            kp = &t->k[t->n];
+            vp = &t->v[t->n];
+        }
+        if (gpufit__json_end_top_object(&p))
+            return GPUFIT_OK; /* the '}' and nothing after it */
+        if ((st = next_member(&p, kp, err)) != GPUFIT_OK)
+            return st;
+        if (kp->type == GPUFIT__JSON_OBJECT_END)
+            break;
+        if (key_tok_is(kp, "model", 5)) {
+            t->model_at = p;
+            t->has_model = 1;
+            t->model_scalar = 0;
+        } else if (key_tok_is(kp, "gpu", 3)) {
+            t->gpu_off = kp->offset;
+            t->gpu_at = p;
+            t->has_gpu = 1;
+            t->gpu_scalar = 0;
+        }
+        if ((st = gpufit__json_next(&p, vp, err)) != GPUFIT_OK ||
+            (st = gpufit__json_skip(&p, vp, err)) != GPUFIT_OK)
+            return st;
+        if (slot) {
+            t->plain[t->n] = 0;
             t->n++;
         } else {
             t->more = 1;
@@ -659,6 +691,39 @@ static int32_t scan_top(const char *json, size_t len, top *t, gpufit_error *err)
     if ((st = gpufit__json_next(&p, &k, err)) != GPUFIT_OK) /* trailing bytes */
         return st;
     return GPUFIT_OK;
+}
+
+/* apply_member for a member read by gpufit__json_members_scalar whose key and value fit
+ * their buffers: both are used as they stand in the document (what read_key and scalar_text
+ * give them), and its value is a scalar. */
+static int32_t
+apply_plain(ctx *c, const gpufit__json_token *k, const gpufit__json_token *v, gpufit_error *err)
+{
+    const char *kt = k->text;
+    size_t kl = k->len;
+    const gpufit__param_entry *pe;
+    int32_t st;
+    if (kl == 5 && memcmp(kt, "model", 5) == 0) /* applied before the loop */
+        return gpufit__doc_entry(&c->seen, NULL, kt, kl, k->offset, err);
+    /* the parameters first: no ignored key is one of their names (test_cold) */
+    if ((st = gpufit__doc_find(&c->seen, kt, kl, k->offset, &pe, err)) != GPUFIT_OK)
+        return st;
+    if (pe == NULL) {
+        key kk;
+        kk.text = kt;
+        kk.len = kl;
+        kk.offset = k->offset;
+        return ignored_key(&kk) ? GPUFIT_OK : unknown_key(&kk, "", err);
+    }
+    if (pe->id == GPUFIT_JOB_GPU) /* applied before the loop */
+        return GPUFIT_OK;
+    *(pe->domain == GPUFIT_DOMAIN_MODEL ? &c->model_set : &c->job_set) = 1;
+    /* a list's single value and any scalar are the value's text (list_text, scalar_text) */
+    st = gpufit__apply_entry(pe->domain == GPUFIT_DOMAIN_MODEL ? model_of(c) : &c->m, c->j, pe,
+                             v->text, v->len, (uint64_t)v->offset, err);
+    if (st != GPUFIT_OK)
+        default_offset(err, v->offset);
+    return st;
 }
 
 /* Applies one top-level member: key k, value v. live is the parser right after v when the
@@ -719,10 +784,67 @@ static int32_t apply_member(ctx *c, const char *json, size_t len, gpufit__json *
                             "'lora_modules' takes an array of module names or one value");
     if (st != GPUFIT_OK)
         return st;
-    st = gpufit__apply_entry(&c->m, &c->j, pe, s.text, s.len, (uint64_t)v->offset, err);
+    st = gpufit__apply_entry(pe->domain == GPUFIT_DOMAIN_MODEL ? model_of(c) : &c->m, c->j, pe,
+                             s.text, s.len, (uint64_t)v->offset, err);
     if (st != GPUFIT_OK)
         default_offset(err, v->offset);
     return st;
+}
+
+/* The members of the document scan_top recorded in t, applied to c: "model", then "gpu",
+ * then the others in document order. */
+static int32_t apply_top(ctx *c, top *t, const char *json, size_t len, gpufit_error *err)
+{
+    int32_t st;
+    const gpufit__json_token *mv = &t->model_v, *gv0 = &t->gpu_v;
+    if (t->has_model && t->model_scalar && mv->type == GPUFIT__JSON_STRING &&
+        mv->len <= VAL_MAX) { /* a preset name read by the fast path: its text as it stands */
+        if ((st = gpufit__preset_lookup(mv->text, mv->len, &c->preset_row, err)) != GPUFIT_OK) {
+            default_offset(err, mv->offset);
+            return st;
+        }
+        c->preset_pending = 1;
+        c->preset_v = mv;
+    } else if (t->has_model &&
+               (st = t->model_scalar ? apply_model_value(c, NULL, mv, err)
+                                     : apply_model(c, &t->model_at, err)) != GPUFIT_OK) {
+        return st;
+    }
+    /* "gpu" right after "model", wherever it stands: gpu_memory_gib/_bytes then override the
+     * GPU's capacity whatever the key order (they reset nothing). */
+    if (t->has_gpu && t->gpu_scalar && gv0->type == GPUFIT__JSON_STRING && gv0->len <= VAL_MAX) {
+        c->j->gpu_name[0] = '\0'; /* a catalogue name read by the fast path (apply_gpu) */
+        if ((st = kv(c, GPUFIT_JOB_GPU, gv0->text, gv0->len, gv0->offset, err)) != GPUFIT_OK)
+            return st;
+    } else if (t->has_gpu) {
+        gpufit__json_token gv;
+        key gk;
+        gk.text = "gpu";
+        gk.len = 3;
+        gk.offset = t->gpu_off;
+        if (t->gpu_scalar)
+            gv = t->gpu_v;
+        else if ((st = gpufit__json_next(&t->gpu_at, &gv, err)) != GPUFIT_OK)
+            return st;
+        if ((st = apply_gpu(c, t->gpu_scalar ? NULL : &t->gpu_at, &gv, &gk, err)) != GPUFIT_OK)
+            return st;
+    }
+    for (size_t i = 0; i < t->n; i++)
+        if ((st = t->plain[i] ? apply_plain(c, &t->k[i], &t->v[i], err)
+                              : apply_member(c, json, len, NULL, &t->k[i], &t->v[i], t->plain[i],
+                                             err)) != GPUFIT_OK)
+            return st;
+    for (gpufit__json *p = t->more ? &t->rest : NULL; p != NULL;) { /* past MEMBERS_MAX */
+        gpufit__json_token k, v;
+        if ((st = next_member(p, &k, err)) != GPUFIT_OK)
+            return st;
+        if (k.type == GPUFIT__JSON_OBJECT_END)
+            break;
+        if ((st = gpufit__json_next(p, &v, err)) != GPUFIT_OK ||
+            (st = apply_member(c, json, len, p, &k, &v, 0, err)) != GPUFIT_OK)
+            return st;
+    }
+    return GPUFIT_OK;
 }
 
 int32_t
@@ -739,59 +861,38 @@ gpufit_apply_json(gpufit_model *m, gpufit_job *j, const char *json, size_t len, 
     int32_t st = scan_top(json, len, &t, err);
     if (st != GPUFIT_OK)
         return st;
-    /* working copies: the handles change only on success. A "model" key rewrites every
-     * parameter of the model (a preset, or the defaults before an object's keys), so its copy
-     * would be dead. */
+    /* the model is applied to a working copy, the job in place over a saved copy of its
+     * parameters (what changes: its plan is resolved below): the handles change only on
+     * success, and the job's bytes are copied once. A "model" key rewrites every parameter of
+     * the model (a preset, or the defaults before an object's keys), so its copy would be
+     * dead. */
+    struct gpufit_job saved;
     if (!t.has_model)
         gpufit__model_assign(&c.m, m);
-    memcpy(&c.j, j, offsetof(struct gpufit_job, plan)); /* its plan is resolved in j below */
+    memcpy(&saved, j, offsetof(struct gpufit_job, plan));
+    c.j = j;
     gpufit__doc_keys_init(&c.seen);
     c.model_set = t.has_model;
     c.job_set = t.has_gpu;
-    if (t.has_model && (st = t.model_scalar ? apply_model_value(&c, NULL, &t.model_v, err)
-                                            : apply_model(&c, &t.model_at, err)) != GPUFIT_OK)
+    c.preset_pending = 0;
+    if ((st = apply_top(&c, &t, json, len, err)) != GPUFIT_OK) {
+        memcpy(j, &saved, offsetof(struct gpufit_job, plan));
         return st;
-    /* "gpu" right after "model", wherever it stands: gpu_memory_gib/_bytes then override the
-     * GPU's capacity whatever the key order (they reset nothing). */
-    if (t.has_gpu) {
-        gpufit__json_token gv;
-        key gk;
-        gk.text = "gpu";
-        gk.len = 3;
-        gk.offset = t.gpu_off;
-        if (t.gpu_scalar)
-            gv = t.gpu_v;
-        else if ((st = gpufit__json_next(&t.gpu_at, &gv, err)) != GPUFIT_OK)
-            return st;
-        if ((st = apply_gpu(&c, t.gpu_scalar ? NULL : &t.gpu_at, &gv, &gk, err)) != GPUFIT_OK)
-            return st;
-    }
-    for (size_t i = 0; i < t.n; i++)
-        if ((st = apply_member(&c, json, len, NULL, &t.k[i], &t.v[i], t.plain[i], err)) !=
-            GPUFIT_OK)
-            return st;
-    for (gpufit__json *p = t.more ? &t.rest : NULL; p != NULL;) { /* past MEMBERS_MAX */
-        gpufit__json_token k, v;
-        if ((st = next_member(p, &k, err)) != GPUFIT_OK)
-            return st;
-        if (k.type == GPUFIT__JSON_OBJECT_END)
-            break;
-        if ((st = gpufit__json_next(p, &v, err)) != GPUFIT_OK ||
-            (st = apply_member(&c, json, len, p, &k, &v, 0, err)) != GPUFIT_OK)
-            return st;
     }
     /* the model cache and the job's plan are derived in the handles themselves: copying them
      * from the working copies would move 3 KiB more per call (refreshes cannot fail, so the
      * handles still change only here). A handle the document leaves alone keeps its derived
      * state when that is current: valid (1), or known not to resolve (3). */
     if (c.model_set || (m->cache_state != 1 && m->cache_state != 3)) {
-        if (c.m.cache_state != 2) /* 2: a preset as loaded, whose refresh is a copy */
-            c.m.cache_state = 0;
-        gpufit__model_assign(m, &c.m);
+        if (c.preset_pending) { /* the preset alone: loaded into the handle */
+            gpufit__preset_load_row(m, c.preset_row, c.preset_v->text, c.preset_v->len);
+        } else {
+            if (c.m.cache_state != 2) /* 2: a preset as loaded, whose refresh is a copy */
+                c.m.cache_state = 0;
+            gpufit__model_assign(m, &c.m);
+        }
         gpufit__model_refresh(m);
     }
-    if (c.job_set)
-        memcpy(j, &c.j, offsetof(struct gpufit_job, plan));
     if (c.job_set || j->plan_state != 1)
         gpufit__job_refresh(j);
     gpufit__ok(err);

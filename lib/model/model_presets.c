@@ -337,9 +337,8 @@ static int matches(const preset *p, const char *name, size_t len)
     if (gpufit__streq_ci(name, len, p->name) || gpufit__streq_ci(name, len, p->hf_repo))
         return 1;
     for (const char *t = p->aliases; *t != '\0';) { /* space-separated aliases */
-        size_t n = 0;
-        while (t[n] != '\0' && t[n] != ' ')
-            n++;
+        const char *e = strchr(t, ' ');
+        size_t n = e != NULL ? (size_t)(e - t) : strlen(t);
         if (n > 0 && eq_ci(name, len, t, n))
             return 1;
         t += n;
@@ -349,7 +348,9 @@ static int matches(const preset *p, const char *name, size_t len)
     return 0;
 }
 
-static void load(struct gpufit_model *m, const preset *p)
+/* Loads preset p into m, named name[0..len) in lower case (cut to fit), or by p's own name
+ * when name is NULL. */
+static void load(struct gpufit_model *m, const preset *p, const char *name, size_t len)
 {
     gpufit__model_defaults(m);
 #define X(f) m->f = p->a.f;
@@ -358,10 +359,12 @@ static void load(struct gpufit_model *m, const preset *p)
     /* the two vision fields whose default is 1, left out of text-only presets */
     m->vision_merge = m->vision_merge > 0 ? m->vision_merge : 1;
     m->vision_tiles = m->vision_tiles > 0 ? m->vision_tiles : 1;
-    size_t n = strlen(p->name);
-    if (n >= sizeof m->name)
-        n = sizeof m->name - 1;
-    memcpy(m->name, p->name, n);
+    size_t n = name != NULL ? len : strlen(p->name);
+    n = n < sizeof m->name - 1 ? n : sizeof m->name - 1;
+    if (name != NULL)
+        gpufit__lower_copy(m->name, name, n);
+    else
+        memcpy(m->name, p->name, n);
     m->name[n] = '\0';
     /* stale, but a refresh copies the preset's record (gpufit__preset_record_fill) */
     m->cache_state = 2;
@@ -390,8 +393,7 @@ static int32_t preset_find(const char *name, size_t len)
 {
     char low[PRESET_KEY_MAX];
     if (len <= sizeof low) {
-        for (size_t k = 0; k < len; k++)
-            low[k] = (char)((name[k] >= 'A' && name[k] <= 'Z') ? name[k] - 'A' + 'a' : name[k]);
+        gpufit__lower_copy(low, name, len);
         int32_t r = gpufit__name_hash_find(preset_names,
                                            sizeof preset_names / sizeof preset_names[0],
                                            preset_names_hash, preset_names_SLOTS, low, len);
@@ -444,32 +446,30 @@ int gpufit__preset_record_fill(struct gpufit_model *m, size_t row)
     m->cache_counts = r->counts;
     m->cache_ng = r->ng;
     memcpy(m->cache_groups, &preset_record_groups[r->group0], r->ng * sizeof m->cache_groups[0]);
-    gpufit__aggregates_clear(&m->cache_agg);
-    m->cache_agg.glob_dense = r->glob_dense;
-    for (size_t k = r->agg0; k < (size_t)r->agg0 + r->nagg; k++) {
-        const preset_agg *a = &preset_record_aggs[k];
-        if (a->slot >= GPUFIT__W_COUNT + 4)
-            return 0;
-        *(a->slot < GPUFIT__W_COUNT ? &m->cache_agg.layer[a->slot]
-                                    : &m->cache_agg.glob[a->slot - GPUFIT__W_COUNT]) = a->a;
+    /* each class sum written once: the record's, or an empty one as gpufit__aggregates_clear
+     * leaves it (the record lists its sums by slot, in order) */
+    static const gpufit__class_agg empty = {.cols256 = 1};
+    const preset_agg *a = &preset_record_aggs[r->agg0], *end = a + r->nagg;
+    for (uint32_t k = 0; k < GPUFIT__W_COUNT + 4; k++) {
+        gpufit__class_agg *to =
+            k < GPUFIT__W_COUNT ? &m->cache_agg.layer[k] : &m->cache_agg.glob[k - GPUFIT__W_COUNT];
+        if (a < end && a->slot == k)
+            *to = (a++)->a;
+        else
+            *to = empty;
     }
-    return 1;
+    m->cache_agg.glob_dense = r->glob_dense;
+    m->cache_agg.reserved = 0;
+    return a == end; /* else slots out of order or past the last: a stale record */
 }
 
-int32_t gpufit__preset_load(struct gpufit_model *m, const char *name, size_t len, gpufit_error *err)
+int32_t gpufit__preset_lookup(const char *name, size_t len, size_t *row, gpufit_error *err)
 {
-    if (m == NULL || name == NULL)
+    if (name == NULL)
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX, "model: preset name is NULL");
     int32_t r = preset_find(name, len);
     if (r >= 0) {
-        load(m, &presets[r]);
-        /* the report names the model as the user called it (scenario.md example) */
-        size_t n = len < sizeof m->name - 1 ? len : sizeof m->name - 1;
-        for (size_t k = 0; k < n; k++)
-            m->name[k] =
-                (char)((name[k] >= 'A' && name[k] <= 'Z') ? name[k] - 'A' + 'a' : name[k]);
-        m->name[n] = '\0';
-        gpufit__ok(err);
+        *row = (size_t)r;
         return GPUFIT_OK;
     }
     int shown = len > 64 ? 64 : (int)len;
@@ -478,6 +478,26 @@ int32_t gpufit__preset_load(struct gpufit_model *m, const char *name, size_t len
     return gpufit__fail(err, GPUFIT_E_NOT_FOUND, 0, UINT64_MAX,
                         "model: unknown preset \"%.*s\" (see 'gpufit models')%s", shown, name,
                         hint);
+}
+
+void gpufit__preset_load_row(struct gpufit_model *m, size_t row, const char *name, size_t len)
+{
+    /* the report names the model as the user called it (scenario.md example) */
+    if (row < N_PRESETS)
+        load(m, &presets[row], name, len);
+}
+
+int32_t gpufit__preset_load(struct gpufit_model *m, const char *name, size_t len, gpufit_error *err)
+{
+    size_t r = 0;
+    if (m == NULL)
+        return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, UINT64_MAX, "model: preset name is NULL");
+    int32_t st = gpufit__preset_lookup(name, len, &r, err);
+    if (st != GPUFIT_OK)
+        return st;
+    gpufit__preset_load_row(m, r, name, len);
+    gpufit__ok(err);
+    return GPUFIT_OK;
 }
 
 size_t gpufit__preset_count(void)
@@ -492,7 +512,7 @@ int32_t gpufit__preset_get(
         return GPUFIT_E_NOT_FOUND;
     const preset *p = &presets[i];
     if (m != NULL)
-        load(m, p);
+        load(m, p, NULL, 0);
     if (name != NULL)
         *name = p->name;
     if (aliases != NULL)

@@ -9,102 +9,111 @@
 
 /* ---- named values ------------------------------------------------------------------- */
 static const gpufit__enum_value bool_values[] = {
-    {"false", 0}, {"true", 1}, {"0", 0}, {"1", 1}, {"no", 0}, {"yes", 1},
-    {"off", 0},   {"on", 1},   {NULL, 0}};
-static const gpufit__enum_value arch_values[] = {{"decoder", GPUFIT_ARCH_DECODER},
-                                                 {"encoder", GPUFIT_ARCH_ENCODER},
-                                                 {"encoder_decoder", GPUFIT_ARCH_ENCODER_DECODER},
-                                                 {"generic", GPUFIT_ARCH_GENERIC},
-                                                 {NULL, 0}};
-static const gpufit__enum_value mlp_values[] = {{"gelu", GPUFIT_MLP_GELU},
-                                                {"relu", GPUFIT_MLP_RELU},
-                                                {"swiglu", GPUFIT_MLP_SWIGLU},
-                                                {"geglu", GPUFIT_MLP_GEGLU},
-                                                {NULL, 0}};
-static const gpufit__enum_value norm_values[] = {
-    {"layernorm", GPUFIT_NORM_LAYERNORM}, {"rmsnorm", GPUFIT_NORM_RMSNORM}, {NULL, 0}};
-static const gpufit__enum_value task_values[] = {{"pretrain", GPUFIT_TASK_PRETRAIN},
-                                                 {"finetune", GPUFIT_TASK_FINETUNE},
-                                                 {"lora", GPUFIT_TASK_LORA},
-                                                 {"qlora", GPUFIT_TASK_QLORA},
-                                                 {"inference", GPUFIT_TASK_INFERENCE},
-                                                 {NULL, 0}};
+    GPUFIT__EV("false", 0), GPUFIT__EV("true", 1), GPUFIT__EV("0", 0),
+    GPUFIT__EV("1", 1),     GPUFIT__EV("no", 0),   GPUFIT__EV("yes", 1),
+    GPUFIT__EV("off", 0),   GPUFIT__EV("on", 1),   {NULL, 0, 0}};
+static const gpufit__enum_value arch_values[] = {
+    GPUFIT__EV("decoder", GPUFIT_ARCH_DECODER),
+    GPUFIT__EV("encoder", GPUFIT_ARCH_ENCODER),
+    GPUFIT__EV("encoder_decoder", GPUFIT_ARCH_ENCODER_DECODER),
+    GPUFIT__EV("generic", GPUFIT_ARCH_GENERIC),
+    {NULL, 0, 0}};
+static const gpufit__enum_value mlp_values[] = {GPUFIT__EV("gelu", GPUFIT_MLP_GELU),
+                                                GPUFIT__EV("relu", GPUFIT_MLP_RELU),
+                                                GPUFIT__EV("swiglu", GPUFIT_MLP_SWIGLU),
+                                                GPUFIT__EV("geglu", GPUFIT_MLP_GEGLU),
+                                                {NULL, 0, 0}};
+static const gpufit__enum_value norm_values[] = {GPUFIT__EV("layernorm", GPUFIT_NORM_LAYERNORM),
+                                                 GPUFIT__EV("rmsnorm", GPUFIT_NORM_RMSNORM),
+                                                 {NULL, 0, 0}};
+static const gpufit__enum_value task_values[] = {
+    GPUFIT__EV("pretrain", GPUFIT_TASK_PRETRAIN),   GPUFIT__EV("finetune", GPUFIT_TASK_FINETUNE),
+    GPUFIT__EV("lora", GPUFIT_TASK_LORA),           GPUFIT__EV("qlora", GPUFIT_TASK_QLORA),
+    GPUFIT__EV("inference", GPUFIT_TASK_INFERENCE), {NULL, 0, 0}};
 static const gpufit__enum_value precision_values[] = {
-    {"auto", -1},
-    {"fp32", GPUFIT_PRECISION_FP32},
-    {"tf32", GPUFIT_PRECISION_TF32},
-    {"amp_fp16", GPUFIT_PRECISION_AMP_FP16},
-    {"amp_bf16", GPUFIT_PRECISION_AMP_BF16},
-    {"bf16", GPUFIT_PRECISION_BF16},
-    {"fp16", GPUFIT_PRECISION_FP16},
-    {"fp8", GPUFIT_PRECISION_FP8},
-    {NULL, 0}};
-static const gpufit__enum_value optimizer_values[] = {{"adamw", GPUFIT_OPT_ADAMW},
-                                                      {"adam", GPUFIT_OPT_ADAM},
-                                                      {"sgd", GPUFIT_OPT_SGD},
-                                                      {"sgd_momentum", GPUFIT_OPT_SGD_MOMENTUM},
-                                                      {"adafactor", GPUFIT_OPT_ADAFACTOR},
-                                                      {"adamw_8bit", GPUFIT_OPT_ADAMW_8BIT},
-                                                      {"lion", GPUFIT_OPT_LION},
-                                                      {"none", GPUFIT_OPT_NONE},
-                                                      {NULL, 0}};
-static const gpufit__enum_value ckpt_values[] = {{"none", GPUFIT_CKPT_NONE},
-                                                 {"selective", GPUFIT_CKPT_SELECTIVE},
-                                                 {"full", GPUFIT_CKPT_FULL},
-                                                 {"selective_op", GPUFIT_CKPT_SELECTIVE_OP},
-                                                 {NULL, 0}};
-static const gpufit__enum_value attention_values[] = {{"auto", -1},
-                                                      {"eager", GPUFIT_ATTN_EAGER},
-                                                      {"sdpa", GPUFIT_ATTN_SDPA},
-                                                      {"flash", GPUFIT_ATTN_FLASH},
-                                                      {NULL, 0}};
-static const gpufit__enum_value framework_values[] = {{"pytorch", GPUFIT_FW_PYTORCH},
-                                                      {"megatron", GPUFIT_FW_MEGATRON},
-                                                      {"deepspeed", GPUFIT_FW_DEEPSPEED},
-                                                      {"vllm", GPUFIT_FW_VLLM},
-                                                      {"llamacpp", GPUFIT_FW_LLAMACPP},
-                                                      {"sglang", GPUFIT_FW_SGLANG},
-                                                      {NULL, 0}};
+    GPUFIT__EV("auto", -1),
+    GPUFIT__EV("fp32", GPUFIT_PRECISION_FP32),
+    GPUFIT__EV("tf32", GPUFIT_PRECISION_TF32),
+    GPUFIT__EV("amp_fp16", GPUFIT_PRECISION_AMP_FP16),
+    GPUFIT__EV("amp_bf16", GPUFIT_PRECISION_AMP_BF16),
+    GPUFIT__EV("bf16", GPUFIT_PRECISION_BF16),
+    GPUFIT__EV("fp16", GPUFIT_PRECISION_FP16),
+    GPUFIT__EV("fp8", GPUFIT_PRECISION_FP8),
+    {NULL, 0, 0}};
+static const gpufit__enum_value optimizer_values[] = {
+    GPUFIT__EV("adamw", GPUFIT_OPT_ADAMW),
+    GPUFIT__EV("adam", GPUFIT_OPT_ADAM),
+    GPUFIT__EV("sgd", GPUFIT_OPT_SGD),
+    GPUFIT__EV("sgd_momentum", GPUFIT_OPT_SGD_MOMENTUM),
+    GPUFIT__EV("adafactor", GPUFIT_OPT_ADAFACTOR),
+    GPUFIT__EV("adamw_8bit", GPUFIT_OPT_ADAMW_8BIT),
+    GPUFIT__EV("lion", GPUFIT_OPT_LION),
+    GPUFIT__EV("none", GPUFIT_OPT_NONE),
+    {NULL, 0, 0}};
+static const gpufit__enum_value ckpt_values[] = {
+    GPUFIT__EV("none", GPUFIT_CKPT_NONE),
+    GPUFIT__EV("selective", GPUFIT_CKPT_SELECTIVE),
+    GPUFIT__EV("full", GPUFIT_CKPT_FULL),
+    GPUFIT__EV("selective_op", GPUFIT_CKPT_SELECTIVE_OP),
+    {NULL, 0, 0}};
+static const gpufit__enum_value attention_values[] = {GPUFIT__EV("auto", -1),
+                                                      GPUFIT__EV("eager", GPUFIT_ATTN_EAGER),
+                                                      GPUFIT__EV("sdpa", GPUFIT_ATTN_SDPA),
+                                                      GPUFIT__EV("flash", GPUFIT_ATTN_FLASH),
+                                                      {NULL, 0, 0}};
+static const gpufit__enum_value framework_values[] = {GPUFIT__EV("pytorch", GPUFIT_FW_PYTORCH),
+                                                      GPUFIT__EV("megatron", GPUFIT_FW_MEGATRON),
+                                                      GPUFIT__EV("deepspeed", GPUFIT_FW_DEEPSPEED),
+                                                      GPUFIT__EV("vllm", GPUFIT_FW_VLLM),
+                                                      GPUFIT__EV("llamacpp", GPUFIT_FW_LLAMACPP),
+                                                      GPUFIT__EV("sglang", GPUFIT_FW_SGLANG),
+                                                      {NULL, 0, 0}};
 static const gpufit__enum_value offload_values[] = {
-    {"none", GPUFIT_OFFLOAD_NONE},
-    {"optimizer", GPUFIT_OFFLOAD_OPTIMIZER},
-    {"optimizer_params", GPUFIT_OFFLOAD_OPTIMIZER_PARAMS},
-    {NULL, 0}};
+    GPUFIT__EV("none", GPUFIT_OFFLOAD_NONE),
+    GPUFIT__EV("optimizer", GPUFIT_OFFLOAD_OPTIMIZER),
+    GPUFIT__EV("optimizer_params", GPUFIT_OFFLOAD_OPTIMIZER_PARAMS),
+    {NULL, 0, 0}};
 static const gpufit__enum_value overlap_values[] = {
-    {"auto", -1}, {"off", 0}, {"on", 1}, {"false", 0}, {"true", 1}, {"0", 0}, {"1", 1}, {NULL, 0}};
-static const gpufit__enum_value schedule_values[] = {{"auto", -1},
-                                                     {"1f1b", GPUFIT_PP_1F1B},
-                                                     {"interleaved", GPUFIT_PP_INTERLEAVED},
-                                                     {"gpipe", GPUFIT_PP_GPIPE},
-                                                     {NULL, 0}};
-static const gpufit__enum_value vstyle_values[] = {{"clip", GPUFIT_VISION_CLIP},
-                                                   {"siglip", GPUFIT_VISION_SIGLIP},
-                                                   {"qwen2_vl", GPUFIT_VISION_QWEN2_VL},
-                                                   {"qwen2_5_vl", GPUFIT_VISION_QWEN2_5_VL},
-                                                   {"pixtral", GPUFIT_VISION_PIXTRAL},
-                                                   {"mllama", GPUFIT_VISION_MLLAMA},
-                                                   {NULL, 0}};
-static const gpufit__enum_value vproj_values[] = {{"mlp", GPUFIT_VPROJ_MLP},
-                                                  {"mlp_newline", GPUFIT_VPROJ_MLP_NEWLINE},
-                                                  {"merger", GPUFIT_VPROJ_MERGER},
-                                                  {"gemma3", GPUFIT_VPROJ_GEMMA3},
-                                                  {"mistral3", GPUFIT_VPROJ_MISTRAL3},
-                                                  {"mllama", GPUFIT_VPROJ_MLLAMA},
-                                                  {NULL, 0}};
-static const gpufit__enum_value opt_impl_values[] = {{"auto", -1},
-                                                     {"foreach", GPUFIT_OPTIMIZER_IMPL_FOREACH},
-                                                     {"fused", GPUFIT_OPTIMIZER_IMPL_FUSED},
-                                                     {"forloop", GPUFIT_OPTIMIZER_IMPL_FORLOOP},
-                                                     {NULL, 0}};
-static const gpufit__enum_value trainer_values[] = {{"auto", -1},
-                                                    {"hf", GPUFIT_TRAINER_HF},
-                                                    {"torchtune", GPUFIT_TRAINER_TORCHTUNE},
-                                                    {"loop", GPUFIT_TRAINER_LOOP},
-                                                    {NULL, 0}};
-static const gpufit__enum_value lora_values[] = {{"qv", GPUFIT_LORA_QV},
-                                                 {"attention", GPUFIT_LORA_ATTENTION},
-                                                 {"all_linear", GPUFIT_LORA_ALL_LINEAR},
-                                                 {NULL, 0}};
+    GPUFIT__EV("auto", -1), GPUFIT__EV("off", 0), GPUFIT__EV("on", 1), GPUFIT__EV("false", 0),
+    GPUFIT__EV("true", 1),  GPUFIT__EV("0", 0),   GPUFIT__EV("1", 1),  {NULL, 0, 0}};
+static const gpufit__enum_value schedule_values[] = {
+    GPUFIT__EV("auto", -1),
+    GPUFIT__EV("1f1b", GPUFIT_PP_1F1B),
+    GPUFIT__EV("interleaved", GPUFIT_PP_INTERLEAVED),
+    GPUFIT__EV("gpipe", GPUFIT_PP_GPIPE),
+    {NULL, 0, 0}};
+static const gpufit__enum_value vstyle_values[] = {
+    GPUFIT__EV("clip", GPUFIT_VISION_CLIP),
+    GPUFIT__EV("siglip", GPUFIT_VISION_SIGLIP),
+    GPUFIT__EV("qwen2_vl", GPUFIT_VISION_QWEN2_VL),
+    GPUFIT__EV("qwen2_5_vl", GPUFIT_VISION_QWEN2_5_VL),
+    GPUFIT__EV("pixtral", GPUFIT_VISION_PIXTRAL),
+    GPUFIT__EV("mllama", GPUFIT_VISION_MLLAMA),
+    {NULL, 0, 0}};
+static const gpufit__enum_value vproj_values[] = {
+    GPUFIT__EV("mlp", GPUFIT_VPROJ_MLP),
+    GPUFIT__EV("mlp_newline", GPUFIT_VPROJ_MLP_NEWLINE),
+    GPUFIT__EV("merger", GPUFIT_VPROJ_MERGER),
+    GPUFIT__EV("gemma3", GPUFIT_VPROJ_GEMMA3),
+    GPUFIT__EV("mistral3", GPUFIT_VPROJ_MISTRAL3),
+    GPUFIT__EV("mllama", GPUFIT_VPROJ_MLLAMA),
+    {NULL, 0, 0}};
+static const gpufit__enum_value opt_impl_values[] = {
+    GPUFIT__EV("auto", -1),
+    GPUFIT__EV("foreach", GPUFIT_OPTIMIZER_IMPL_FOREACH),
+    GPUFIT__EV("fused", GPUFIT_OPTIMIZER_IMPL_FUSED),
+    GPUFIT__EV("forloop", GPUFIT_OPTIMIZER_IMPL_FORLOOP),
+    {NULL, 0, 0}};
+static const gpufit__enum_value trainer_values[] = {
+    GPUFIT__EV("auto", -1),
+    GPUFIT__EV("hf", GPUFIT_TRAINER_HF),
+    GPUFIT__EV("torchtune", GPUFIT_TRAINER_TORCHTUNE),
+    GPUFIT__EV("loop", GPUFIT_TRAINER_LOOP),
+    {NULL, 0, 0}};
+static const gpufit__enum_value lora_values[] = {GPUFIT__EV("qv", GPUFIT_LORA_QV),
+                                                 GPUFIT__EV("attention", GPUFIT_LORA_ATTENTION),
+                                                 GPUFIT__EV("all_linear", GPUFIT_LORA_ALL_LINEAR),
+                                                 {NULL, 0, 0}};
 
 /* ---- the table ---------------------------------------------------------------------- */
 #define BIG ((int64_t)1 << 40)
@@ -112,15 +121,27 @@ static const gpufit__enum_value lora_values[] = {{"qv", GPUFIT_LORA_QV},
 #define JOFF(f) offsetof(struct gpufit_job, f)
 /* name must be a string literal ("" name does not compile otherwise): sizeof gives its length
  * at compile time (no strlen per lookup) */
+/* the integer rows that gpufit__apply_entry reads as decimal digits (the others of type INT
+ * have readers of their own; no INT row has value names: test_cold) */
+#define PLAIN_INT(id, type)                                                                        \
+    ((type) == GPUFIT_TYPE_INT && (id) != GPUFIT_JOB_GPU && (id) != GPUFIT_JOB_LORA_MODULES &&     \
+     (id) != GPUFIT_JOB_FRAMEWORK_VERSION && (id) != GPUFIT_JOB_CUDA_VERSION)
 #define ROW_I(id, dom, type, off, mn, mx, df, vals, name, al, unit, doc)                           \
-    {id, dom, type, 0, off, mn, mx, df, 0.0, 0.0, 0.0, vals, name, al, unit, doc, sizeof("" name) - 1}
+    {                                                                                              \
+        id, dom, type, 0, off, mn, mx, df, 0.0, 0.0, 0.0, vals, name, al, unit, doc,               \
+            sizeof("" name) - 1, PLAIN_INT(id, type)                                               \
+    }
 #define ROW_F(id, dom, off, mn, mx, df, name, al, unit, doc)                                       \
-    {id,   dom,  GPUFIT_TYPE_FLOAT, 1,  off, 0, 0, 0, mn, mx, df, NULL, name, al, unit, doc,        \
-     sizeof("" name) - 1}
+    {                                                                                              \
+        id, dom, GPUFIT_TYPE_FLOAT, 1, off, 0, 0, 0, mn, mx, df, NULL, name, al, unit, doc,        \
+            sizeof("" name) - 1, 0                                                                 \
+    }
 /* list rows: up to GPUFIT_LIST_MAX elements, each in [mn, mx] */
 #define JL(id, f, mn, mx, name, unit, doc)                                                         \
-    {id,  GPUFIT_DOMAIN_JOB, GPUFIT_TYPE_LIST, 0, JOFF(f), 0, GPUFIT_LIST_MAX, 0, mn, mx, 0.0,     \
-     NULL, name, NULL, unit, doc, sizeof("" name) - 1}
+    {                                                                                              \
+        id, GPUFIT_DOMAIN_JOB, GPUFIT_TYPE_LIST, 0, JOFF(f), 0, GPUFIT_LIST_MAX, 0, mn, mx, 0.0,   \
+            NULL, name, NULL, unit, doc, sizeof("" name) - 1, 0                                    \
+    }
 #define MI(id, f, mn, mx, df, name, unit, doc)                                                     \
     ROW_I(id, GPUFIT_DOMAIN_MODEL, GPUFIT_TYPE_INT, MOFF(f), mn, mx, df, NULL, name, NULL, unit, doc)
 #define MB(id, f, df, name, doc)                                                                   \
@@ -537,11 +558,13 @@ GPUFIT__COLD static const gpufit__param_entry *find_name_scan(const char *name, 
     return gpufit__param_find_name_linear(name, len);
 }
 
-const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len)
+/* The hashed lookup from slot h on (gpufit__name_hash(name, len) & the mask). */
+GPUFIT__NOINLINE static const gpufit__param_entry *
+find_name_from(const char *name, size_t len, size_t h)
 {
     /* the generated hash table (param_index.inc): each slot names a row of the table, which
      * is compared with the name itself (an alias slot with its aliases) */
-    size_t mask = param_names_SLOTS - 1, h = gpufit__name_hash(name, len) & mask;
+    size_t mask = param_names_SLOTS - 1;
     for (size_t probes = 0; probes <= mask; probes++, h = (h + 1) & mask) {
         unsigned slot = param_names_hash[h];
         unsigned idx = slot & ~(unsigned)PARAM_HASH_ALIAS; /* 1 + the row; 0 = empty */
@@ -555,6 +578,23 @@ const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len)
     }
     /* not in the index (an unknown name, or a stale index): the scan is the reference */
     return find_name_scan(name, len);
+}
+
+/* The row of a name found in its own hash slot (the usual key: no probing, not an alias), or
+ * N_PARAMS; *h gets the slot where find_name_from goes on. */
+static inline size_t find_name_first(const char *name, size_t len, size_t *h)
+{
+    *h = gpufit__name_hash(name, len) & (param_names_SLOTS - 1);
+    size_t r = (size_t)param_names_hash[*h] - 1; /* an alias slot or 0 (empty): past N_PARAMS */
+    return r < N_PARAMS && table[r].name_len == len && gpufit__bytes_eq(table[r].name, name, len)
+               ? r
+               : N_PARAMS;
+}
+
+const gpufit__param_entry *gpufit__param_find_name(const char *name, size_t len)
+{
+    size_t h, r = find_name_first(name, len, &h);
+    return r < N_PARAMS ? &table[r] : find_name_from(name, len, h);
 }
 
 /* ---- applicability: keys that only mean something for some models or jobs ------------- */
@@ -662,6 +702,7 @@ static int doc_seen(const gpufit__doc_keys *d, size_t slot)
 
 /* pairs that set the same thing two ways: the capacity depended on their order */
 static const int32_t conflicts[][2] = {{GPUFIT_JOB_GPU_MEMORY_GIB, GPUFIT_JOB_GPU_MEMORY_BYTES}};
+_Static_assert(sizeof conflicts / sizeof conflicts[0] == 1, "gpufit__doc_find tests one pair");
 
 GPUFIT__COLD static int32_t doc_entry_full(gpufit__doc_keys *d, const gpufit__param_entry *e,
                                           const char *key, size_t klen, uint64_t offset,
@@ -712,6 +753,40 @@ static int32_t doc_entry_full(gpufit__doc_keys *d, const gpufit__param_entry *e,
     }
     d->seen[slot / 64] |= (uint64_t)1 << (slot % 64);
     d->at[slot] = offset + 1;
+    return GPUFIT_OK;
+}
+
+/* gpufit__doc_find past its usual key: probing, aliases, unknown keys, duplicates. */
+GPUFIT__NOINLINE static int32_t doc_find_rest(gpufit__doc_keys *d,
+                                              const char *key,
+                                              size_t klen,
+                                              uint64_t offset,
+                                              const gpufit__param_entry **out,
+                                              gpufit_error *err)
+{
+    /* the probe from the key's slot: the entry gpufit__doc_find found there, or another */
+    size_t h = gpufit__name_hash(key, klen) & (param_names_SLOTS - 1);
+    const gpufit__param_entry *e = find_name_from(key, klen, h);
+    *out = e;
+    return e != NULL ? gpufit__doc_entry(d, e, key, klen, offset, err) : GPUFIT_OK;
+}
+
+int32_t gpufit__doc_find(gpufit__doc_keys *d,
+                         const char *key,
+                         size_t klen,
+                         uint64_t offset,
+                         const gpufit__param_entry **out,
+                         gpufit_error *err)
+{
+    size_t h, r = find_name_first(key, klen, &h);
+    /* the usual key, as gpufit__doc_entry records it (its row is its slot); the rest in a
+     * function of its own, so that this one saves no registers */
+    if (r >= N_PARAMS || table[r].id == conflicts[0][0] || table[r].id == conflicts[0][1] ||
+        doc_seen(d, r))
+        return doc_find_rest(d, key, klen, offset, out, err);
+    *out = &table[r];
+    d->seen[r / 64] |= (uint64_t)1 << (r % 64);
+    d->at[r] = offset + 1;
     return GPUFIT_OK;
 }
 
@@ -1172,8 +1247,8 @@ GPUFIT__NOINLINE
 static int32_t apply_gpu(struct gpufit_job *j, const char *val, size_t vlen, uint64_t offset,
                          gpufit_error *err)
 {
-    j->plan_state = 0; /* (on failure the caller drops its copy) */
-    if (gpufit__streq_ci(val, vlen, "none")) {
+    j->plan_state = 0; /* (on failure the caller drops its copy or restores the job) */
+    if (vlen == 4 && gpufit__bytes_eq_lower(val, "none", 4)) {
         j->gpu = -1;
         return GPUFIT_OK;
     }
@@ -1337,9 +1412,29 @@ GPUFIT__COLD static int32_t unknown_value(const gpufit__param_entry *e, const ch
                         (gpufit__suggest_value(e, val, vlen, hint, sizeof hint), hint));
 }
 
-int32_t gpufit__apply_entry(struct gpufit_model *m, struct gpufit_job *j,
-                            const gpufit__param_entry *e, const char *val, size_t vlen,
-                            uint64_t offset, gpufit_error *err)
+/* The value of ev's list named val[0..vlen) (without case), or NULL. The names are in lower
+ * case (test_cold), so that only val's bytes are folded. */
+GPUFIT__INLINE static const gpufit__enum_value *
+value_named(const gpufit__enum_value *ev, const char *val, size_t vlen)
+{
+    unsigned char first = (unsigned char)val[0];
+    first = first >= 'A' && first <= 'Z' ? (unsigned char)(first - 'A' + 'a') : first;
+    for (; ev->name != NULL; ev++)
+        if (ev->len == vlen && (unsigned char)ev->name[0] == first &&
+            (gpufit__bytes_eq(val, ev->name, vlen) || /* the usual value, in lower case */
+             gpufit__bytes_eq_lower(val, ev->name, vlen)))
+            return ev;
+    return NULL;
+}
+
+/* gpufit__apply_entry's general path: every parameter and value form, and the reports. */
+GPUFIT__NOINLINE static int32_t apply_text(struct gpufit_model *m,
+                                           struct gpufit_job *j,
+                                           const gpufit__param_entry *e,
+                                           const char *val,
+                                           size_t vlen,
+                                           uint64_t offset,
+                                           gpufit_error *err)
 {
     if (e->id == GPUFIT_JOB_GPU) {
         if (j == NULL)
@@ -1364,11 +1459,9 @@ int32_t gpufit__apply_entry(struct gpufit_model *m, struct gpufit_job *j,
     if (e->min_i == -1 && !e->is_double && first == 'a' && gpufit__streq_ci(val, vlen, "auto"))
         return set_int(e, m, j, -1, offset, err);
     if (e->values != NULL) {
-        for (const gpufit__enum_value *ev = e->values; ev->name != NULL; ev++)
-            if ((ev->name[0] == first ||
-                 (ev->name[0] >= 'A' && ev->name[0] <= 'Z' && ev->name[0] - 'A' + 'a' == first)) &&
-                gpufit__streq_ci(val, vlen, ev->name))
-                return set_named(e, m, j, ev->value, offset, err);
+        const gpufit__enum_value *ev = value_named(e->values, val, vlen);
+        if (ev != NULL)
+            return set_named(e, m, j, ev->value, offset, err);
         if (e->type == GPUFIT_TYPE_ENUM)
             return unknown_value(e, val, vlen, offset, err);
     }
@@ -1390,6 +1483,69 @@ int32_t gpufit__apply_entry(struct gpufit_model *m, struct gpufit_job *j,
                             "%s: a size suffix is only allowed on byte values", e->name);
     /* set_float checks integrality for integer parameters, then calls set_int */
     return set_float(e, m, j, v * unit, offset, err);
+}
+
+/* gpufit__apply_entry for a parameter with value names and its handle, vlen > 0: a name (not
+ * "auto" where that means -1) stored as apply_text would store it, anything else through
+ * apply_text. Out of line: the digits' path saves no registers for its loop. */
+GPUFIT__NOINLINE static int32_t apply_named(struct gpufit_model *m,
+                                            struct gpufit_job *j,
+                                            const gpufit__param_entry *e,
+                                            const char *val,
+                                            size_t vlen,
+                                            uint64_t offset,
+                                            gpufit_error *err)
+{
+    if (!e->is_double && e->type != GPUFIT_TYPE_LIST &&
+        !(e->min_i == -1 && vlen == 4 && (val[0] | 0x20) == 'a' &&
+          gpufit__bytes_eq_lower(val, "auto", 4))) {
+        const gpufit__enum_value *ev = value_named(e->values, val, vlen);
+        if (ev != NULL && ev->value >= e->min_i && ev->value <= e->max_i) {
+            store_int(e, m, j, ev->value);
+            return GPUFIT_OK;
+        }
+    }
+    return apply_text(m, j, e, val, vlen, offset, err);
+}
+
+int32_t gpufit__apply_entry(struct gpufit_model *m,
+                            struct gpufit_job *j,
+                            const gpufit__param_entry *e,
+                            const char *val,
+                            size_t vlen,
+                            uint64_t offset,
+                            gpufit_error *err)
+{
+    /* the usual values first, stored as apply_text would store them: decimal digits of a plain
+     * integer, a value name; anything else, and every refusal, goes through apply_text */
+    const void *h = e->domain == GPUFIT_DOMAIN_MODEL ? (const void *)m : (const void *)j;
+    if (h != NULL && vlen != 0) {
+        if (e->plain_int) {
+            int64_t x = 0;
+            size_t i = 0;
+            while (i < vlen && i < 15 && val[i] >= '0' && val[i] <= '9')
+                x = x * 10 + (val[i++] - '0');
+            if (i == vlen && x >= e->min_i && x <= e->max_i) {
+                store_int(e, m, j, x);
+                return GPUFIT_OK;
+            }
+        } else if (e->values != NULL) {
+            /* the usual value: a name as written in the list (lower case), not "auto" where
+             * that means -1 (names compare without case: apply_named) */
+            const gpufit__enum_value *ev = e->values;
+            while (ev->name != NULL && (ev->len != vlen || ev->name[0] != val[0] ||
+                                        !gpufit__bytes_eq(val, ev->name, vlen)))
+                ev++;
+            if (ev->name != NULL && !e->is_double && e->type != GPUFIT_TYPE_LIST &&
+                ev->value >= e->min_i && ev->value <= e->max_i &&
+                !(e->min_i == -1 && vlen == 4 && memcmp(val, "auto", 4) == 0)) {
+                store_int(e, m, j, ev->value);
+                return GPUFIT_OK;
+            }
+            return apply_named(m, j, e, val, vlen, offset, err);
+        }
+    }
+    return apply_text(m, j, e, val, vlen, offset, err);
 }
 
 int32_t gpufit__apply_kv(struct gpufit_model *m, struct gpufit_job *j, const char *key,

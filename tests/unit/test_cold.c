@@ -5,6 +5,7 @@
 
 #include "internal.h"
 
+#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -434,4 +435,378 @@ Test(cold, member_scalar_equals_json_next)
     cr_assert_eq(gpufit__json_member_scalar(&p, &k, &v), 0);
     cr_assert_eq(gpufit__json_next(&p, &k, NULL), GPUFIT_OK);
     cr_assert_eq(gpufit__json_member_scalar(&p, &k, &v), 0);
+}
+
+/* Reads doc's members with gpufit__json_members_scalar (runs of at most max) and one by one
+ * with gpufit__json_member_scalar: the same tokens and the same cursor after each run. */
+static size_t batch_both(const char *doc, size_t len, size_t max)
+{
+    gpufit__json p, q;
+    gpufit__json_token t, k[8], v[8], k1, v1;
+    cr_assert(max <= 8);
+    cr_assert_eq(gpufit__json_init(&p, doc, len, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit__json_next(&p, &t, NULL), GPUFIT_OK);
+    q = p;
+    size_t total = 0;
+    for (;;) {
+        gpufit__json before = p;
+        size_t got = gpufit__json_members_scalar(&p, k, v, max);
+        cr_assert_leq(got, max, "%s", doc);
+        for (size_t i = 0; i < got; i++) {
+            cr_assert(gpufit__json_member_scalar(&q, &k1, &v1), "%s: member %zu", doc, total + i);
+            cr_assert(same_token(&k[i], &k1) && same_token(&v[i], &v1), "%s: member %zu", doc,
+                      total + i);
+        }
+        total += got;
+        cr_assert_eq(memcmp(&p, &q, sizeof p), 0, "%s: the cursors differ after %zu", doc, total);
+        if (got < max) {
+            cr_assert_eq(gpufit__json_member_scalar(&q, &k1, &v1), 0, "%s", doc);
+            if (got == 0)
+                cr_assert_eq(memcmp(&p, &before, sizeof p), 0, "%s: the cursor moved", doc);
+            return total;
+        }
+    }
+}
+
+Test(cold, members_scalar_runs_equal_single_members)
+{
+    static const char doc[] = "{\"model\": \"llama-3-70b\", \"task\": \"pretrain\",\"tp\":8 , "
+                              "\"sp\": true,\n\"x\": false, \"checkpointing\": \"selective\", "
+                              "\"a\": 1.5, \"b\": 2}";
+    for (size_t max = 1; max <= 8; max++) {
+        cr_assert_eq(batch_both(doc, sizeof doc - 1, max), 6, "max %zu", max);
+        for (size_t cut = 1; cut < sizeof doc; cut++) /* never past the length */
+            batch_both(doc, cut, max);
+    }
+    cr_assert_eq(batch_both("{}", 2, 4), 0);
+    cr_assert_eq(batch_both("{\"a\": null, \"b\": 1}", 19, 4), 0);
+    cr_assert_eq(batch_both("{\"a\": 1,}", 9, 4), 1); /* the trailing comma is left */
+    gpufit__json p;
+    gpufit__json_token k, v;
+    cr_assert_eq(gpufit__json_init(&p, "{\"a\": 1}", 8, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit__json_members_scalar(&p, &k, &v, 4), 0); /* before the '{' */
+}
+
+/* ---- value names and the integer rows: what gpufit__apply_entry's fast paths rely on ---- */
+Test(cold, value_names_are_lower_case_and_int_rows_plain)
+{
+    size_t plain = 0;
+    for (size_t i = 0; gpufit__param_at(i) != NULL; i++) {
+        const gpufit__param_entry *e = gpufit__param_at(i);
+        for (const gpufit__enum_value *ev = e->values; ev != NULL && ev->name != NULL; ev++) {
+            cr_assert_eq(ev->len, strlen(ev->name), "%s: %s", e->name, ev->name);
+            for (const char *c = ev->name; *c != '\0'; c++)
+                cr_assert(!(*c >= 'A' && *c <= 'Z'), "%s: %s has a capital", e->name, ev->name);
+        }
+        int special = e->id == GPUFIT_JOB_GPU || e->id == GPUFIT_JOB_LORA_MODULES ||
+                      e->id == GPUFIT_JOB_FRAMEWORK_VERSION || e->id == GPUFIT_JOB_CUDA_VERSION;
+        cr_assert_eq(e->plain_int, e->type == GPUFIT_TYPE_INT && !special, "%s", e->name);
+        if (e->type == GPUFIT_TYPE_INT)
+            cr_assert(e->values == NULL && !e->is_double, "%s", e->name);
+        plain += e->plain_int;
+    }
+    cr_assert_eq(plain, 71); /* the table's integer rows but gpu, lora_modules and the versions */
+}
+
+/* ---- gpufit__lower8 and gpufit__bytes_eq_lower against a byte at a time ---- */
+static unsigned char lower1(unsigned char c)
+{
+    return c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : c;
+}
+
+Test(cold, lower8_folds_exactly_the_capitals)
+{
+    for (unsigned c = 0; c < 256; c++)
+        for (unsigned pos = 0; pos < 8; pos++) {
+            unsigned char in[8], out[8];
+            for (unsigned k = 0; k < 8; k++) /* neighbours at the classes' edges */
+                in[k] = (unsigned char)("@AZ[`az{"[k] ^ (k == 7 ? 0x80 : 0));
+            in[pos] = (unsigned char)c;
+            uint64_t x;
+            memcpy(&x, in, 8);
+            x = gpufit__lower8(x);
+            memcpy(out, &x, 8);
+            for (unsigned k = 0; k < 8; k++)
+                cr_assert_eq(out[k], lower1(in[k]), "byte 0x%02X at %u: 0x%02X", in[k], k, out[k]);
+        }
+    char in[32], out[33];
+    for (size_t n = 0; n <= 24; n++) { /* gpufit__lower_copy: n bytes, none past them */
+        for (size_t i = 0; i < n; i++)
+            in[i] = (char)("AZaz@[`{\xC1\xDA"
+                           "09-_Mq"[i % 16]);
+        memset(out, '#', sizeof out);
+        gpufit__lower_copy(out, in, n);
+        for (size_t i = 0; i < n; i++)
+            cr_assert_eq((unsigned char)out[i], lower1((unsigned char)in[i]), "n=%zu i=%zu", n, i);
+        cr_assert_eq(out[n], '#', "n=%zu: a byte past the copy", n);
+    }
+    char a[32], low[32];
+    for (size_t n = 0; n <= 24; n++) {
+        for (size_t i = 0; i < n; i++) {
+            low[i] = (char)("abz_09-x"[i % 8]);
+            a[i] = (char)(i % 3 == 0 ? toupper((unsigned char)low[i]) : low[i]);
+        }
+        cr_assert(gpufit__bytes_eq_lower(a, low, n), "n=%zu", n);
+        for (size_t d = 0; d < n; d++) { /* one byte differs: near misses of folding too */
+            static const unsigned char other[] = {'@', '[', '`', '{', 0xC1, 0xE1, 0x00, 'y'};
+            char keep = a[d];
+            for (size_t o = 0; o < sizeof other; o++) {
+                a[d] = (char)other[o];
+                int want = lower1(other[o]) == (unsigned char)low[d];
+                cr_assert_eq(gpufit__bytes_eq_lower(a, low, n), want, "n=%zu d=%zu 0x%02X", n, d,
+                             other[o]);
+            }
+            a[d] = keep;
+        }
+    }
+}
+
+/* ---- gpufit__apply_entry: value names in any case and decimal digits store what the
+ * reference paths give (gpufit_param_value_by_name; the range) ---- */
+static int64_t
+field_int(const gpufit__param_entry *e, const struct gpufit_model *m, const struct gpufit_job *j)
+{
+    int64_t v;
+    memcpy(&v,
+           (const char *)(e->domain == GPUFIT_DOMAIN_MODEL ? (const void *)m : (const void *)j) +
+               e->offset,
+           sizeof v);
+    return v;
+}
+
+Test(cold, apply_entry_names_and_digits)
+{
+    static struct gpufit_model m;
+    static struct gpufit_job j;
+    char buf[64];
+    for (size_t i = 0; gpufit__param_at(i) != NULL; i++) {
+        const gpufit__param_entry *e = gpufit__param_at(i);
+        for (const gpufit__enum_value *ev = e->values; ev != NULL && ev->name != NULL; ev++) {
+            for (int form = 0; form < 3; form++) { /* as written, upper case, capitalised */
+                size_t n = strlen(ev->name);
+                for (size_t k = 0; k <= n; k++)
+                    buf[k] = (char)(form == 1 || (form == 2 && k == 0)
+                                        ? toupper((unsigned char)ev->name[k])
+                                        : ev->name[k]);
+                int64_t want;
+                cr_assert_eq(gpufit_param_value_by_name(e->id, buf, &want), GPUFIT_OK, "%s", buf);
+                gpufit__model_defaults(&m);
+                gpufit__job_defaults(&j);
+                cr_assert_eq(gpufit__apply_entry(&m, &j, e, buf, n, 0, NULL), GPUFIT_OK, "%s=%s",
+                             e->name, buf);
+                cr_assert_eq(field_int(e, &m, &j), want, "%s=%s", e->name, buf);
+            }
+        }
+        if (!e->plain_int)
+            continue;
+        const struct {
+            int width; /* zero-padded to */
+            int64_t v;
+            int ok;
+        } digits[] = {
+            {1, e->min_i < 0 ? 0 : e->min_i, 1},
+            {1, e->max_i, 1},
+            {1, e->max_i + 1, 0},
+            {15, e->max_i, 1}, /* 15 digits: the fast path */
+            {16, e->max_i, 1}, /* 16: the general path, the same value */
+            {1, 999999999999999, e->max_i >= 999999999999999},
+        };
+        for (size_t d = 0; d < sizeof digits / sizeof digits[0]; d++) {
+            int n = snprintf(buf, sizeof buf, "%0*lld", digits[d].width, (long long)digits[d].v);
+            gpufit__model_defaults(&m);
+            gpufit__job_defaults(&j);
+            int32_t st = gpufit__apply_entry(&m, &j, e, buf, (size_t)n, 0, NULL);
+            cr_assert_eq(st == GPUFIT_OK, digits[d].ok, "%s=%s: %d", e->name, buf, (int)st);
+            if (digits[d].ok)
+                cr_assert_eq(field_int(e, &m, &j), digits[d].v, "%s=%s", e->name, buf);
+        }
+    }
+}
+
+/* ---- gpufit__doc_find: what gpufit__param_find_name then gpufit__doc_entry give ---- */
+Test(cold, doc_find_records_as_find_and_doc_entry)
+{
+    for (size_t i = 0; gpufit__param_at(i) != NULL; i++) {
+        const gpufit__param_entry *e = gpufit__param_at(i), *got = NULL;
+        gpufit__doc_keys d;
+        gpufit__doc_keys_init(&d);
+        gpufit_error err = GPUFIT_ERROR_INIT;
+        cr_assert_eq(gpufit__doc_find(&d, e->name, strlen(e->name), 7, &got, &err), GPUFIT_OK);
+        cr_assert_eq(got, e, "%s", e->name);
+        for (const char *a = e->aliases; a != NULL && *a != '\0';) { /* an alias: the same key */
+            size_t an = strcspn(a, " ");
+            got = NULL;
+            cr_assert_eq(gpufit__doc_find(&d, a, an, 30, &got, &err), GPUFIT_E_INVALID_ARG);
+            cr_assert_eq(got, e);
+            cr_assert(strstr(err.message, "(at bytes 7 and 30;") != NULL, "%s", err.message);
+            a += an;
+            a += strspn(a, " ");
+        }
+        cr_assert_eq(gpufit__doc_find(&d, e->name, strlen(e->name), 40, &got, &err),
+                     GPUFIT_E_INVALID_ARG, "%s", e->name);
+        cr_assert(strstr(err.message, "(at bytes 7 and 40;") != NULL, "%s", err.message);
+    }
+    gpufit__doc_keys d;
+    gpufit__doc_keys_init(&d);
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    const gpufit__param_entry *got = gpufit__param_at(0);
+    cr_assert_eq(gpufit__doc_find(&d, "bogus", 5, 1, &got, &err), GPUFIT_OK); /* unknown */
+    cr_assert_null(got);
+    cr_assert_eq(gpufit__doc_find(&d, "gpu_memory_gib", 14, 20, &got, &err), GPUFIT_OK);
+    cr_assert_eq(gpufit__doc_find(&d, "gpu_memory_bytes", 16, 40, &got, &err),
+                 GPUFIT_E_INCONSISTENT);
+    cr_assert_str_eq(err.message, "'gpu_memory_gib' (byte 20) and 'gpu_memory_bytes' (byte 40) "
+                                  "both set the GPU capacity: give one of them");
+}
+
+/* ---- gpufit_apply_json applies the job in place: on error every byte of its parameters is
+ * restored, the plan untouched ---- */
+Test(cold, a_failed_document_leaves_the_job_bytes)
+{
+    static const char *const docs[] = {
+        "{\"gpu\": {\"name\": \"my card\", \"memory_gib\": 20}, \"tp\": 2, \"task\": \"pretrain\", "
+        "\"sp\": true, \"tensor_split\": [3, 1], \"bogus\": 1}",
+        "{\"model\": \"llama-3-8b\", \"gpu\": \"h100\", \"seq_len\": 4096, \"zero\": 9}",
+        "{\"framework\": \"vllm\", \"gpu_memory_gib\": 10, \"gpu_memory_bytes\": 5}",
+        "{\"pp\": 2, \"device_gpus\": [\"h100\", \"a100-80gb-sxm4\"], \"tp\": [1]}",
+    };
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    cr_assert_eq(gpufit_model_new(&m, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_job_new(&j, NULL), GPUFIT_OK);
+    static const char spec[] = "model=llama-3-8b task=lora gpu=rtx-4090 lora_rank=8";
+    cr_assert_eq(gpufit_apply_spec(m, j, spec, NULL), GPUFIT_OK);
+    gpufit_summary sum = {.struct_size = sizeof sum};
+    cr_assert_eq(gpufit_evaluate_summary(m, j, &sum, NULL), GPUFIT_OK); /* a resolved plan */
+    static struct gpufit_job before;
+    memcpy(&before, j, sizeof before);
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        gpufit_error err = GPUFIT_ERROR_INIT;
+        cr_assert_neq(gpufit_apply_json(m, j, docs[i], strlen(docs[i]), &err), GPUFIT_OK, "%s",
+                      docs[i]);
+        cr_assert_eq(memcmp(j, &before, sizeof before), 0, "%s: the job changed", docs[i]);
+    }
+    gpufit_model_free(m);
+    gpufit_job_free(j);
+}
+
+/* ---- a "model" preset name is loaded into the handle at the end (no working copy), or into
+ * the working copy when a top-level model key follows: the same model either way ---- */
+static void model_of_json(const char *json, struct gpufit_model *out)
+{
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    cr_assert_eq(gpufit_model_new(&m, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_job_new(&j, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_apply_spec(m, j, "model=gpt2", NULL), GPUFIT_OK); /* another model first */
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    cr_assert_eq(gpufit_apply_json(m, j, json, strlen(json), &err), GPUFIT_OK, "%s: %s", json,
+                 err.message);
+    memcpy(out, m, offsetof(struct gpufit_model, gguf_layer_bytes));
+    out->cache_state = m->cache_state;
+    out->cache_counts = m->cache_counts;
+    gpufit_model_free(m);
+    gpufit_job_free(j);
+}
+
+Test(cold, a_preset_loads_the_same_with_or_without_model_keys)
+{
+    static struct gpufit_model a, b, c;
+    model_of_json("{\"model\": \"Llama-3-8B\", \"tp\": 2}", &a);
+    model_of_json("{\"model\": {\"preset\": \"Llama-3-8B\"}, \"tp\": 2}", &b);
+    cr_assert_eq(memcmp(&a, &b, offsetof(struct gpufit_model, gguf_layer_bytes)), 0);
+    cr_assert_str_eq(a.name, "llama-3-8b");
+    cr_assert_eq(a.cache_state, 1);
+    cr_assert_eq(a.cache_counts.total, b.cache_counts.total);
+    /* a model key after the preset, wherever it stands */
+    model_of_json("{\"n_layers\": 7, \"model\": \"llama-3-8b\", \"tp\": 2}", &a);
+    model_of_json("{\"model\": {\"preset\": \"llama-3-8b\", \"n_layers\": 7}, \"tp\": 2}", &b);
+    cr_assert_eq(memcmp(&a, &b, offsetof(struct gpufit_model, gguf_layer_bytes)), 0);
+    cr_assert_eq(a.n_layers, 7);
+    cr_assert_eq(a.cache_counts.total, b.cache_counts.total);
+    model_of_json("{\"model\": \"llama-3-8b\", \"tp\": 2}", &c);
+    cr_assert_neq(a.cache_counts.total, c.cache_counts.total); /* 7 layers, not 32 */
+    /* a failed document leaves the model as it was, preset and all */
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    cr_assert_eq(gpufit_model_new(&m, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_job_new(&j, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_apply_spec(m, j, "model=gpt2", NULL), GPUFIT_OK);
+    memcpy(&a, m, offsetof(struct gpufit_model, gguf_layer_bytes));
+    static const char bad[] = "{\"model\": \"llama-3-8b\", \"n_layers\": 7, \"tp\": \"x\"}";
+    cr_assert_neq(gpufit_apply_json(m, j, bad, sizeof bad - 1, NULL), GPUFIT_OK);
+    cr_assert_eq(memcmp(&a, m, offsetof(struct gpufit_model, gguf_layer_bytes)), 0);
+    cr_assert_str_eq(gpufit_model_name(m), "gpt2");
+    gpufit_model_free(m);
+    gpufit_job_free(j);
+}
+
+/* ---- apply_plain looks a key up before it tests for the ignored keys: none is a parameter
+ * name or alias ---- */
+static int ignored_name(const char *s, size_t n)
+{
+    return (n == 2 && memcmp(s, "id", 2) == 0) || (n == 7 && memcmp(s, "comment", 7) == 0) ||
+           (n == 7 && memcmp(s, "$schema", 7) == 0) || (n > 0 && s[0] == '_');
+}
+
+Test(cold, no_ignored_key_is_a_parameter)
+{
+    for (size_t i = 0; gpufit__param_at(i) != NULL; i++) {
+        const gpufit__param_entry *e = gpufit__param_at(i);
+        cr_assert(!ignored_name(e->name, strlen(e->name)), "%s", e->name);
+        for (const char *a = e->aliases; a != NULL && *a != '\0';) {
+            size_t an = strcspn(a, " ");
+            cr_assert(!ignored_name(a, an), "%s: alias %.*s", e->name, (int)an, a);
+            a += an;
+            a += strspn(a, " ");
+        }
+    }
+    static const char doc[] = "{\"id\": 1, \"comment\": \"x\", \"$schema\": \"s\", \"_a\": 2, "
+                              "\"model\": \"gpt2\", \"id\": 3}";
+    gpufit_model *m = NULL;
+    gpufit_job *j = NULL;
+    cr_assert_eq(gpufit_model_new(&m, NULL), GPUFIT_OK);
+    cr_assert_eq(gpufit_job_new(&j, NULL), GPUFIT_OK);
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    cr_assert_eq(gpufit_apply_json(m, j, doc, sizeof doc - 1, &err), GPUFIT_OK, "%s", err.message);
+    static const char bad[] = "{\"ids\": 1}";
+    cr_assert_eq(gpufit_apply_json(m, j, bad, sizeof bad - 1, &err), GPUFIT_E_UNKNOWN_PARAM);
+    cr_assert_eq(err.offset, 1);
+    gpufit_model_free(m);
+    gpufit_job_free(j);
+}
+
+/* ---- gpufit__json_begin_top_object: the cursor gpufit__json_next leaves after the '{', or
+ * 0 with the cursor untouched ---- */
+Test(cold, begin_top_object_equals_json_next)
+{
+    static const struct {
+        const char *doc;
+        int ok;
+    } cases[] = {{"{}", 1},
+                 {" \t\r\n{\"a\": 1}", 1},
+                 {"\xEF\xBB\xBF{}", 1},
+                 {"\xEF\xBB\xBF {}", 1},
+                 {"[]", 0},
+                 {"", 0},
+                 {"   ", 0},
+                 {"x{", 0},
+                 {"\"{\"", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gpufit__json p, q;
+        gpufit__json_token t;
+        size_t n = strlen(cases[i].doc);
+        cr_assert_eq(gpufit__json_init(&p, cases[i].doc, n, NULL), GPUFIT_OK);
+        q = p;
+        cr_assert_eq(gpufit__json_begin_top_object(&p), cases[i].ok, "'%s'", cases[i].doc);
+        if (!cases[i].ok) {
+            cr_assert_eq(memcmp(&p, &q, sizeof p), 0, "'%s': the cursor moved", cases[i].doc);
+            continue;
+        }
+        cr_assert_eq(gpufit__json_next(&q, &t, NULL), GPUFIT_OK);
+        cr_assert_eq(t.type, GPUFIT__JSON_OBJECT);
+        cr_assert_eq(memcmp(&p, &q, sizeof p), 0, "'%s': another cursor", cases[i].doc);
+        /* and a second time: not at the top any more */
+        cr_assert_eq(gpufit__json_begin_top_object(&p), 0);
+    }
 }
