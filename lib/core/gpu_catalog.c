@@ -39,11 +39,16 @@ const gpufit__gpu *gpufit__gpu_by_id(int64_t id)
  * Instinct, Intel, Habana), lowercase and join the rest. So "NVIDIA GeForce RTX 4090",
  * "NVIDIA-GeForce-RTX-4090", "rtx_4090" and "RTX4090" all become "rtx4090". Returns the length
  * written to out (NUL-terminated), or 0 when the name is empty or longer than cap - 1. */
+#define VENDOR_WORDS(X)                                                                            \
+    X("nvidia") X("geforce") X("tesla") X("quadro") X("amd") X("instinct") X("intel") X("habana")
+#define VENDOR_ROW(w) {w, sizeof w - 1},
 static const struct {
     const char *word;
     size_t len;
-} vendor_words[] = {{"nvidia", 6}, {"geforce", 7},  {"tesla", 5}, {"quadro", 6},
-                    {"amd", 3},    {"instinct", 8}, {"intel", 5}, {"habana", 6}};
+} vendor_words[] = {VENDOR_WORDS(VENDOR_ROW)};
+/* bit n set: some vendor word has n bytes (most names are ruled out by their length) */
+#define VENDOR_LEN_BIT(w) | (1u << (sizeof w - 1))
+enum { VENDOR_LENS = 0u VENDOR_WORDS(VENDOR_LEN_BIT) };
 
 static int is_sep(char c)
 {
@@ -52,7 +57,7 @@ static int is_sep(char c)
 
 static int is_vendor(const char *t, size_t n)
 {
-    if (n == 0)
+    if (n == 0 || n >= 32 || ((unsigned)VENDOR_LENS >> n & 1u) == 0)
         return 0;
     char c = t[0] >= 'A' && t[0] <= 'Z' ? (char)(t[0] - 'A' + 'a') : t[0];
     for (size_t i = 0; i < sizeof vendor_words / sizeof vendor_words[0]; i++) {

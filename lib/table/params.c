@@ -585,9 +585,10 @@ find_name_from(const char *name, size_t len, size_t h)
 static inline size_t find_name_first(const char *name, size_t len, size_t *h)
 {
     *h = gpufit__name_hash(name, len) & (param_names_SLOTS - 1);
-    size_t r = (size_t)param_names_hash[*h] - 1; /* an alias slot or 0 (empty): past N_PARAMS */
-    return r < N_PARAMS && table[r].name_len == len && gpufit__bytes_eq(table[r].name, name, len)
-               ? r
+    size_t s = param_names_hash[*h]; /* 1 + the row; 0 (empty) or an alias slot: past it */
+    return s != 0 && s <= N_PARAMS && table[s - 1].name_len == len &&
+                   gpufit__bytes_eq(table[s - 1].name, name, len)
+               ? s - 1
                : N_PARAMS;
 }
 
