@@ -664,8 +664,8 @@ Test(cold, doc_find_records_as_find_and_doc_entry)
 Test(cold, a_failed_document_leaves_the_job_bytes)
 {
     static const char *const docs[] = {
-        "{\"gpu\": {\"name\": \"my card\", \"memory_gib\": 20}, \"tp\": 2, \"task\": \"pretrain\", "
-        "\"sp\": true, \"tensor_split\": [3, 1], \"bogus\": 1}",
+        ("{\"gpu\": {\"name\": \"my card\", \"memory_gib\": 20}, \"tp\": 2, \"task\": \"pretrain\", "
+         "\"sp\": true, \"tensor_split\": [3, 1], \"bogus\": 1}"),
         "{\"model\": \"llama-3-8b\", \"gpu\": \"h100\", \"seq_len\": 4096, \"zero\": 9}",
         "{\"framework\": \"vllm\", \"gpu_memory_gib\": 10, \"gpu_memory_bytes\": 5}",
         "{\"pp\": 2, \"device_gpus\": [\"h100\", \"a100-80gb-sxm4\"], \"tp\": [1]}",
