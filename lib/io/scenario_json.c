@@ -730,19 +730,14 @@ apply_plain(ctx *c, const gpufit__json_token *k, const gpufit__json_token *v, gp
  * member is read live, NULL for a recorded one (a container value is then walked again from
  * its offset). */
 static int32_t apply_member(ctx *c, const char *json, size_t len, gpufit__json *live,
-                            const gpufit__json_token *k, const gpufit__json_token *v, int plain,
+                            const gpufit__json_token *k, const gpufit__json_token *v,
                             gpufit_error *err)
 {
     key kk;
     scalar s;
     int32_t st;
-    if (plain && k->len <= KEY_MAX) { /* what read_key gives a key without escapes or DEL */
-        kk.text = k->text;
-        kk.len = k->len;
-        kk.offset = k->offset;
-    } else if ((st = read_key(k, "", &kk, err)) != GPUFIT_OK) {
+    if ((st = read_key(k, "", &kk, err)) != GPUFIT_OK)
         return st;
-    }
     if (ignored_key(&kk))
         return live != NULL ? gpufit__json_skip(live, v, err) : GPUFIT_OK;
     int is_model = key_is(&kk, "model");
@@ -771,13 +766,7 @@ static int32_t apply_member(ctx *c, const char *json, size_t len, gpufit__json *
         }
         st = list_text(p, v, &kk, &s, err);
     } else {
-        if (plain && v->len <= VAL_MAX) { /* a scalar without escapes or DEL, as read */
-            s.text = v->text;
-            s.len = v->len;
-            st = GPUFIT_OK;
-        } else {
-            st = scalar_text(v, "", &kk, &s, err);
-        }
+        st = scalar_text(v, "", &kk, &s, err);
     }
     if (st == GPUFIT_OK && names && s.text[0] >= '0' && s.text[0] <= '9')
         return gpufit__fail(err, GPUFIT_E_INVALID_ARG, pe->id, (uint64_t)v->offset,
@@ -831,8 +820,8 @@ static int32_t apply_top(ctx *c, top *t, const char *json, size_t len, gpufit_er
     }
     for (size_t i = 0; i < t->n; i++)
         if ((st = t->plain[i] ? apply_plain(c, &t->k[i], &t->v[i], err)
-                              : apply_member(c, json, len, NULL, &t->k[i], &t->v[i], t->plain[i],
-                                             err)) != GPUFIT_OK)
+                              : apply_member(c, json, len, NULL, &t->k[i], &t->v[i], err)) !=
+             GPUFIT_OK)
             return st;
     for (gpufit__json *p = t->more ? &t->rest : NULL; p != NULL;) { /* past MEMBERS_MAX */
         gpufit__json_token k, v;
@@ -841,7 +830,7 @@ static int32_t apply_top(ctx *c, top *t, const char *json, size_t len, gpufit_er
         if (k.type == GPUFIT__JSON_OBJECT_END)
             break;
         if ((st = gpufit__json_next(p, &v, err)) != GPUFIT_OK ||
-            (st = apply_member(c, json, len, p, &k, &v, 0, err)) != GPUFIT_OK)
+            (st = apply_member(c, json, len, p, &k, &v, err)) != GPUFIT_OK)
             return st;
     }
     return GPUFIT_OK;

@@ -1486,9 +1486,20 @@ GPUFIT__NOINLINE static int32_t apply_text(struct gpufit_model *m,
     return set_float(e, m, j, v * unit, offset, err);
 }
 
-/* gpufit__apply_entry for a parameter with value names and its handle, vlen > 0: a name (not
- * "auto" where that means -1) stored as apply_text would store it, anything else through
- * apply_text. Out of line: the digits' path saves no registers for its loop. */
+/* Whether ev, the value of e's list named val[0..vlen), is stored as apply_text would store
+ * it, without its checks: a named value in range, not "auto" where that means -1 (apply_text
+ * sets that through set_int). */
+static inline int name_stored_plainly(const gpufit__param_entry *e, const gpufit__enum_value *ev,
+                                      const char *val, size_t vlen)
+{
+    return ev != NULL && !e->is_double && e->type != GPUFIT_TYPE_LIST &&
+           ev->value >= e->min_i && ev->value <= e->max_i &&
+           !(e->min_i == -1 && vlen == 4 && gpufit__bytes_eq_lower(val, "auto", 4));
+}
+
+/* gpufit__apply_entry for a parameter with value names and its handle, vlen > 0: a name
+ * without case (name_stored_plainly), anything else through apply_text. Out of line: the
+ * digits' path saves no registers for its loop. */
 GPUFIT__NOINLINE static int32_t apply_named(struct gpufit_model *m,
                                             struct gpufit_job *j,
                                             const gpufit__param_entry *e,
@@ -1497,14 +1508,10 @@ GPUFIT__NOINLINE static int32_t apply_named(struct gpufit_model *m,
                                             uint64_t offset,
                                             gpufit_error *err)
 {
-    if (!e->is_double && e->type != GPUFIT_TYPE_LIST &&
-        !(e->min_i == -1 && vlen == 4 && (val[0] | 0x20) == 'a' &&
-          gpufit__bytes_eq_lower(val, "auto", 4))) {
-        const gpufit__enum_value *ev = value_named(e->values, val, vlen);
-        if (ev != NULL && ev->value >= e->min_i && ev->value <= e->max_i) {
-            store_int(e, m, j, ev->value);
-            return GPUFIT_OK;
-        }
+    const gpufit__enum_value *ev = value_named(e->values, val, vlen);
+    if (name_stored_plainly(e, ev, val, vlen)) {
+        store_int(e, m, j, ev->value);
+        return GPUFIT_OK;
     }
     return apply_text(m, j, e, val, vlen, offset, err);
 }
@@ -1537,9 +1544,7 @@ int32_t gpufit__apply_entry(struct gpufit_model *m,
             while (ev->name != NULL && (ev->len != vlen || ev->name[0] != val[0] ||
                                         !gpufit__bytes_eq(val, ev->name, vlen)))
                 ev++;
-            if (ev->name != NULL && !e->is_double && e->type != GPUFIT_TYPE_LIST &&
-                ev->value >= e->min_i && ev->value <= e->max_i &&
-                !(e->min_i == -1 && vlen == 4 && memcmp(val, "auto", 4) == 0)) {
+            if (name_stored_plainly(e, ev->name != NULL ? ev : NULL, val, vlen)) {
                 store_int(e, m, j, ev->value);
                 return GPUFIT_OK;
             }
