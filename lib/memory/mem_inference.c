@@ -196,8 +196,9 @@ int gpufit__llamacpp_split_inputs(const gpufit__plan *p, const gpufit__shape *s,
  * output so that ggml-alloc never frees or reuses them, and allocated first as leafs of the
  * graph (ggml_backend_sched_split_graph), on top of the peak. *low, the band's low end (older
  * builds, docs/memory/llamacpp.md "Older builds"): no KV row indices (before the ggml_set_rows
- * KV path); MoE experts one slot at a time (llama.cpp's build_moe before b266290ee, PR #6505:
- * one ggml_mul_mat_id per slot); and at the output head only what its matmul reads and
+ * KV path); MoE experts one slot at a time (llama.cpp's llm_build_context::build_moe_ffn
+ * before b266290ee, PR #6505: one ggml_mul_mat_id per slot); and at the output head only what
+ * its matmul reads and
  * writes, the logits and the final norm's output, as the single copy of the inputs is freed
  * after the last layer (ggml-alloc.c ggml_gallocr_free_node) and builds differ in what they
  * leave below the logits. */
