@@ -199,9 +199,8 @@ int gpufit__llamacpp_split_inputs(const gpufit__plan *p, const gpufit__shape *s,
  * KV path); MoE experts one slot at a time (llama.cpp's llm_build_context::build_moe_ffn
  * before b266290ee, PR #6505: one ggml_mul_mat_id per slot); and at the output head only what
  * its matmul reads and writes, the logits and the final norm's output, as the single copy of
- * the inputs is freed
- * after the last layer (ggml-alloc.c ggml_gallocr_free_node) and builds differ in what they
- * leave below the logits. */
+ * the inputs is freed after the last layer (ggml-alloc.c ggml_gallocr_free_node) and builds
+ * differ in what they leave below the logits. */
 static int llamacpp_compute(const gpufit__plan *p, const gpufit__shape *s,
                             const gpufit__slice *sl, uint64_t *out, uint64_t *low)
 {
