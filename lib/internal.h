@@ -802,7 +802,9 @@ struct gpufit_model {
     int32_t from_unknown_type;
 };
 
-/* Sums with nothing added: all zero, every cols256 1 (model_cache.c). */
+/* A class sum with nothing added: all zero, cols256 1 (model_cache.c). */
+extern const gpufit__class_agg gpufit__class_agg_empty;
+/* Sums with nothing added: every class sum gpufit__class_agg_empty, the rest zero. */
 void gpufit__aggregates_clear(gpufit__aggregates *agg);
 /* Fills agg from the tensor groups (model_cache.c). */
 void gpufit__aggregates_build(const gpufit__shape *s, const gpufit__tgroup *g, size_t ng,

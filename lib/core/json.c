@@ -426,6 +426,14 @@ static const unsigned char byte_class[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, /* DEL */
 };
 
+/* Whitespace from b[i]: the index of the first other byte (n at the end). */
+static inline size_t ws_end(const char *b, size_t i, size_t n)
+{
+    while (i < n && (byte_class[(unsigned char)b[i]] & C_WS) != 0)
+        i++;
+    return i;
+}
+
 /* The fast path of gpufit__json_member_scalar: whitespace, then the byte at i if it is c;
  * returns the index after it, or 0 (no match: index 0 is never after a member's byte). */
 static inline size_t expect_after_ws(const char *b, size_t i, size_t n, char c)
@@ -434,8 +442,7 @@ static inline size_t expect_after_ws(const char *b, size_t i, size_t n, char c)
         return i + 1;
     if (n - i >= 2 && b[i] == ' ' && b[i + 1] == c)
         return i + 2;
-    while (i < n && (byte_class[(unsigned char)b[i]] & C_WS) != 0)
-        i++;
+    i = ws_end(b, i, n);
     return i < n && b[i] == c ? i + 1 : 0;
 }
 
@@ -458,14 +465,6 @@ static inline size_t plain_string_end(const char *b, size_t i, size_t n)
     while (i < n && byte_class[(unsigned char)b[i]] == 0)
         i++;
     return i < n && b[i] == '"' ? i : 0;
-}
-
-/* Whitespace from b[i]: the index of the first other byte (n at the end). */
-static inline size_t ws_end(const char *b, size_t i, size_t n)
-{
-    while (i < n && (byte_class[(unsigned char)b[i]] & C_WS) != 0)
-        i++;
-    return i;
 }
 
 /* One member of the usual form at b[i] (after the separator): its tokens at depth d into *k
@@ -551,9 +550,7 @@ int gpufit__json_begin_top_object(gpufit__json *p)
 {
     if (p == NULL || p->failed || p->state != S_TOP || p->depth != 0 || p->buf == NULL)
         return 0;
-    size_t i = p->pos;
-    while (i < p->len && (byte_class[(unsigned char)p->buf[i]] & C_WS) != 0)
-        i++;
+    size_t i = ws_end(p->buf, p->pos, p->len);
     if (i >= p->len || p->buf[i] != '{')
         return 0;
     p->stack[p->depth++] = '{'; /* read_value's '{' */
@@ -569,11 +566,7 @@ int gpufit__json_end_top_object(gpufit__json *p)
         return 0;
     const char *b = p->buf;
     size_t n = p->len, i = expect_after_ws(b, p->pos, n, '}');
-    if (i == 0)
-        return 0;
-    while (i < n && (byte_class[(unsigned char)b[i]] & C_WS) != 0)
-        i++;
-    if (i != n)
+    if (i == 0 || ws_end(b, i, n) != n)
         return 0; /* trailing bytes: gpufit__json_next reports them */
     p->depth = 0;
     p->state = S_DONE;

@@ -119,13 +119,15 @@ static void add_group(const gpufit__shape *s, const gpufit__tgroup *g, int lora,
         *(exp ? &a->lora_rc_exp[b] : &a->lora_rc[b]) += (g->rows + g->cols) * g->copies;
 }
 
+const gpufit__class_agg gpufit__class_agg_empty = {.cols256 = 1};
+
 void gpufit__aggregates_clear(gpufit__aggregates *agg)
 {
     memset(agg, 0, sizeof *agg);
     for (int w = 0; w < GPUFIT__W_COUNT; w++)
-        agg->layer[w].cols256 = 1;
+        agg->layer[w] = gpufit__class_agg_empty;
     for (int k = 0; k < 4; k++)
-        agg->glob[k].cols256 = 1;
+        agg->glob[k] = gpufit__class_agg_empty;
 }
 
 void gpufit__aggregates_build(const gpufit__shape *s, const gpufit__tgroup *g, size_t ng,

@@ -446,9 +446,8 @@ int gpufit__preset_record_fill(struct gpufit_model *m, size_t row)
     m->cache_counts = r->counts;
     m->cache_ng = r->ng;
     memcpy(m->cache_groups, &preset_record_groups[r->group0], r->ng * sizeof m->cache_groups[0]);
-    /* each class sum written once: the record's, or an empty one as gpufit__aggregates_clear
-     * leaves it (the record lists its sums by slot, in order) */
-    static const gpufit__class_agg empty = {.cols256 = 1};
+    /* each class sum written once: the record's, or an empty one (the record lists its sums
+     * by slot, in order) */
     const preset_agg *a = &preset_record_aggs[r->agg0], *end = a + r->nagg;
     for (uint32_t k = 0; k < GPUFIT__W_COUNT + 4; k++) {
         gpufit__class_agg *to =
@@ -456,7 +455,7 @@ int gpufit__preset_record_fill(struct gpufit_model *m, size_t row)
         if (a < end && a->slot == k)
             *to = (a++)->a;
         else
-            *to = empty;
+            *to = gpufit__class_agg_empty;
     }
     m->cache_agg.glob_dense = r->glob_dense;
     m->cache_agg.reserved = 0;
