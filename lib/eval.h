@@ -38,9 +38,18 @@ enum gpufit__kv_rule {
     GPUFIT__KV_SGLANG = 3,    /* SGLang: f x free before loading - weights (no profile run) */
 };
 
+/* How vLLM's KV budget pays for its CUDA graph pool (docs/memory/vllm.md "CUDA graphs"). */
+enum gpufit__graph_charge {
+    GPUFIT__GRAPH_AFTER = 0,   /* captured after the budget: the pool comes on top (< 0.21) */
+    GPUFIT__GRAPH_CHARGED = 1, /* the budget deducts vLLM's estimate (0.21, V1 model runner) */
+    GPUFIT__GRAPH_V2_SOME = 2, /* 0.22-0.24: MoE charged; dense charged with a band down to
+                                * "on top" (some families already on Model Runner V2) */
+    GPUFIT__GRAPH_V2_DENSE = 3 /* >= 0.25: MoE charged; dense on Model Runner V2, on top */
+};
+
 /* Release numbers as stored in framework_version / cuda_version. */
 #define GPUFIT__VER(a, b, c) ((int64_t)(a) * 1000000 + (int64_t)(b) * 1000 + (int64_t)(c))
-#define GPUFIT__VLLM_CURRENT GPUFIT__VER(0, 19, 0)
+#define GPUFIT__VLLM_CURRENT GPUFIT__VER(0, 27, 0) /* the newest whose code gpufit follows */
 #define GPUFIT__SGLANG_CURRENT GPUFIT__VER(0, 5, 4)
 #define GPUFIT__CUDA_CURRENT GPUFIT__VER(12, 8, 0)
 
@@ -59,6 +68,7 @@ enum gpufit__stack_id {
     GPUFIT__STACK_NCCL_COMM,     /* NCCL buffers per communicator */
     GPUFIT__STACK_DRIVER_RESERVE, /* nvidia-smi total - cudaMemGetInfo total, non-whole totals */
     GPUFIT__STACK_DRIVER_RESERVE_FULL, /* the same, floor, when nvidia-smi gives whole GiB */
+    GPUFIT__STACK_VLLM_GRAPH,    /* vLLM CUDA graph memory per layer and captured batch size */
     GPUFIT__STACK_COUNT
 };
 extern const gpufit__stack_const gpufit__stack[GPUFIT__STACK_COUNT];
@@ -91,6 +101,10 @@ typedef struct gpufit__role {
      * (set by eval_role: a GGUF recipe's weights, the optimizer step's temporaries in the
      * optimizer states); not used for servers' roles. */
     uint32_t approx;
+    /* vLLM's CUDA graphs (in the workspaces; read only when the plan's graph_sizes > 0):
+     * bytes at the point, the low and the high end, and the part of each that the KV budget
+     * does not pay for (docs/memory/vllm.md "CUDA graphs") */
+    uint64_t graph[3], graph_unch[3];
 } gpufit__role;
 
 /* A role's three-way verdict (gpufit_verdict): oom when it does not fit at the optimistic
@@ -412,6 +426,11 @@ int gpufit__kv_cache_bytes(const gpufit__plan *p, const gpufit__shape *s, const 
 int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
                               const gpufit__slice *sl, uint64_t *act_out, uint64_t *act_low,
                               uint64_t *logits_out);
+/* vLLM's CUDA graph memory on a device holding `layers` layers (the pool of the largest
+ * capture and the graphs): [0] point, [1] low, [2] high; all 0 without graphs (plan
+ * graph_sizes 0). 1 on overflow (mem_inference.c; docs/memory/vllm.md "CUDA graphs"). */
+int gpufit__vllm_graph_bytes(const gpufit__plan *p, const gpufit__shape *s, uint64_t layers,
+                             uint64_t out[3]);
 /* llama.cpp: cells of the unified KV cache (n_ctx of all sequences, padded), also the n_kv
  * of the graph it reserves (mem_inference.c). */
 uint64_t gpufit__llamacpp_kv_cells(const gpufit__plan *p);

@@ -156,6 +156,11 @@ typedef struct gpufit__plan {
     /* PyTorch's caching allocator with expandable_segments:True: blocks split to 512 B, so the
      * rests of up to 1 MiB above kSmallSize (evaluate.c block_slack) do not arise */
     int64_t expandable;
+    /* vLLM's CUDA graphs (policy.c vllm_graphs, docs/memory/vllm.md "CUDA graphs"): the batch
+     * sizes captured (0 = none), the largest capture's tokens, and how the KV budget pays for
+     * the pool (enum gpufit__graph_charge, eval.h); 64 bits: no padding */
+    uint64_t graph_sizes, graph_tokens;
+    int64_t graph_charge;
 } gpufit__plan;
 
 /* A calibration profile (gpufit_job_apply_profile, calibrate.c): the user's own stack

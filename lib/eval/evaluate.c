@@ -636,6 +636,18 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         if ((s->swa_window > 0 || s->n_cross > 0) && tokens > 0)
             per_tok = m[GPUFIT_MEM_KV_CACHE] / tokens + (m[GPUFIT_MEM_KV_CACHE] % tokens != 0);
         role->kv_cap_tokens = per_tok;
+        if (p->graph_sizes > 0) { /* vLLM's CUDA graphs, with the workspaces */
+            uint64_t *g = role->graph, *u = role->graph_unch;
+            CK(gpufit__vllm_graph_bytes(p, s, role->layers, g));
+            ws += g[0];
+            /* the pool comes on top of the budget unless vLLM charges its estimate to it
+             * (policy.c vllm_graphs): Model Runner V2, which charges none, runs dense models
+             * from 0.25 and some families (unknown here: the optimistic end) from 0.22 */
+            int moe = s->E > 0, ch = (int)p->graph_charge;
+            int on_top = ch == GPUFIT__GRAPH_AFTER || (ch == GPUFIT__GRAPH_V2_DENSE && !moe);
+            for (int e = 0; e < 3; e++)
+                u[e] = on_top || (e == 1 && ch == GPUFIT__GRAPH_V2_SOME && !moe) ? g[e] : 0;
+        }
     }
     CK(gpufit__add(ws, p->ws_bytes, &m[GPUFIT_MEM_WORKSPACE]));
     m[GPUFIT_MEM_RUNTIME_CONTEXT] = p->ctx_bytes;
@@ -719,10 +731,11 @@ typedef struct server_total {
 } server_total;
 
 /* The KV budget a server leaves on a device: util x its total minus the profiled peak (§6.2),
- * given the stack terms (context, NCCL), the other allocated bytes and the weights. 1 on
+ * given the stack terms (context, NCCL), the other allocated bytes (of which `unch`, vLLM's
+ * CUDA graphs captured after the budget, are not charged to it) and the weights. 1 on
  * overflow. */
 static int server_kv(const gpufit__plan *p, const server_total *tot, uint64_t ctx, uint64_t comm,
-                     uint64_t other, uint64_t weights, uint64_t *kv)
+                     uint64_t other, uint64_t unch, uint64_t weights, uint64_t *kv)
 {
     uint64_t budget, profiled;
     if (p->kv_rule == GPUFIT__KV_SGLANG) {
@@ -740,7 +753,7 @@ static int server_kv(const gpufit__plan *p, const server_total *tot, uint64_t ct
          * <= 0.6.3 counts every non-torch byte on the device, the CUDA context too
          * (vllm/worker/worker.py determine_num_available_blocks) */
         budget = tot->budget;
-        if (gpufit__add(other, comm, &profiled) ||
+        if (gpufit__add(other - unch, comm, &profiled) ||
             (p->kv_rule == GPUFIT__KV_VLLM_ALL && gpufit__add(profiled, ctx, &profiled)))
             return 1;
     }
@@ -753,6 +766,7 @@ typedef struct levels_in {
     uint64_t ctx, comm, ws; /* runtime context, comm buffers, workspace component */
     double frag;            /* allocator slack fraction */
     server_total tot;       /* a server's total and vLLM budget, else 0 */
+    uint64_t unch;          /* of ws: vLLM's CUDA graphs its budget does not pay for */
 } levels_in;
 typedef struct levels_out {
     uint64_t alloc, reserved, used, kv_cap, kv_tokens;
@@ -784,7 +798,7 @@ static int32_t levels(const gpufit__plan *p, const gpufit__role *role, uint64_t 
        gpufit__add(other, m[GPUFIT_MEM_WORKSPACE], &other));
     if (!p->training && p->util > 0.0 && cap > 0) {
         /* vLLM/SGLang: the KV pool takes util x total minus the profiled peak (§6.2) */
-        CK(server_kv(p, &in->tot, in->ctx, m[GPUFIT_MEM_COMM_BUFFERS], other,
+        CK(server_kv(p, &in->tot, in->ctx, m[GPUFIT_MEM_COMM_BUFFERS], other, in->unch,
                      m[GPUFIT_MEM_WEIGHTS], &o->kv_cap));
         uint64_t need = m[GPUFIT_MEM_KV_CACHE];
         o->kv_tokens = per_tok > 0 ? o->kv_cap / per_tok : 0;
@@ -870,16 +884,16 @@ static int32_t band_end(const gpufit__plan *p, gpufit__role *role, const levels_
     return GPUFIT_OK;
 }
 
-/* A server role's totals with the stack terms at ctx, comm, ws and the budget's start at tot,
- * from its point components m (after levels): t = {allocated, reserved, used, KV budget}; the
- * same rules as levels(). 1 on overflow. */
+/* A server role's totals with the stack terms at ctx, comm, ws (unch of it not charged to the
+ * budget) and the budget's start at tot, from its point components m (after levels): t =
+ * {allocated, reserved, used, KV budget}; the same rules as levels(). 1 on overflow. */
 static int server_totals(const gpufit__plan *p, const gpufit__role *role, const server_total *tot,
-                         uint64_t ctx, uint64_t comm, uint64_t ws, uint64_t *t)
+                         uint64_t ctx, uint64_t comm, uint64_t ws, uint64_t unch, uint64_t *t)
 {
     const uint64_t *m = role->comp;
     uint64_t other = role->alloc - m[GPUFIT_MEM_KV_CACHE] - m[GPUFIT_MEM_WORKSPACE] + ws;
     uint64_t kv;
-    if (server_kv(p, tot, ctx, comm, other, m[GPUFIT_MEM_WEIGHTS], &kv))
+    if (server_kv(p, tot, ctx, comm, other, unch, m[GPUFIT_MEM_WEIGHTS], &kv))
         return 1;
     t[0] = other + kv;
     t[1] = t[0] + m[GPUFIT_MEM_FRAGMENTATION]; /* a fixed slack (servers keep none) */
@@ -921,7 +935,8 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
     for (int e = 1; e <= 2; e++) {
         /* the driver's reserve moves only the KV budget, and every total with it by as much */
         uint64_t other = role->alloc - m[GPUFIT_MEM_KV_CACHE], kv;
-        CK(server_kv(p, &in[e].tot, o->ctx, o->comm, other, m[GPUFIT_MEM_WEIGHTS], &kv));
+        CK(server_kv(p, &in[e].tot, o->ctx, o->comm, other, o->unch, m[GPUFIT_MEM_WEIGHTS],
+                     &kv));
         int64_t d = kv >= pt[3] ? (int64_t)(kv - pt[3]) : -(int64_t)(pt[3] - kv);
         for (int k = k0; k < k1; k++) {
             dlo[k] = d < dlo[k] ? d : dlo[k];
@@ -930,15 +945,15 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
         /* context, NCCL, workspace: each alone at this end (an end equal to the point moves
          * nothing) */
         if (in[e].ctx != o->ctx) {
-            CK(server_totals(p, role, &o->tot, in[e].ctx, o->comm, o->ws, t));
+            CK(server_totals(p, role, &o->tot, in[e].ctx, o->comm, o->ws, o->unch, t));
             note_change(pt, t, k0, k1, dlo, dhi);
         }
         if (in[e].comm != o->comm) {
-            CK(server_totals(p, role, &o->tot, o->ctx, in[e].comm, o->ws, t));
+            CK(server_totals(p, role, &o->tot, o->ctx, in[e].comm, o->ws, o->unch, t));
             note_change(pt, t, k0, k1, dlo, dhi);
         }
         if (in[e].ws != o->ws) {
-            CK(server_totals(p, role, &o->tot, o->ctx, o->comm, in[e].ws, t));
+            CK(server_totals(p, role, &o->tot, o->ctx, o->comm, in[e].ws, in[e].unch, t));
             note_change(pt, t, k0, k1, dlo, dhi);
         }
     }
@@ -949,7 +964,7 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
     }
     for (int e = 0; e < 2; e++) {
         const levels_in *v = &in[1 + e];
-        CK(server_totals(p, role, &v->tot, v->ctx, v->comm, v->ws, t));
+        CK(server_totals(p, role, &v->tot, v->ctx, v->comm, v->ws, v->unch, t));
         role->fits_b[e] = fits0 != 0 && t[3] >= need && t[3] > 0 && t[2] <= room;
         if (lean)
             continue; /* the components' bands are the report's */
@@ -972,17 +987,21 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
 static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, const approx_shift *sh,
                            gpufit_error *err, struct gpufit_result *r)
 {
+    static const uint64_t none[3] = {0, 0, 0};
     uint64_t per_tok = role->kv_cap_tokens;
-    uint64_t ws_other = role->comp[GPUFIT_MEM_WORKSPACE] - p->ws_bytes; /* exact part */
+    /* vLLM's CUDA graphs: in the workspaces, each end at its own (eval_role) */
+    const uint64_t *g = p->graph_sizes > 0 ? role->graph : none;
+    const uint64_t *u = p->graph_sizes > 0 ? role->graph_unch : none;
+    uint64_t ws_other = role->comp[GPUFIT_MEM_WORKSPACE] - p->ws_bytes - g[0]; /* exact part */
     uint64_t extra = role->extra_comms; /* DeepSpeed pipeline send/recv communicators */
     int32_t fits0 = role->fits;
     levels_in in[3] = {
         {p->ctx_bytes, role->comp[GPUFIT_MEM_COMM_BUFFERS], role->comp[GPUFIT_MEM_WORKSPACE],
-         p->frag, {0, 0}},
-        {p->band.ctx[0], p->band.comm[0] + extra * p->band.nccl[0], ws_other + p->band.ws[0],
-         p->band.frag[0], {0, 0}},
-        {p->band.ctx[1], p->band.comm[1] + extra * p->band.nccl[1], ws_other + p->band.ws[1],
-         p->band.frag[1], {0, 0}},
+         p->frag, {0, 0}, u[0]},
+        {p->band.ctx[0], p->band.comm[0] + extra * p->band.nccl[0],
+         ws_other + p->band.ws[0] + g[1], p->band.frag[0], {0, 0}, u[1]},
+        {p->band.ctx[1], p->band.comm[1] + extra * p->band.nccl[1],
+         ws_other + p->band.ws[1] + g[2], p->band.frag[1], {0, 0}, u[2]},
     };
     levels_out o[1];
     int server = !p->training && p->util > 0.0 && role->capacity > 0;

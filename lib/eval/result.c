@@ -145,8 +145,8 @@ static const char *note_text(int note)
         return "generic model: weights and states from n_params, activations from "
                "activation_bytes_per_token";
     case GPUFIT__NOTE_VLLM_ASSUMED:
-        return "framework_version not set: assumed vLLM 0.19 (current release; its profiler's "
-               "KV budget rule)";
+        return "framework_version not set: assumed vLLM 0.27 (the newest release whose code "
+               "gpufit follows: its KV budget and CUDA graph rules)";
     case GPUFIT__NOTE_SGLANG_ASSUMED:
         return "framework_version not set: assumed SGLang 0.5.4 or later (current release; "
                "mem_fraction_static from GPU memory)";

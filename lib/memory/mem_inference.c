@@ -306,6 +306,51 @@ static int vision_profile(const gpufit__plan *p, const gpufit__shape *s, uint64_
     return gpufit__add(pix, max_u(max_u(layer, proj), after), out);
 }
 
+/* One layer's forward transients over T tokens (§6.3): the larger of the QKV projection, the
+ * FFN's up/gate/act (a MoE layer's k routed experts) and eager attention's scores, with three
+ * hidden states beside it. T x every width is checked against overflow by the callers. */
+static uint64_t layer_transients(const gpufit__plan *p, const gpufit__shape *s, uint64_t T)
+{
+    uint64_t a = p->a_b, tp = p->tp;
+    uint64_t f = gpufit__div_up(s->f, tp);
+    uint64_t q = gpufit__div(s->mla ? s->nq * (s->d_n + s->d_r) : s->nq * s->dh, tp);
+    uint64_t c = s->mla ? q : (s->nkv > tp ? gpufit__div(s->nkv, tp) : 1) * s->dh;
+    uint64_t qkv = a * T * (q + 2 * c);
+    uint64_t ffn = s->E > 0 ? a * T * s->k * (3 * gpufit__div_up(s->f_moe, tp) + s->h)
+                            : a * T * (s->gated ? 3 : 2) * f;
+    uint64_t scores = 0;
+    if (p->attention == GPUFIT_ATTN_EAGER) /* HF eager: fp32 softmax + cast (§6.3) */
+        scores = (a + 4) * gpufit__div_up(s->nq, tp) * T *
+                 (p->prompt < p->ctx ? p->ctx : p->prompt);
+    return max_u(max_u(qkv, ffn), scores) + 3 * a * T * s->h;
+}
+
+int gpufit__vllm_graph_bytes(const gpufit__plan *p, const gpufit__shape *s, uint64_t layers,
+                             uint64_t out[3])
+{
+    out[0] = out[1] = out[2] = 0;
+    if (p->graph_sizes == 0 || layers == 0 || s->arch == GPUFIT_ARCH_GENERIC)
+        return 0;
+    /* the pool: one layer's transients at the largest capture, whose blocks every smaller
+     * capture reuses (vllm/compilation/cuda_graph.py CUDAGraphWrapper: one global pool, the
+     * outputs weakly referenced; gpu_model_runner.py capture_model: largest size first) */
+    uint64_t T = p->graph_tokens, g1, g2, units;
+    uint64_t width = s->h + s->q + 2 * s->c + s->f + s->k * (s->f_moe + s->h);
+    if (gpufit__mul(T, width * 16, &g1) || gpufit__mul(T, s->nq * 8, &g2) ||
+        gpufit__mul(g2, p->ctx > p->prompt ? p->ctx : p->prompt, &g2) ||
+        gpufit__add(g1, g2, &g1) || gpufit__mul(g1, 4, &g1) ||
+        gpufit__mul(layers, p->graph_sizes, &units))
+        return 1; /* overflow guard for layer_transients' products, as in the profile's */
+    uint64_t pool = layer_transients(p, s, T);
+    /* and the graphs themselves: per layer and captured size (the driver's memory per node) */
+    const gpufit__stack_const *g = &gpufit__stack[GPUFIT__STACK_VLLM_GRAPH];
+    uint64_t per[3] = {g->point, g->low, g->high};
+    for (int e = 0; e < 3; e++)
+        if (gpufit__mul(units, per[e], &out[e]) || gpufit__add(out[e], pool, &out[e]))
+            return 1;
+    return 0;
+}
+
 int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
                               const gpufit__slice *sl, uint64_t *act_out, uint64_t *act_low,
                               uint64_t *logits_out)
@@ -340,17 +385,7 @@ int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
         gpufit__add(g1, g2, &g1) || gpufit__mul(g1, 4, &g1) ||
         gpufit__mul(p->max_num_seqs * 48, s->V, &g2))
         return 1;
-    uint64_t f = gpufit__div_up(s->f, tp);
-    uint64_t q = gpufit__div(s->mla ? s->nq * (s->d_n + s->d_r) : s->nq * s->dh, tp);
-    uint64_t c = s->mla ? q : (s->nkv > tp ? gpufit__div(s->nkv, tp) : 1) * s->dh;
-    uint64_t qkv = a * T * (q + 2 * c);
-    uint64_t ffn = s->E > 0 ? a * T * s->k * (3 * gpufit__div_up(s->f_moe, tp) + s->h)
-                            : a * T * (s->gated ? 3 : 2) * f;
-    uint64_t scores = 0;
-    if (p->attention == GPUFIT_ATTN_EAGER) /* HF eager: fp32 softmax + cast (§6.3) */
-        scores = (a + 4) * gpufit__div_up(s->nq, tp) * T *
-                 (p->prompt < p->ctx ? p->ctx : p->prompt);
-    uint64_t per_layer = max_u(max_u(qkv, ffn), scores) + 3 * a * T * s->h;
+    uint64_t per_layer = layer_transients(p, s, T);
     uint64_t logits = 0;
     uint64_t act = layers_of(sl) > 0 ? per_layer : 0;
     if (sl->output && p->framework == GPUFIT_FW_VLLM) {

@@ -41,6 +41,11 @@ const gpufit__stack_const gpufit__stack[GPUFIT__STACK_COUNT] = {
      * -> 79.15-79.33 GiB, RTX 3090 24576 MiB -> 23.53-23.67 GiB in vLLM logs); the reserve is
      * max(floor, GPUFIT__DRIVER_RESERVE_PERMILLE x total) (lib/eval/evaluate.c server_visible) */
     [GPUFIT__STACK_DRIVER_RESERVE_FULL] = {GIB * 2 / 5, GIB * 3 / 10, GIB / 2},
+    /* vLLM's CUDA graphs beyond the largest capture's activations, per layer and captured batch
+     * size (the driver's memory per graph node; vLLM's own estimator floors a graph at 1 MiB,
+     * vllm/v1/worker/gpu_model_runner.py profile_cudagraph_memory): from logged pool sizes,
+     * "Graph capturing finished in N secs, took X GiB" (docs/memory/vllm.md, "CUDA graphs") */
+    [GPUFIT__STACK_VLLM_GRAPH] = {280 * 1024, 96 * 1024, 450 * 1024},
 };
 
 /* A stack constant from a calibration profile: its fitted point and range; fitted from fewer
@@ -316,6 +321,67 @@ int32_t gpufit__job_layout(const struct gpufit_job *j, uint64_t *dp, uint64_t *t
      * infer_auto_device_map) */
     *pp = (uint64_t)j->gpus;
     return GPUFIT__LAYOUT_LAYERS;
+}
+
+/* Batch sizes on vLLM's default capture grid up to t tokens: 1, 2, 4, then every 8 (before
+ * 0.12) or every 8 below 256 and every 16 from 256 (284cc9227), and max_num_batched_tokens
+ * `mbt` itself when it is the largest (vllm/config/vllm.py VllmConfig._set_cudagraph_sizes). */
+static uint64_t graph_grid(uint64_t t, int step16, uint64_t mbt)
+{
+    uint64_t n = (t >= 1) + (t >= 2) + (t >= 4), top = t;
+    if (step16 && t >= 256)
+        top = 255;
+    if (top >= 8)
+        n += top / 8;
+    if (step16 && t >= 256)
+        n += (t - 256) / 16 + 1;
+    int on_grid = t < 8 ? (t == 1 || t == 2 || t == 4)
+                  : step16 && t >= 256 ? t % 16 == 0
+                                       : t % 8 == 0;
+    return n + (t == mbt && !on_grid);
+}
+
+/* vLLM's CUDA graphs by release (docs/memory/vllm.md "CUDA graphs"): none before 0.2.6 (PR
+ * #1926); V0 (< 0.8) one graph per decode batch size 1, 2, 4, 8, 16 ... 256 (from 0.6, up to
+ * the first size >= max_num_seqs: c334b1898); V1 piecewise graphs per size up to 512 tokens
+ * (from 0.10: 2 x max_num_seqs, 34dad19e7), and from 0.11 full decode graphs for the sizes up
+ * to max_num_seqs besides (FULL_AND_PIECEWISE, 24fab45d9; vllm/v1/cudagraph_dispatcher.py
+ * CudagraphDispatcher.initialize_cudagraph_keys); 1024 tokens on Blackwell (compute
+ * capability 10) from 0.28 (021b7d985). The budget pays for them from 0.21 (PR #38284,
+ * vllm/v1/worker/gpu_worker.py determine_available_memory), except on Model Runner V2
+ * (vllm/v1/worker/gpu/model_runner.py profile_cudagraph_memory returns 0), the default for
+ * dense models from 0.25 (a2f713002; some families from 0.22: vllm/config/vllm.py
+ * use_v2_model_runner). */
+static void vllm_graphs(gpufit__plan *p)
+{
+    int64_t v = p->fw_version;
+    p->graph_sizes = p->graph_tokens = 0;
+    p->graph_charge = GPUFIT__GRAPH_AFTER;
+    if (p->framework != GPUFIT_FW_VLLM || p->training || v < GPUFIT__VER(0, 2, 6))
+        return;
+    uint64_t m = p->max_num_seqs, mbt = p->prompt;
+    if (v < GPUFIT__VER(0, 8, 0)) { /* V0: decode graphs of up to 256 (or max_num_seqs) */
+        uint64_t top = 256;
+        if (v >= GPUFIT__VER(0, 6, 0))
+            top = m <= 4 ? (m <= 1 ? 1 : m <= 2 ? 2 : 4) : m >= 8192 ? 8192 : (m + 7) / 8 * 8;
+        p->graph_sizes = graph_grid(top, 0, 0);
+        p->graph_tokens = top;
+        return;
+    }
+    uint64_t cap = p->gpu != NULL && p->gpu->cc_major == 10 && v >= GPUFIT__VER(0, 28, 0)
+                       ? 1024
+                       : 512;
+    uint64_t t = v < GPUFIT__VER(0, 10, 0) ? cap : (2 * m < cap ? 2 * m : cap);
+    t = t < mbt ? t : mbt;
+    int step16 = v >= GPUFIT__VER(0, 12, 0);
+    p->graph_sizes = graph_grid(t, step16, mbt);
+    if (v >= GPUFIT__VER(0, 11, 0)) /* full decode graphs: the sizes up to max_num_seqs */
+        p->graph_sizes += graph_grid(m < t ? m : t, step16, m < t ? 0 : mbt);
+    p->graph_tokens = t;
+    p->graph_charge = v < GPUFIT__VER(0, 21, 0)   ? GPUFIT__GRAPH_AFTER
+                      : v < GPUFIT__VER(0, 22, 0) ? GPUFIT__GRAPH_CHARGED
+                      : v < GPUFIT__VER(0, 25, 0) ? GPUFIT__GRAPH_V2_SOME
+                                                  : GPUFIT__GRAPH_V2_DENSE;
 }
 
 /* NVLS (NVLink SHARP) buffers, the most they add to the layout's communicators on one device
@@ -738,11 +804,15 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
      * engine release (framework_version < 0.8.0, when V1 became the default) */
     p->mm_items = (int32_t)j->mm_items_per_prompt;
     p->mm_v0 = fw == GPUFIT_FW_VLLM && p->fw_version < GPUFIT__VER(0, 8, 0);
-    /* gpu_memory_utilization (vLLM, default 0.9) or mem_fraction_static (SGLang) */
+    /* gpu_memory_utilization (vLLM, default 0.9; 0.92 from 0.21, PR #38284, which also charges
+     * the CUDA graphs to the budget: vllm/config/cache.py CacheConfig) or mem_fraction_static
+     * (SGLang) */
     p->util = j->gpu_memory_utilization > 0.0 ? j->gpu_memory_utilization
               : fw == GPUFIT_FW_SGLANG        ? sg_frac
-              : server                        ? 0.9
-                                              : 0.0;
+              : fw == GPUFIT_FW_VLLM && p->fw_version >= GPUFIT__VER(0, 21, 0) ? 0.92
+              : server                                                         ? 0.9
+                                                                               : 0.0;
+    vllm_graphs(p);
     return GPUFIT_OK;
 }
 
@@ -780,5 +850,6 @@ void gpufit__job_resize(struct gpufit_job *j, const gpufit__plan *base)
     if (j->plan_state == 1) {
         j->plan.accum = accum_of(j, &j->plan);
         j->plan.nosync = nosync_of(j, &j->plan);
+        vllm_graphs(&j->plan); /* its largest capture: up to max_num_batched_tokens */
     }
 }

@@ -449,8 +449,8 @@ static const gpufit__param_entry table[] = {
     JI(GPUFIT_JOB_FRAMEWORK_VERSION, framework_version, 0, 999999999, 0, "framework_version", NULL,
        "version",
        "serving-engine release, written 0.6.3 or 0.19 (stored as major x 1000000 + minor x 1000 "
-       "+ patch): selects vLLM's or SGLang's KV-budget rule; 0 = the current release (vLLM "
-       "0.19, SGLang 0.5.4+); vllm and sglang only"),
+       "+ patch): selects vLLM's or SGLang's KV-budget rule (and vLLM's CUDA graphs); 0 = the "
+       "current release (vLLM 0.27, SGLang 0.5.4+); vllm and sglang only"),
     JI(GPUFIT_JOB_HOST_MEMORY_BYTES, host_memory_bytes, 0, (int64_t)1 << 50, 0,
        "host_memory_bytes", NULL, "bytes",
        "host RAM available to each GPU process, checked by the host role; 0 = unchecked"),

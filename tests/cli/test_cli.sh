@@ -124,11 +124,11 @@ grep -q "^resolved: framework=pytorch precision=bf16 weight_dtype=bf16 compute_d
     || fail "resolved line: $(grep resolved "$tmp/out")"
 grep -q "^note: precision auto for LoRA: the frozen base weights load in bf16" "$tmp/out" || fail "LoRA base note"
 expect_exit 0 estimate --spec "model=llama-3-8b task=inference framework=vllm gpu=rtx-3090 gpus=2" --json
-python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["resolved"]; sys.exit(not (r["tp"] == 2 and r["layout"] == "gpus_tp" and r["gpu_memory_utilization"] == 0.9))' \
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["resolved"]; sys.exit(not (r["tp"] == 2 and r["layout"] == "gpus_tp" and r["gpu_memory_utilization"] == 0.92))' \
     "$tmp/out" || fail "resolved JSON: gpus alone under vLLM"
 # the job's own flags, in its framework's words (text line and JSON "flags")
 expect_exit 0 estimate --spec "model=llama-3-8b task=inference framework=vllm gpu=h100 gpus=2 context_len=8192"
-grep -q "^flags: --max-model-len 8192 --gpu-memory-utilization 0.9 --tensor-parallel-size 2$" "$tmp/out" \
+grep -q "^flags: --max-model-len 8192 --gpu-memory-utilization 0.92 --tensor-parallel-size 2$" "$tmp/out" \
     || fail "job flags line: $(grep '^flags' "$tmp/out")"
 expect_exit 0 estimate --spec "model=llama-3-8b task=inference framework=llamacpp gpu=rtx-4090 context_len=8192" --json
 python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["flags"] != "-c 8192 -ngl 999 -fa on")' \

@@ -148,8 +148,8 @@ Test(auto_defaults, resolved_text)
     cr_assert_eq(gpufit_result_resolved(s.r, buf, sizeof buf, NULL), GPUFIT_OK);
     cr_assert_str_eq(buf, "framework=vllm precision=bf16 weight_dtype=bf16 compute_dtype=bf16 "
                           "kv_dtype=bf16 attention=flash dp=1 tp=4 pp=1 cp=1 layout=gpus_tp "
-                          "prompt_len=8192 gpu_memory_utilization=0.900 max_num_seqs=1024 "
-                          "framework_version=0.19.0");
+                          "prompt_len=8192 gpu_memory_utilization=0.920 max_num_seqs=1024 "
+                          "framework_version=0.27.0");
     done(&s);
     /* DeepSpeed training: its ZeRO defaults */
     cr_assert_eq(run(&s, "model=llama-3-8b task=pretrain framework=deepspeed zero=2 gpu=h100 "
@@ -169,7 +169,7 @@ Test(auto_defaults, job_flags)
         const char *spec, *flags;
     } cases[] = {
         {"model=llama-3-70b task=inference framework=vllm gpu=h100 gpus=4 context_len=32768",
-         "--max-model-len 32768 --gpu-memory-utilization 0.9 --tensor-parallel-size 4"},
+         "--max-model-len 32768 --gpu-memory-utilization 0.92 --tensor-parallel-size 4"},
         {"model=llama-3-70b task=inference framework=llamacpp gpu=rtx-3090 gpus=2 "
          "weight_dtype=q4_k_m kv_dtype=q8_0 context_len=32768",
          "-c 32768 -ngl 999 -m MODEL-q4_k_m.gguf (a q4_k_m file) -ctk q8_0 -ctv q8_0 -fa on"},

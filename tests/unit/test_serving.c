@@ -95,7 +95,7 @@ Test(sglang, older_release_and_user_fraction)
  *   128,256 x 38 + (8192 + 512) x 4096 x 2 = 1,318,977,536 B, above the forward layer's
  *   2 x 8192 x 3 x 14336 + 3 x 2 x 8192 x 4096 = 905,969,664 B); 0.6.3 also subtracts the
  *   CUDA context (worker.py determine_num_available_blocks): exactly 0.5 GiB less KV.
- * - 0.19 (current): max_num_seqs 1024 and 6 B per logit (no top-k/top-p in the profile):
+ * - 0.19: max_num_seqs 1024 and 6 B per logit (no top-k/top-p in the profile):
  *   1024 x 128,256 x 6 + (8192 + 2048) x 4096 x 2 = 871,911,424 B < 905,969,664, so the
  *   forward layer is the peak: 1,318,977,536 - 905,969,664 = 413,007,872 B more KV than 0.6.4. */
 Test(vllm, budget_by_release)
@@ -103,14 +103,14 @@ Test(vllm, budget_by_release)
     static const char *base = "model=llama-3-8b task=inference framework=vllm gpu=h100 ";
     char spec[256];
     uint64_t kv[3], act[3];
-    static const char *const ver[3] = {"0.6.3", "0.6.4", "current"};
+    static const char *const ver[3] = {"0.6.3", "0.6.4", "0.19"};
     for (int i = 0; i < 3; i++) {
         run_s s;
         snprintf(spec, sizeof spec, "%sframework_version=%s", base, ver[i]);
         cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s", s.err.message);
         kv[i] = role0(&s).kv_capacity_bytes;
         act[i] = comp(&s, GPUFIT_MEM_ACTIVATIONS);
-        cr_assert_eq(has_note(&s, "assumed vLLM 0.19"), i == 2, "%s", ver[i]);
+        cr_assert_eq(has_note(&s, "assumed vLLM"), 0, "%s", ver[i]);
         done(&s);
     }
     cr_assert_eq(act[0], UINT64_C(1318977536));
@@ -234,8 +234,8 @@ Test(cuda_version, old_vllm_budget_sees_the_context)
 }
 
 /* The CUDA-visible total a server budgets from (server_visible, docs/memory/vllm.md): the same
- * vLLM job on an H100 (nvidia-smi 85,520,809,984 B, not a whole number of GiB: a 0.5 GiB
- * reserve, 84,983,939,072 visible) and on a device that reports a whole 80 GiB (1 % reserve:
+ * vLLM 0.19 job (util 0.9) on an H100 (nvidia-smi 85,520,809,984 B, not a whole number of GiB:
+ * a 0.5 GiB reserve, 84,983,939,072 visible) and on a device that reports a whole 80 GiB (1 % reserve:
  * 85,899,345,920 - 858,993,459 = 85,040,352,461 visible). Every other term is the same, so the
  * budgets differ by round(0.9 x 85,040,352,461) - round(0.9 x 84,983,939,072) =
  * 76,536,317,215 - 76,485,545,165 = 50,772,050 B. At the band's optimistic end the H100's
@@ -244,7 +244,8 @@ Test(cuda_version, old_vllm_budget_sees_the_context)
 Test(vllm, visible_total_and_driver_reserve)
 {
     run_s s;
-    const char *job = "model=llama-3-8b task=inference framework=vllm context_len=4096 gpu=h100";
+    const char *job = "model=llama-3-8b task=inference framework=vllm context_len=4096 gpu=h100 "
+                      "framework_version=0.19";
     char spec[256];
     cr_assert_eq(run(&s, job), GPUFIT_OK, "%s", s.err.message);
     gpufit_role_info h = role0(&s);
@@ -256,4 +257,116 @@ Test(vllm, visible_total_and_driver_reserve)
     cr_assert_eq(w.kv_capacity_bytes - h.kv_capacity_bytes, UINT64_C(50772050));
     cr_assert_geq(h.kv_capacity_high_bytes - h.kv_capacity_bytes, UINT64_C(483183821));
     cr_assert_geq(h.kv_capacity_bytes - h.kv_capacity_low_bytes, UINT64_C(241591910));
+}
+
+/* vLLM's CUDA graphs (policy.c vllm_graphs, mem_inference.c gpufit__vllm_graph_bytes;
+ * docs/memory/vllm.md "CUDA graphs"), Llama-3-8B on one H100, prompt (max_num_batched_tokens)
+ * 8192, max_num_seqs 1024 (>= 70 GiB). One layer's transients over T tokens (bf16, tp 1):
+ * max(QKV 2T(4096 + 2 x 1024), FFN 2T x 3 x 14336) + 3 x 2T x 4096 = 110,592 T B. The graphs
+ * themselves: 280 KiB (286,720 B; low 96 KiB, high 450 KiB) per layer and captured size.
+ * - 0.19: T = min(2 x 1024, 512) = 512; sizes 1, 2, 4, 8..248 by 8, 256..512 by 16 = 51
+ *   piecewise and 51 full (all <= max_num_seqs): 32 x 102 x 286,720 = 935,854,080 + 56,623,104
+ *   = 992,477,184 B, in the workspaces beside the 350 MiB non-torch point; captured after the
+ *   budget, so they leave the KV cache as it was (budget_by_release) and the device holds
+ *   util x total + the context + them:
+ *   round(0.9 x 84,983,939,072) + 992,477,184 + 2^29 = 78,014,893,261 B.
+ * - 0.21: the budget pays for them (PR #38284) at util 0.92: round(0.92 x 84,983,939,072) =
+ *   78,185,223,946, 1,699,678,781 B more than 0.9's, less 992,477,184 = 707,201,597 B more KV
+ *   than 0.19; the device holds the budget + the context = 78,722,094,858 B.
+ * - 0.27: a dense model runs on Model Runner V2, whose budget pays for none: 1,699,678,781 B
+ *   more KV than 0.19.
+ * - 0.6.4 (V0, max_num_seqs 256): decode graphs of 1, 2, 4, 8..256 = 35 sizes at T = 256:
+ *   32 x 35 x 286,720 + 28,311,552 = 349,437,952 B.
+ * - 0.2.5: none (graphs came with 0.2.6, PR #1926).
+ * - 0.19 with prompt_len 300: T = 300; sizes 1, 2, 4, 8..248, 256, 272, 288 and 300 itself
+ *   (max_num_batched_tokens is captured) = 38, twice: 32 x 76 x 286,720 + 33,177,600 =
+ *   730,480,640 B. */
+Test(vllm, cuda_graphs_by_release)
+{
+    static const struct {
+        const char *ver;
+        uint64_t graphs;
+    } cases[] = {{"0.2.5", 0},
+                 {"0.6.4", UINT64_C(349437952)},
+                 {"0.19", UINT64_C(992477184)},
+                 {"0.21", UINT64_C(992477184)},
+                 {"0.27", UINT64_C(992477184)},
+                 {"0.19 prompt_len=300", UINT64_C(730480640)}};
+    uint64_t kv[6], used[6];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_s s;
+        char spec[256];
+        snprintf(spec, sizeof spec,
+                 "model=llama-3-8b task=inference framework=vllm gpu=h100 framework_version=%s",
+                 cases[i].ver);
+        cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s: %s", spec, s.err.message);
+        cr_assert_eq(comp(&s, GPUFIT_MEM_WORKSPACE), 350 * MIB + cases[i].graphs, "%s", spec);
+        gpufit_role_info ro = role0(&s);
+        kv[i] = ro.kv_capacity_bytes;
+        used[i] = ro.device_used_bytes;
+        done(&s);
+    }
+    cr_assert_eq(used[2], UINT64_C(78014893261));
+    cr_assert_eq(kv[3] - kv[2], UINT64_C(707201597));
+    cr_assert_eq(used[3], UINT64_C(78722094858));
+    cr_assert_eq(kv[4] - kv[2], UINT64_C(1699678781));
+}
+
+/* The graphs' band: 250 MiB + 3,264 x 96 KiB + 56,623,104 = 639,631,360 B low, 700 MiB + 3,264
+ * x 450 KiB + 56,623,104 = 2,294,677,504 B high (0.19 above). A MoE model keeps the V1 runner,
+ * whose budget pays for them, in 0.27 as in 0.21; 0.22-0.24 run some dense families on V2: the
+ * optimistic end of the KV cache leaves them unpaid, so its band reaches higher than 0.21's. */
+Test(vllm, cuda_graphs_band_and_runner)
+{
+    run_s s;
+    cr_assert_eq(run(&s, "model=llama-3-8b task=inference framework=vllm gpu=h100 "
+                         "framework_version=0.19"),
+                 GPUFIT_OK, "%s", s.err.message);
+    uint64_t lo = 0, hi = 0;
+    cr_assert_eq(gpufit_result_bytes_band(s.r, 0, GPUFIT_MEM_WORKSPACE, &lo, &hi), GPUFIT_OK);
+    cr_assert_eq(lo, UINT64_C(639631360));
+    cr_assert_eq(hi, UINT64_C(2294677504));
+    done(&s);
+    uint64_t kv[2], band[2];
+    static const char *const moe[2] = {"0.21", "0.27"};
+    for (int i = 0; i < 2; i++) {
+        char spec[256];
+        snprintf(spec, sizeof spec,
+                 "model=mixtral-8x7b task=inference framework=vllm gpu=h100 weight_dtype=fp8 "
+                 "framework_version=%s",
+                 moe[i]);
+        cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s: %s", spec, s.err.message);
+        kv[i] = role0(&s).kv_capacity_bytes;
+        done(&s);
+    }
+    cr_assert_eq(kv[0], kv[1]);
+    static const char *const dense[2] = {"0.21", "0.23"};
+    for (int i = 0; i < 2; i++) {
+        char spec[256];
+        snprintf(spec, sizeof spec,
+                 "model=llama-3-8b task=inference framework=vllm gpu=h100 framework_version=%s",
+                 dense[i]);
+        cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s: %s", spec, s.err.message);
+        gpufit_role_info ro = role0(&s);
+        kv[i] = ro.kv_capacity_bytes;
+        band[i] = ro.kv_capacity_high_bytes;
+        done(&s);
+    }
+    cr_assert_eq(kv[0], kv[1]);
+    cr_assert_gt(band[1], band[0]);
+    /* B200 (compute capability 10) from 0.28: up to 1024 tokens, 3 + 31 + 49 = 83 sizes twice:
+     * 32 x 166 x 286,720 + 110,592 x 1024 = 1,636,302,848 B; 0.27 there: 0.19's H100 figure */
+    static const struct {
+        const char *ver;
+        uint64_t graphs;
+    } b200[2] = {{"0.27", UINT64_C(992477184)}, {"0.28", UINT64_C(1636302848)}};
+    for (int i = 0; i < 2; i++) {
+        char spec[256];
+        snprintf(spec, sizeof spec,
+                 "model=llama-3-8b task=inference framework=vllm gpu=b200 framework_version=%s",
+                 b200[i].ver);
+        cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s: %s", spec, s.err.message);
+        cr_assert_eq(comp(&s, GPUFIT_MEM_WORKSPACE), 350 * MIB + b200[i].graphs, "%s", spec);
+        done(&s);
+    }
 }

@@ -149,7 +149,7 @@ class TestServingReleases(unittest.TestCase):
                          1 << 29)
         self.assertFalse(any("framework_version not set" in n for n in new.notes))
         cur = gpufit.estimate(**base)
-        self.assertTrue(any("assumed vLLM 0.19" in n for n in cur.notes))
+        self.assertTrue(any("assumed vLLM 0.27" in n for n in cur.notes))
         self.assertEqual(gpufit.estimate(spec="model=llama-3-8b task=inference framework=vllm "
                                               "gpu=h100 framework_version=0.6.3").to_dict(),
                          old.to_dict())
@@ -218,14 +218,14 @@ class TestReport(unittest.TestCase):
         r = gpufit.estimate(model="llama-3-70b", task="inference", framework="vllm",
                             gpu="h100", gpus=4)
         self.assertEqual((r.resolved["tp"], r.resolved["layout"]), (4, "gpus_tp"))
-        self.assertEqual(r.resolved["framework_version"], "0.19.0")
+        self.assertEqual(r.resolved["framework_version"], "0.27.0")
         self.assertEqual(r.resolved, r.to_dict()["resolved"])
 
     def test_job_flags(self):
         # the job's own flags in its framework's words
         r = gpufit.estimate(model="llama-3-70b", task="inference", framework="vllm",
                             gpu="h100", gpus=4, context_len=32768)
-        self.assertEqual(r.flags, "--max-model-len 32768 --gpu-memory-utilization 0.9 "
+        self.assertEqual(r.flags, "--max-model-len 32768 --gpu-memory-utilization 0.92 "
                                   "--tensor-parallel-size 4")
         r = gpufit.estimate(model="llama-3-8b", task="lora", gpu="rtx-4090", micro_batch=2)
         self.assertIn("--per_device_train_batch_size 2", r.flags)
