@@ -128,10 +128,12 @@ typedef struct gpufit__plan {
     /* The band (docs/band.md): [0] the low and [1] the high end of each stack-dependent term,
      * the stack constants at their documented range (policy.c; equal to the point value when
      * the user gave it): CUDA context, workspaces, NCCL buffers (all communicators, and one),
-     * allocator slack fraction. */
+     * allocator slack fraction, vLLM's default gpu_memory_utilization when its release is
+     * assumed. */
     struct {
         uint64_t ctx[2], ws[2], comm[2], nccl[2];
         double frag[2];
+        double util[2]; /* a server's budget fraction: [0] the most budget, [1] the least */
     } band;
     uint64_t comm_bytes;          /* NCCL buffers */
     double frag;                  /* allocator slack fraction */

@@ -1007,9 +1007,11 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, const appr
     int server = !p->training && p->util > 0.0 && role->capacity > 0;
     for (int e = 0; e < 3 && server; e++) {
         in[e].tot.visible = server_visible(role->capacity, e);
-        /* vLLM's budget, util x the total, whatever the other stack terms (server_kv) */
+        /* vLLM's budget, util x the total, whatever the other stack terms (server_kv); an
+         * assumed release's default util has a band (policy.c) */
         if (p->kv_rule != GPUFIT__KV_SGLANG)
-            CK(mul_frac(in[e].tot.visible, p->util, &in[e].tot.budget));
+            CK(mul_frac(in[e].tot.visible, e == 0 ? p->util : p->band.util[e - 1],
+                        &in[e].tot.budget));
     }
     /* the bytes the verdict checks every level against: the capacity less the margin */
     uint64_t room = usable(p, role->capacity);

@@ -812,6 +812,11 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
               : fw == GPUFIT_FW_VLLM && p->fw_version >= GPUFIT__VER(0, 21, 0) ? 0.92
               : server                                                         ? 0.9
                                                                                : 0.0;
+    /* its default follows the release: an assumed one leaves the budget between 0.27's 0.92
+     * and the 0.9 of releases before 0.21 (docs/band.md) */
+    p->band.util[0] = p->band.util[1] = p->util;
+    if (fw == GPUFIT_FW_VLLM && p->fw_version_assumed && !(j->gpu_memory_utilization > 0.0))
+        p->band.util[1] = 0.9;
     vllm_graphs(p);
     return GPUFIT_OK;
 }

@@ -141,12 +141,13 @@ Test(band, nccl_per_communicator)
 }
 
 /* vLLM: the KV budget is what the rest leaves; the non-torch term spans 250-700 MiB around
- * 350 MiB, so the budget spans 350 MiB less to 100 MiB more (no NCCL at tp = 1). */
+ * 350 MiB, so the budget spans 350 MiB less to 100 MiB more (no NCCL at tp = 1; a dense model's
+ * CUDA graphs come on top of the budget in 0.27). */
 Test(band, server_kv_budget)
 {
     run_s s;
     cr_assert_eq(run(&s, "model=llama-3.1-8b task=inference framework=vllm gpu=rtx-3090 "
-                         "context_len=20000"),
+                         "context_len=20000 framework_version=0.27"),
                  GPUFIT_OK, "%s", s.err.message);
     gpufit_role_info ro = role(&s, 0);
     cr_assert_eq(ro.kv_capacity_high_bytes - ro.kv_capacity_bytes, 100 * MIB);
@@ -157,6 +158,24 @@ Test(band, server_kv_budget)
     /* the device holds context + budget either way */
     cr_assert(ro.device_used_low_bytes <= ro.device_used_bytes);
     cr_assert(ro.device_used_bytes <= ro.device_used_high_bytes);
+    done(&s);
+}
+
+/* With the release unset, gpufit assumes 0.27 (gpu_memory_utilization 0.92), and the budget's
+ * pessimistic end takes the 0.9 of releases before 0.21. RTX 3090: 25,769,803,776 B, a whole
+ * number of GiB: the reserve is max(0.4 GiB, 1 %) = 429,496,729 B at the point (25,340,307,047
+ * visible) and max(0.5 GiB, 1.1 %) = 536,870,912 at the high end (25,232,932,864 visible):
+ * round(0.92 x 25,340,307,047) - round(0.9 x 25,232,932,864) = 23,313,082,483 -
+ * 22,709,639,578 = 603,442,905 B less KV, more than the non-torch term's 350 MiB. */
+Test(band, server_budget_of_an_assumed_release)
+{
+    run_s s;
+    cr_assert_eq(run(&s, "model=llama-3.1-8b task=inference framework=vllm gpu=rtx-3090 "
+                         "context_len=20000"),
+                 GPUFIT_OK, "%s", s.err.message);
+    gpufit_role_info ro = role(&s, 0);
+    cr_assert_eq(ro.kv_capacity_high_bytes - ro.kv_capacity_bytes, 100 * MIB);
+    cr_assert_eq(ro.kv_capacity_bytes - ro.kv_capacity_low_bytes, UINT64_C(603442905));
     done(&s);
 }
 
