@@ -50,7 +50,7 @@ enum gpufit__graph_charge {
 /* Release numbers as stored in framework_version / cuda_version. */
 #define GPUFIT__VER(a, b, c) ((int64_t)(a) * 1000000 + (int64_t)(b) * 1000 + (int64_t)(c))
 #define GPUFIT__VLLM_CURRENT GPUFIT__VER(0, 27, 0) /* the newest whose code gpufit follows */
-#define GPUFIT__SGLANG_CURRENT GPUFIT__VER(0, 5, 4)
+#define GPUFIT__SGLANG_CURRENT GPUFIT__VER(0, 5, 15) /* the newest whose code gpufit follows */
 #define GPUFIT__CUDA_CURRENT GPUFIT__VER(12, 8, 0)
 
 /* Stack constants that depend on the user's software and hardware: a point value (what gpufit
@@ -283,6 +283,12 @@ typedef struct gpufit__slice {
 /* The linear-layer dtype of a pre-quantised checkpoint (model mlp_dtype, else expert_dtype;
  * docs/memory/quantisation.md), or p->w_dt when the model sets none or a 16-bit one. */
 int64_t gpufit__plan_checkpoint(const gpufit__shape *s, const gpufit__plan *p);
+/* SGLang's default mem_fraction_static for plan p and model s (NULL: a text model without MLA);
+ * *graph_mib: the CUDA graph memory it reserves for, MiB (policy.c; docs/memory/sglang.md). */
+double gpufit__sglang_fraction(const gpufit__plan *p, const gpufit__shape *s, uint64_t *graph_mib);
+/* Re-resolves an SGLang plan's default fraction and graph workspace for model s, which the
+ * plan resolved without (MLA, a vision encoder: policy.c). */
+void gpufit__sglang_model(const struct gpufit_job *j, const gpufit__shape *s, gpufit__plan *p);
 /* Makes that dtype the plan's weight dtype when the job's weight_dtype is auto (kernels,
  * mitigations and checks then see it); GPUFIT_E_UNSUPPORTED for full training of it. */
 int32_t gpufit__plan_apply_checkpoint(const struct gpufit_job *j, const gpufit__shape *s,

@@ -1289,6 +1289,14 @@ int32_t gpufit__evaluate_reuse(struct gpufit_result *r, const struct gpufit_mode
         if (st != GPUFIT_OK)
             return st;
     }
+    /* SGLang's defaults also follow the model: an MLA backend's prefill graphs, a vision
+     * encoder (policy.c gpufit__sglang_fraction) */
+    if (p->framework == GPUFIT_FW_SGLANG && (s->mla || s->v_layers > 0)) {
+        if (p != &pbuf)
+            pbuf = *p;
+        p = &pbuf;
+        gpufit__sglang_model(j, s, &pbuf);
+    }
     wcache wc_own, *wc = reuse != NULL ? reuse : &wc_own;
     if (reuse == NULL || !reuse->filled) {
         CK(wcache_fill(mdl, p, s, g, ng, wc));

@@ -148,8 +148,8 @@ static const char *note_text(int note)
         return "framework_version not set: assumed vLLM 0.27 (the newest release whose code "
                "gpufit follows: its KV budget and CUDA graph rules)";
     case GPUFIT__NOTE_SGLANG_ASSUMED:
-        return "framework_version not set: assumed SGLang 0.5.4 or later (current release; "
-               "mem_fraction_static from GPU memory)";
+        return "framework_version not set: assumed SGLang 0.5.15 (the newest release whose code "
+               "gpufit follows; mem_fraction_static from GPU memory and the model)";
     case GPUFIT__NOTE_UNKNOWN_TYPE:
         return "config.json model_type is not known: read as a Llama-style decoder from its "
                "standard keys (hidden_size, num_hidden_layers, num_attention_heads, "

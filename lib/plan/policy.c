@@ -63,21 +63,49 @@ static gpufit__stack_const profiled(const gpufit__profile *pr, int id,
     return c;
 }
 
-/* SGLang's default mem_fraction_static (python/sglang/srt/server_args.py). From 0.5.4
- * (PR #10975, _handle_gpu_memory_settings): reserved MiB = 512 + 1.5 x max(chunked prefill,
- * 2048) + 2 x cuda_graph_max_bs + tp x pp / 8 x 1024, at least 10240 above 60 GiB; both sizes
- * by GPU memory bucket; fraction = round((gpu_mem - reserved) / gpu_mem, 3). Before: by tp
- * (0.88, 0.87 at tp >= 2, 0.85 at 4, 0.81 at 8, 0.79 at 16). *graph_bs receives
- * cuda_graph_max_bs. */
-static double sglang_fraction(uint64_t capacity, uint64_t tp, uint64_t pp, int64_t version,
-                              uint64_t *graph_bs)
+static int is_gguf(int64_t dt);
+
+/* Prefill CUDA graph sizes up to m tokens: 4 ... 32 by 4, 48 ... 256 by 16, 288 ... 512 by 32,
+ * 576 ... 1024 by 64, 1280 ... 4096 by 256, then by 512 (python/sglang/srt/server_args.py
+ * ServerArgs._generate_prefill_cuda_graph_batch_sizes). */
+static uint64_t sglang_prefill_sizes(uint64_t m)
 {
+    static const struct {
+        uint64_t first, last, step;
+    } runs[5] = {{4, 32, 4}, {48, 256, 16}, {288, 512, 32}, {576, 1024, 64}, {1280, 4096, 256}};
+    uint64_t n = 0;
+    for (int k = 0; k < 5; k++)
+        if (m >= runs[k].first)
+            n += ((m < runs[k].last ? m : runs[k].last) - runs[k].first) / runs[k].step + 1;
+    if (m >= 4608)
+        n += (m - 4608) / 512 + 1;
+    return n;
+}
+
+/* SGLang's default mem_fraction_static and the CUDA graph memory it reserves for
+ * (python/sglang/srt/server_args.py ServerArgs._handle_gpu_memory_settings,
+ * reserve_for_graph_mb, adjust_mem_fraction_for_vlm; docs/memory/sglang.md). From 0.5.4 (PR
+ * #10975): reserved MiB = 512 + 1.5 x max(chunked prefill, 2048) + the graphs + tp x pp / 8 x
+ * 1024, at least 10240 above 60 GiB; both sizes by GPU memory bucket (cuda_graph_max_bs 16 on
+ * 20-35 GiB at tp < 4 in 0.5.4, 24 from 0.5.4.post1: #12124); fraction = round((gpu_mem -
+ * reserved) / gpu_mem, 3), times 0.95 x clamp(1 - 0.1 x (vit_layers x vit_hidden^2 / (24 x
+ * 1024^2) - 1), 0.8, 1.05) for a model with a vision encoder. The graphs: 2 MiB x
+ * cuda_graph_max_bs for decode, and from 0.5.10 (c64274c7, prefill graphs on by default) 8 MiB
+ * per prefill size up to the chunk (and context_len), or 1.5 GiB under MLA, unless pipeline
+ * parallelism, a GPU that is not NVIDIA's, GGUF weights, CPU offload or a multimodal model turn
+ * the prefill graphs off. Before 0.5.4: by tp (0.88, 0.87 at tp >= 2, 0.85 at 4, 0.81 at 8,
+ * 0.79 at 16). s: the model, or NULL (a text model without MLA). *graph_mib receives the
+ * graphs' MiB. */
+double gpufit__sglang_fraction(const gpufit__plan *p, const gpufit__shape *s, uint64_t *graph_mib)
+{
+    uint64_t capacity = p->capacity, tp = p->tp, pp = p->pp;
+    int64_t version = p->fw_version;
     double mib = (double)capacity / (double)MIB;
     uint64_t chunk, bs;
     if (mib < 20 * 1024) {
         chunk = 2048, bs = 8;
     } else if (mib < 35 * 1024) {
-        chunk = 2048, bs = tp < 4 ? 24 : 80;
+        chunk = 2048, bs = tp >= 4 ? 80 : version < GPUFIT__VER(0, 5, 5) ? 16 : 24;
     } else if (mib < 60 * 1024) {
         chunk = 4096, bs = tp < 4 ? 32 : 160;
     } else if (mib < 160 * 1024) {
@@ -87,19 +115,46 @@ static double sglang_fraction(uint64_t capacity, uint64_t tp, uint64_t pp, int64
     }
     if (capacity == 0)
         chunk = 4096, bs = 160;
-    *graph_bs = bs;
+    int mla = s != NULL && s->mla, vision = s != NULL && s->v_layers > 0;
+    uint64_t graphs = 2 * bs;
+    if (version >= GPUFIT__VER(0, 5, 10) && pp == 1 && !vision && !is_gguf(p->w_dt) &&
+        p->offload == 0 && (p->gpu == NULL || p->gpu->cc_major > 0)) {
+        uint64_t m = chunk < p->ctx || p->ctx == 0 ? chunk : p->ctx;
+        graphs += mla ? 1536 : 8 * sglang_prefill_sizes(m);
+    }
+    *graph_mib = graphs;
     if (version < GPUFIT__VER(0, 5, 4))
         return tp >= 16 ? 0.79 : tp >= 8 ? 0.81 : tp >= 4 ? 0.85 : tp >= 2 ? 0.87 : 0.88;
     if (capacity == 0)
         return 0.88;
-    double reserved = 512.0 + 1.5 * (double)(chunk > 2048 ? chunk : 2048) + 2.0 * (double)bs +
+    double reserved = 512.0 + 1.5 * (double)(chunk > 2048 ? chunk : 2048) + (double)graphs +
                       (double)(tp * pp) / 8.0 * 1024.0;
     if (mib > 60 * 1024 && reserved < 10240.0)
         reserved = 10240.0;
     double f = round((mib - reserved) / mib * 1000.0) / 1000.0;
+    if (vision) {
+        double ratio = (double)s->v_layers * (double)s->v_h * (double)s->v_h / (24.0 * 1048576.0);
+        double adj = 1.0 - 0.1 * (ratio - 1.0);
+        f *= 0.95 * (adj < 0.8 ? 0.8 : adj > 1.05 ? 1.05 : adj);
+    }
     /* a GPU smaller than the reserve: SGLang's pool is empty and it refuses to start; keep a
      * positive fraction so that the budget (0) and the KV note say so */
     return f > 0.0 ? f : 0.001;
+}
+
+void gpufit__sglang_model(const struct gpufit_job *j, const gpufit__shape *s, gpufit__plan *p)
+{
+    uint64_t text, model;
+    (void)gpufit__sglang_fraction(p, NULL, &text);
+    double f = gpufit__sglang_fraction(p, s, &model);
+    if (!(j->gpu_memory_utilization > 0.0))
+        p->util = f;
+    if (j->workspace_bytes < 0 && model != text) { /* the graphs sit in the workspaces */
+        uint64_t add = model * MIB, sub = text * MIB;
+        p->ws_bytes = p->ws_bytes - sub + add;
+        p->band.ws[0] = p->band.ws[0] - sub + add;
+        p->band.ws[1] = p->band.ws[1] - sub + add;
+    }
 }
 
 static int is_gguf(int64_t dt)
@@ -708,12 +763,11 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
      * reports such non-torch allocations as ~0.35 GiB on one GPU (validation README). */
     uint64_t per_handle = gpufit__stack[hopper ? GPUFIT__STACK_CUBLAS_WS_SM90
                                                : GPUFIT__STACK_CUBLAS_WS].point;
-    /* SGLang captures CUDA graphs out of its (1 - mem_fraction_static) reserve: its own
-     * estimate is 2 MiB per captured batch size up to cuda_graph_max_bs (server_args.py) */
-    uint64_t graph_bs = 0;
-    double sg_frac = fw == GPUFIT_FW_SGLANG ? sglang_fraction(p->capacity, p->tp, p->pp,
-                                                              p->fw_version, &graph_bs)
-                                            : 0.0;
+    /* SGLang captures CUDA graphs out of its (1 - mem_fraction_static) reserve, sized by its
+     * own estimate (gpufit__sglang_fraction; a model with MLA or a vision encoder is
+     * re-resolved by evaluation: gpufit__sglang_model) */
+    uint64_t graph_mib = 0;
+    double sg_frac = fw == GPUFIT_FW_SGLANG ? gpufit__sglang_fraction(p, NULL, &graph_mib) : 0.0;
     const gpufit__stack_const *nt = &gpufit__stack[GPUFIT__STACK_SERVER_NONTORCH];
     gpufit__stack_const nt_p;
     if (j->profile.set & (1u << GPUFIT__PROF_NONTORCH)) {
@@ -721,7 +775,7 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
         nt = &nt_p;
     }
     p->ws_bytes = j->workspace_bytes >= 0 ? (uint64_t)j->workspace_bytes
-                  : fw == GPUFIT_FW_SGLANG ? nt->point + graph_bs * 2 * MIB
+                  : fw == GPUFIT_FW_SGLANG ? nt->point + graph_mib * MIB
                   : server ? nt->point
                   : fw == GPUFIT_FW_LLAMACPP ? 0
                   : fw == GPUFIT_FW_MEGATRON ? 3 * per_handle

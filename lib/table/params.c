@@ -450,7 +450,7 @@ static const gpufit__param_entry table[] = {
        "version",
        "serving-engine release, written 0.6.3 or 0.19 (stored as major x 1000000 + minor x 1000 "
        "+ patch): selects vLLM's or SGLang's KV-budget rule (and vLLM's CUDA graphs); 0 = the "
-       "current release (vLLM 0.27, SGLang 0.5.4+); vllm and sglang only"),
+       "current release (vLLM 0.27, SGLang 0.5.15); vllm and sglang only"),
     JI(GPUFIT_JOB_HOST_MEMORY_BYTES, host_memory_bytes, 0, (int64_t)1 << 50, 0,
        "host_memory_bytes", NULL, "bytes",
        "host RAM available to each GPU process, checked by the host role; 0 = unchecked"),

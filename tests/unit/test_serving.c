@@ -57,7 +57,7 @@ Test(sglang, kv_budget_on_h100)
 {
     run_s s;
     cr_assert_eq(run(&s, "model=llama-3-8b task=inference framework=sglang gpu=h100 "
-                         "context_len=4096"),
+                         "context_len=4096 framework_version=0.5.4"),
                  GPUFIT_OK, "%s", s.err.message);
     cr_assert_eq(comp(&s, GPUFIT_MEM_WEIGHTS), L3_WEIGHTS_SGLANG);
     gpufit_role_info ro = role0(&s);
@@ -67,8 +67,58 @@ Test(sglang, kv_budget_on_h100)
     cr_assert_eq(comp(&s, GPUFIT_MEM_WORKSPACE), 350 * MIB + 512 * MIB);
     /* no profile run: no sampler warm-up in the activations, no logits term */
     cr_assert_eq(comp(&s, GPUFIT_MEM_LOGITS), 0);
-    cr_assert(has_note(&s, "SGLang 0.5.4"));
+    cr_assert(!has_note(&s, "assumed SGLang"));
     done(&s);
+}
+
+/* SGLang 0.5.15 (the release assumed when unset): prefill CUDA graphs are on by default from
+ * 0.5.10 (c64274c7), and their reserve of 8 MiB per prefill size (server_args.py
+ * reserve_for_graph_mb) joins the 2 MiB x cuda_graph_max_bs of decode. One H100, context_len
+ * 4096 caps the chunk's 8192: sizes 4..32 by 4 (8), 48..256 by 16 (14), 288..512 by 32 (8),
+ * 576..1024 by 64 (8), 1280..4096 by 256 (12) = 50 -> 400 MiB. reserved = 512 + 1.5 x 8192 +
+ * 512 + 400 + 1 / 8 x 1024 = 13,840 MiB -> round(67,719 / 81,559, 3) = 0.830; KV = round(0.83 x
+ * 84,447,068,160) - 16,064,716,800 = 70,091,066,573 - 16,064,716,800 = 54,026,349,773 B =
+ * 412,188 tokens; workspace 350 + 512 + 400 MiB. Under MLA the prefill graphs reserve 1.5 GiB:
+ * (81,559 - 14,976) / 81,559 -> 0.816. A vision encoder turns the prefill graphs off and
+ * scales the fraction by 0.95 x clamp(1 - 0.1 x (layers x width^2 / (24 x 1024^2) - 1), 0.8,
+ * 1.05): LLaVA-1.5's ViT-L/14 (24 x 1024) gives 0.835 x 0.95 = 0.79325. */
+Test(sglang, defaults_follow_release_and_model)
+{
+    run_s s;
+    cr_assert_eq(run(&s, "model=llama-3-8b task=inference framework=sglang gpu=h100 "
+                         "context_len=4096"),
+                 GPUFIT_OK, "%s", s.err.message);
+    cr_assert_eq(role0(&s).kv_capacity_bytes, UINT64_C(54026349773));
+    cr_assert_eq(role0(&s).kv_capacity_tokens, UINT64_C(412188));
+    cr_assert_eq(comp(&s, GPUFIT_MEM_WORKSPACE), (350 + 512 + 400) * MIB);
+    cr_assert(has_note(&s, "assumed SGLang 0.5.15"));
+    done(&s);
+    static const struct {
+        const char *spec;
+        double util;
+    } cases[] = {
+        {"model=deepseek-v2-lite gpu=h100", 0.816},
+        {"model=deepseek-v2-lite gpu=h100 framework_version=0.5.9", 0.835},
+        {"model=llava-1.5-7b-hf gpu=h100", 0.79325},
+        /* 20-35 GiB at tp < 4: cuda_graph_max_bs 16 in 0.5.4, 24 from 0.5.4.post1; RTX 4090
+         * (24,564 MiB): (24,564 - 3,744) / 24,564 -> 0.848, then 0.847 (prefill graphs from
+         * 0.5.10: + 8 x 42 sizes up to 2048 -> 0.833) */
+        {"model=llama-3-8b gpu=rtx-4090 framework_version=0.5.4", 0.848},
+        {"model=llama-3-8b gpu=rtx-4090 framework_version=0.5.9", 0.847},
+        {"model=llama-3-8b gpu=rtx-4090", 0.833},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char spec[256];
+        snprintf(spec, sizeof spec, "task=inference framework=sglang %s", cases[i].spec);
+        cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s: %s", spec, s.err.message);
+        char flags[512], want[64];
+        cr_assert_eq(gpufit_result_flags(s.r, flags, sizeof flags, NULL), GPUFIT_OK);
+        snprintf(want, sizeof want, "--mem-fraction-static %g", cases[i].util);
+        const char *at = strstr(flags, want);
+        cr_assert(at != NULL && (at[strlen(want)] == ' ' || at[strlen(want)] == '\0'), "%s: %s",
+                  spec, flags);
+        done(&s);
+    }
 }
 
 /* SGLang before 0.5.4: mem_fraction_static 0.88 at tp 1: round(84,447,068,160 x 0.88) =
