@@ -63,9 +63,10 @@ static uint64_t lora_input(const gpufit__plan *p, int32_t set)
     return p->lora_dropout > 0.0 ? n * (p->a_b + 1) : p->a_b;
 }
 
-/* One attention block (self or cross) over tok tokens attending to sq positions. */
+/* One attention block (self or cross) over tok tokens attending to sq positions; norm: its
+ * norm's bytes, norm_bytes(p, s, tok, s->h). */
 static void attention(const gpufit__plan *p, const gpufit__shape *s, uint64_t tok, uint64_t sq,
-                      layer_terms *t)
+                      uint64_t norm, layer_terms *t)
 {
     uint64_t a = p->a_b, tp = p->tp, hs = p->sp ? tp : 1;
     uint64_t nq = gpufit__div_up(s->nq, tp);
@@ -76,7 +77,7 @@ static void attention(const gpufit__plan *p, const gpufit__shape *s, uint64_t to
     int frozen_o = p->lora && !(p->lora_mask & GPUFIT_LORA_MODULE_O) && eager;
     if (eager && p->framework == GPUFIT_FW_PYTORCH && !s->mla) /* repeat_kv saves expanded K/V */
         c = cv = q;
-    uint64_t bytes = gpufit__div(norm_bytes(p, s, tok, s->h), hs); /* norm input (+stats) */
+    uint64_t bytes = gpufit__div(norm, hs); /* norm input (+stats) */
     bytes += gpufit__div(a * tok * s->h, hs);                      /* QKV-projection input */
     if (p->lora && !s->mla) /* LoRA: what the adapters' lora_A keep of that input (below) */
         bytes = bytes - gpufit__div(a * tok * s->h, hs) +
@@ -180,10 +181,10 @@ static void op_mlp(const gpufit__plan *p, const gpufit__shape *s, uint64_t tok, 
 }
 
 static void ffn_block(const gpufit__plan *p, const gpufit__shape *s, uint64_t tok, int moe,
-                      layer_terms *t)
+                      uint64_t norm, layer_terms *t)
 {
     uint64_t hs = p->sp ? p->tp : 1;
-    uint64_t bytes = gpufit__div(norm_bytes(p, s, tok, s->h), hs);
+    uint64_t bytes = gpufit__div(norm, hs);
     if (!moe) {
         bytes += mlp(p, s, tok, s->f, p->tp, t);
         op_mlp(p, s, tok, s->f, p->tp, t);
@@ -214,11 +215,12 @@ static void layer(const gpufit__plan *p, const gpufit__shape *s, int where, laye
 {
     uint64_t seq = gpufit__div(p->s, p->cp);
     uint64_t tok = seq * p->b;
+    uint64_t norm = norm_bytes(p, s, tok, s->h); /* every norm of the layer: one width */
     *t = (layer_terms){0};
-    attention(p, s, tok, seq, t);
+    attention(p, s, tok, seq, norm, t);
     if (where == GPUFIT__W_DEC)
-        attention(p, s, tok, seq, t); /* cross-attention over the encoder output */
-    ffn_block(p, s, tok, where == GPUFIT__W_MOE, t);
+        attention(p, s, tok, seq, norm, t); /* cross-attention over the encoder output */
+    ffn_block(p, s, tok, where == GPUFIT__W_MOE, norm, t);
     t->input = gpufit__div(p->resid_b * tok * s->h, p->sp ? p->tp : 1);
     t->op_keep += t->input; /* the checkpoint wrapper keeps the block's input */
 }
