@@ -44,21 +44,27 @@ static void take_layers(const gpufit__shape *s, uint64_t begin, uint64_t count,
     }
 }
 
+/* mul_frac's rare case: x at or above 2^52 (an integer already), or no valid product. */
+GPUFIT__COLD static int mul_frac_big(double x, uint64_t *out)
+{
+    if (!(x >= 0.0) || x >= 1.8e19)
+        return 1;
+    *out = (uint64_t)llround(x);
+    return 0;
+}
+
 /* v x f rounded half away from zero (llround). Below 2^52 the truncation t and x - t are
  * exact, so t + (x - t >= 0.5) is llround(x) without the libm call; larger x are integers
  * already and keep llround's result. */
 static int mul_frac(uint64_t v, double f, uint64_t *out)
 {
     double x = (double)v * f;
-    if (!(x >= 0.0) || x >= 1.8e19)
-        return 1;
-    if (x < 4503599627370496.0) {
+    if (x >= 0.0 && x < 4503599627370496.0) {
         uint64_t t = (uint64_t)x;
         *out = t + (x - (double)t >= 0.5);
-    } else {
-        *out = (uint64_t)llround(x);
+        return 0;
     }
-    return 0;
+    return mul_frac_big(x, out);
 }
 
 #define CK(expr)                                                                                   \
