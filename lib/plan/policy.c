@@ -142,19 +142,28 @@ double gpufit__sglang_fraction(const gpufit__plan *p, const gpufit__shape *s, ui
     return f > 0.0 ? f : 0.001;
 }
 
-void gpufit__sglang_model(const struct gpufit_job *j, const gpufit__shape *s, gpufit__plan *p)
+/* SGLang's defaults of plan p resolved again for model s (NULL: a text model without MLA),
+ * p's workspaces holding the graphs of `before` MiB */
+static void sglang_refit(const struct gpufit_job *j, const gpufit__shape *s, uint64_t before,
+                         gpufit__plan *p)
 {
-    uint64_t text, model;
-    (void)gpufit__sglang_fraction(p, NULL, &text);
-    double f = gpufit__sglang_fraction(p, s, &model);
+    uint64_t graphs;
+    double f = gpufit__sglang_fraction(p, s, &graphs);
     if (!(j->gpu_memory_utilization > 0.0))
         p->util = f;
-    if (j->workspace_bytes < 0 && model != text) { /* the graphs sit in the workspaces */
-        uint64_t add = model * MIB, sub = text * MIB;
+    if (j->workspace_bytes < 0 && graphs != before) { /* the graphs sit in the workspaces */
+        uint64_t add = graphs * MIB, sub = before * MIB;
         p->ws_bytes = p->ws_bytes - sub + add;
         p->band.ws[0] = p->band.ws[0] - sub + add;
         p->band.ws[1] = p->band.ws[1] - sub + add;
     }
+}
+
+void gpufit__sglang_model(const struct gpufit_job *j, const gpufit__shape *s, gpufit__plan *p)
+{
+    uint64_t text;
+    (void)gpufit__sglang_fraction(p, NULL, &text);
+    sglang_refit(j, s, text, p);
 }
 
 static int is_gguf(int64_t dt)
@@ -407,12 +416,14 @@ static uint64_t graph_grid(uint64_t t, int step16, uint64_t mbt)
  * (vllm/v1/worker/gpu/model_runner.py profile_cudagraph_memory returns 0), the default for
  * dense models from 0.25 (a2f713002; some families from 0.22: vllm/config/vllm.py
  * use_v2_model_runner). */
-static void vllm_graphs(gpufit__plan *p)
+static void vllm_graphs(const struct gpufit_job *j, gpufit__plan *p)
 {
     int64_t v = p->fw_version;
     p->graph_sizes = p->graph_tokens = 0;
     p->graph_charge = GPUFIT__GRAPH_AFTER;
-    if (p->framework != GPUFIT_FW_VLLM || p->training || v < GPUFIT__VER(0, 2, 6))
+    /* a workspace_bytes of the user's is the whole non-torch memory, graphs included */
+    if (p->framework != GPUFIT_FW_VLLM || p->training || v < GPUFIT__VER(0, 2, 6) ||
+        j->workspace_bytes >= 0)
         return;
     uint64_t m = p->max_num_seqs, mbt = p->prompt;
     if (v < GPUFIT__VER(0, 8, 0)) { /* V0: decode graphs of up to 256 (or max_num_seqs) */
@@ -871,7 +882,7 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     p->band.util[0] = p->band.util[1] = p->util;
     if (fw == GPUFIT_FW_VLLM && p->fw_version_assumed && !(j->gpu_memory_utilization > 0.0))
         p->band.util[1] = 0.9;
-    vllm_graphs(p);
+    vllm_graphs(j, p);
     return GPUFIT_OK;
 }
 
@@ -909,6 +920,11 @@ void gpufit__job_resize(struct gpufit_job *j, const gpufit__plan *base)
     if (j->plan_state == 1) {
         j->plan.accum = accum_of(j, &j->plan);
         j->plan.nosync = nosync_of(j, &j->plan);
-        vllm_graphs(&j->plan); /* its largest capture: up to max_num_batched_tokens */
+        vllm_graphs(j, &j->plan); /* its largest capture: up to max_num_batched_tokens */
+        if (j->plan.framework == GPUFIT_FW_SGLANG) { /* prefill graphs up to context_len */
+            uint64_t before;
+            (void)gpufit__sglang_fraction(base, NULL, &before);
+            sglang_refit(j, NULL, before, &j->plan);
+        }
     }
 }

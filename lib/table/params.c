@@ -480,7 +480,8 @@ static const gpufit__param_entry table[] = {
        "(then the context's band also spans eager loading for PyTorch, DeepSpeed and Megatron "
        "on GPUs before Ada: docs/band.md)"),
     JI(GPUFIT_JOB_WORKSPACE_BYTES, workspace_bytes, -1, BIG, -1, "workspace_bytes", NULL, "bytes",
-       "cuBLAS and other library workspaces; -1 = framework default"),
+       "cuBLAS and other library workspaces (vllm and sglang: all non-torch memory, CUDA graphs "
+       "included); -1 = framework default"),
     ROW_F(GPUFIT_JOB_FRAGMENTATION, GPUFIT_DOMAIN_JOB, JOFF(fragmentation), -1.0, 4.0, -1.0,
           "fragmentation", NULL, "fraction",
           "caching-allocator slack as a fraction of the dynamically allocated bytes (activations, "

@@ -358,6 +358,13 @@ Test(vllm, cuda_graphs_by_release)
     }
     cr_assert_eq(used[2], UINT64_C(78014893261));
     cr_assert_eq(kv[3] - kv[2], UINT64_C(707201597));
+    /* workspace_bytes of the user's (enforce_eager's non-torch memory, say) holds them all */
+    run_s s;
+    cr_assert_eq(run(&s, "model=llama-3-8b task=inference framework=vllm gpu=h100 "
+                         "workspace_bytes=123456789"),
+                 GPUFIT_OK, "%s", s.err.message);
+    cr_assert_eq(comp(&s, GPUFIT_MEM_WORKSPACE), UINT64_C(123456789));
+    done(&s);
     cr_assert_eq(used[3], UINT64_C(78722094858));
     cr_assert_eq(kv[4] - kv[2], UINT64_C(1699678781));
 }

@@ -159,6 +159,14 @@ Test(sweep, size_axes_reuse_the_resolved_plan)
             "weight_dtype=q4_k_m",
             pl, nl, vl, 3, 8, 0);
     compare("model=llama-3-8b task=inference gpu=h100 framework=vllm", pl, nl, vl, 3, 8, 0);
+    /* SGLang: context_len caps the prefill CUDA graphs, which move the default fraction and the
+     * workspace; MLA and a vision encoder re-resolve them in evaluation */
+    compare("model=llama-3-8b task=inference gpu=h100 framework=sglang", pl, nl, vl, 3, 8, 0);
+    compare("model=deepseek-v2-lite task=inference gpu=h100 framework=sglang", pl, nl, vl, 3, 8,
+            0);
+    compare("model=llava-1.5-7b-hf task=inference gpu=h100 framework=sglang "
+            "gpu_memory_utilization=0.8",
+            pl, nl, vl, 3, 8, 0);
 }
 
 Test(sweep, model_float_and_enum_axes)
