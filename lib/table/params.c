@@ -338,8 +338,9 @@ static const gpufit__param_entry table[] = {
     ROW_F(GPUFIT_JOB_GPU_MEMORY_UTILIZATION, GPUFIT_DOMAIN_JOB, JOFF(gpu_memory_utilization), 0.0,
           1.0, 0.0, "gpu_memory_utilization", NULL, "fraction",
           "fraction of the GPU a server takes (KV cache gets the rest): vLLM's "
-          "gpu_memory_utilization (default 0.9), SGLang's mem_fraction_static (default from "
-          "GPU memory and tp); 0 = framework default"),
+          "gpu_memory_utilization (default 0.92 from 0.21, 0.9 before), SGLang's "
+          "mem_fraction_static (default from GPU memory, tp, release and model); 0 = framework "
+          "default"),
     JI(GPUFIT_JOB_MAX_NUM_SEQS, max_num_seqs, 0, 1 << 20, 0, "max_num_seqs", NULL, "sequences",
        "servers: sequences per step, the rows the sampler is profiled with; 0 = vLLM's default "
        "(1024 on GPUs of 70 GiB or more, else 256)"),
