@@ -163,18 +163,20 @@ typedef struct gpufit__plan {
      * the pool (enum gpufit__graph_charge, eval.h); 64 bits: no padding */
     uint64_t graph_sizes, graph_tokens;
     int64_t graph_charge;
+    uint64_t graph_per[3]; /* bytes per layer and captured size: point, low, high (a profile's
+                            * or the stack table's GPUFIT__STACK_VLLM_GRAPH) */
 } gpufit__plan;
 
 /* A calibration profile (gpufit_job_apply_profile, calibrate.c): the user's own stack
  * constants, [0] point, [1] low, [2] high; a bit of `set` per GPUFIT__PROF_* present. */
 typedef struct gpufit__profile {
     uint32_t set, reserved;
-    uint64_t bytes[3][3]; /* GPUFIT__PROF_CTX, _NCCL, _NONTORCH */
+    uint64_t bytes[5][3]; /* GPUFIT__PROF_CTX, _NCCL, _NONTORCH, _GRAPH (not _SLACK) */
     double slack[3];      /* GPUFIT__PROF_SLACK */
     /* runs that constrained each constant ("runs"); UINT32_MAX when the profile does not say
      * (written by hand: taken as written). Fewer than GPUFIT__PROF_NARROW_RUNS keep the
      * documented range around the fitted point (policy.c, docs/calibration.md). */
-    uint32_t runs[4];
+    uint32_t runs[5];
 } gpufit__profile;
 #define GPUFIT__PROF_NARROW_RUNS 3
 
@@ -213,7 +215,13 @@ struct gpufit_job {
     gpufit__plan plan;
 };
 /* The constants a calibration profile sets (calibrate.c, docs/calibration.md). */
-enum { GPUFIT__PROF_CTX = 0, GPUFIT__PROF_NCCL, GPUFIT__PROF_NONTORCH, GPUFIT__PROF_SLACK };
+enum {
+    GPUFIT__PROF_CTX = 0,
+    GPUFIT__PROF_NCCL,
+    GPUFIT__PROF_NONTORCH,
+    GPUFIT__PROF_SLACK,
+    GPUFIT__PROF_GRAPH /* vLLM's CUDA graphs per layer and captured size */
+};
 /* Resolves j's plan into j->plan (plan_state 1), or marks it stale (0) when it does not
  * resolve: evaluation then reports the error (policy.c). */
 void gpufit__job_refresh(struct gpufit_job *j);

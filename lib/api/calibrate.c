@@ -22,8 +22,8 @@
 #define CAL_RUNS_MAX 4096 /* runs one calibration reads */
 
 static const char *const prof_names[] = {"cuda_context", "nccl_per_comm", "server_nontorch",
-                                         "allocator_slack"};
-enum { PROF_N = 4 };
+                                         "allocator_slack", "vllm_cuda_graph"};
+enum { PROF_N = 5 };
 
 /* ---- profiles ------------------------------------------------------------------------ */
 
@@ -84,7 +84,7 @@ int32_t gpufit_job_apply_profile(gpufit_job *j, const char *json, size_t len, gp
                     return gpufit__fail(err, GPUFIT_E_UNKNOWN_PARAM, 0, ck.offset,
                                         "constants.%.*s: not a constant a profile sets "
                                         "(cuda_context, nccl_per_comm, server_nontorch, "
-                                        "allocator_slack), or not an object",
+                                        "allocator_slack, vllm_cuda_graph), or not an object",
                                         (int)(ck.len > 40 ? 40 : ck.len), ck.text);
                 if (prof.set & (1u << id))
                     return gpufit__fail(err, GPUFIT_E_INVALID_ARG, 0, ck.offset,
@@ -204,6 +204,14 @@ static void use_measurement(const struct gpufit_result *r, const gpufit__plan *p
     } else if (strcmp(level, "device_used_bytes") == 0 && !server) {
         add(&sets[GPUFIT__PROF_CTX],
             bytes - (double)ro->reserved - (double)m[GPUFIT_MEM_COMM_BUFFERS]);
+        *used = 1;
+    } else if (strcmp(level, "device_used_bytes") == 0 && server && p->graph_sizes > 0 &&
+               ro->graph_unch[0] > 0 && ro->layers > 0) {
+        /* vLLM's CUDA graphs on top of its budget (docs/memory/vllm.md): the device's rest
+         * over the prediction, per layer and captured size */
+        double units = (double)ro->layers * (double)p->graph_sizes;
+        add(&sets[GPUFIT__PROF_GRAPH],
+            (double)p->graph_per[0] + (bytes - (double)ro->used) / units);
         *used = 1;
     } else if (strcmp(level, "kv_capacity") == 0 && server &&
                p->kv_rule == GPUFIT__KV_VLLM_PROF) {

@@ -342,11 +342,10 @@ int gpufit__vllm_graph_bytes(const gpufit__plan *p, const gpufit__shape *s, uint
         gpufit__mul(layers, p->graph_sizes, &units))
         return 1; /* overflow guard for layer_transients' products, as in the profile's */
     uint64_t pool = layer_transients(p, s, T);
-    /* and the graphs themselves: per layer and captured size (the driver's memory per node) */
-    const gpufit__stack_const *g = &gpufit__stack[GPUFIT__STACK_VLLM_GRAPH];
-    uint64_t per[3] = {g->point, g->low, g->high};
+    /* and the graphs themselves: per layer and captured size (the driver's memory per node;
+     * the plan's constant: GPUFIT__STACK_VLLM_GRAPH or a calibration profile's) */
     for (int e = 0; e < 3; e++)
-        if (gpufit__mul(units, per[e], &out[e]) || gpufit__add(out[e], pool, &out[e]))
+        if (gpufit__mul(units, p->graph_per[e], &out[e]) || gpufit__add(out[e], pool, &out[e]))
             return 1;
     return 0;
 }

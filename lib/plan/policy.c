@@ -421,10 +421,20 @@ static void vllm_graphs(const struct gpufit_job *j, gpufit__plan *p)
     int64_t v = p->fw_version;
     p->graph_sizes = p->graph_tokens = 0;
     p->graph_charge = GPUFIT__GRAPH_AFTER;
+    p->graph_per[0] = p->graph_per[1] = p->graph_per[2] = 0;
     /* a workspace_bytes of the user's is the whole non-torch memory, graphs included */
     if (p->framework != GPUFIT_FW_VLLM || p->training || v < GPUFIT__VER(0, 2, 6) ||
         j->workspace_bytes >= 0)
         return;
+    const gpufit__stack_const *g = &gpufit__stack[GPUFIT__STACK_VLLM_GRAPH];
+    gpufit__stack_const g_p; /* a calibration profile's value wins over the table's */
+    if (j->profile.set & (1u << GPUFIT__PROF_GRAPH)) {
+        g_p = profiled(&j->profile, GPUFIT__PROF_GRAPH, g);
+        g = &g_p;
+    }
+    p->graph_per[0] = g->point;
+    p->graph_per[1] = g->low;
+    p->graph_per[2] = g->high;
     uint64_t m = p->max_num_seqs, mbt = p->prompt;
     if (v < GPUFIT__VER(0, 8, 0)) { /* V0: decode graphs of up to 256 (or max_num_seqs) */
         uint64_t top = 256;

@@ -157,6 +157,62 @@ Test(calibrate, context_from_device_used_runs)
     cr_assert_eq(strlen(prof), 9); /* truncated, NUL-terminated */
 }
 
+/* vLLM's CUDA graphs from the device's use (docs/calibration.md): Llama-3-8B on one H100 at
+ * 0.19 captures 102 sizes over 32 layers (3,264 units, test_serving.c), on top of its budget:
+ * predicted device use 78,014,893,261 B. Two runs 3,264 x 100 KiB and 3,264 x 200 KiB above it
+ * fit 280 + 100 and 280 + 200 KiB per unit: point 440,320 B (the median), range 389,120 -
+ * 491,520. Applied (2 runs: the table's 96-450 KiB range is kept around it), the graphs grow by
+ * 3,264 x (440,320 - 286,720) = 501,350,400 B, and the device's use with them. */
+Test(calibrate, vllm_graphs_from_device_used_runs)
+{
+    static const char *const scen = "{\"model\": \"llama-3-8b\", \"task\": \"inference\", "
+                                    "\"gpu\": \"h100\", \"framework\": \"vllm\", "
+                                    "\"framework_version\": \"0.19\"}";
+    char runs[2048];
+    snprintf(runs, sizeof runs,
+             "{\"scenario\": %s, \"measurements\": [{\"level\": \"device_used_bytes\", "
+             "\"role\": \"all\", \"bytes\": 78349126861}]}\n"
+             "{\"scenario\": %s, \"measurements\": [{\"level\": \"device_used_bytes\", "
+             "\"role\": \"all\", \"bytes\": 78683360461}]}\n",
+             scen, scen);
+    char prof[1024];
+    size_t len = 0;
+    gpufit_error err = GPUFIT_ERROR_INIT;
+    cr_assert_eq(gpufit_calibrate(runs, strlen(runs), prof, sizeof prof, &len, &err),
+                 GPUFIT_OK, "%s", err.message);
+    cr_assert(strstr(prof, "\"vllm_cuda_graph\": {\"point\": 440320, \"low\": 389120, "
+                           "\"high\": 491520, \"runs\": 2}") != NULL,
+              "%s", prof);
+    cr_assert(strstr(prof, "cuda_context") == NULL, "%s", prof); /* a server's: not the context */
+    run_s s;
+    const char *job = "model=llama-3-8b task=inference gpu=h100 framework=vllm "
+                      "framework_version=0.19";
+    cr_assert_eq(run(&s, job), GPUFIT_OK);
+    uint64_t before = role(&s, 0).device_used_bytes;
+    cr_assert_eq(before, UINT64_C(78014893261));
+    cr_assert_eq(gpufit_job_apply_profile(s.j, prof, len, &err), GPUFIT_OK, "%s", err.message);
+    gpufit_result_free(s.r);
+    cr_assert_eq(gpufit_evaluate(&s.r, s.m, s.j, NULL), GPUFIT_OK);
+    cr_assert_eq(role(&s, 0).device_used_bytes, before + UINT64_C(501350400));
+    uint64_t ws = 0, lo = 0, hi = 0;
+    cr_assert_eq(gpufit_result_bytes(s.r, 0, GPUFIT_MEM_WORKSPACE, &ws), GPUFIT_OK);
+    cr_assert_eq(ws, UINT64_C(1860829184));
+    cr_assert_eq(gpufit_result_bytes_band(s.r, 0, GPUFIT_MEM_WORKSPACE, &lo, &hi), GPUFIT_OK);
+    /* 250 MiB + 3,264 x 96 KiB + the pool; 700 MiB + 3,264 x 491,520 + the pool */
+    cr_assert_eq(lo, UINT64_C(639631360));
+    cr_assert_eq(hi, UINT64_C(734003200) + UINT64_C(3264) * 491520 + UINT64_C(56623104));
+    done(&s);
+    /* a hand-written profile sets it too; a bad one names the constant */
+    cr_assert_eq(run(&s, job), GPUFIT_OK);
+    cr_assert_eq(apply(s.j,
+                       "{\"gpufit_profile\": 1, \"constants\": {\"vllm_cuda_graph\": "
+                       "{\"point\": 200000, \"low\": 300000, \"high\": 400000}}}",
+                       &err),
+                 GPUFIT_E_INVALID_ARG);
+    cr_assert(strstr(err.message, "vllm_cuda_graph") != NULL, "%s", err.message);
+    done(&s);
+}
+
 /* A bad run is an error with the byte offset of its line (plus the offset inside it). */
 Test(calibrate, bad_runs_name_the_line)
 {
