@@ -740,9 +740,11 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
                  : p->fw_version < GPUFIT__VER(0, 6, 4) ? GPUFIT__KV_VLLM_ALL
                                                                      : GPUFIT__KV_VLLM_PROF;
     /* The profile's sampler warm-up, bytes per logit: up to 0.16 the PyTorch top-k/top-p path
-     * sorts (38 B, 40 with fp32 logits: mem_inference.c); from 0.17 the GPU model runner
-     * (vllm/v1/worker/gpu/model_runner.py _dummy_sampler_run) samples without top-k/top-p:
-     * the logits and their fp32 copy only. */
+     * sorts (38 B, 40 with fp32 logits: mem_inference.c); from 0.17 top-k/top-p run in place
+     * on the fp32 logits in a Triton kernel from 8 rows on (vllm/v1/sample/ops/
+     * topk_topp_triton.py apply_top_k_top_p_triton, PR #33538), and Model Runner V2's warm-up
+     * skips them (vllm/v1/worker/gpu/model_runner.py _dummy_sampler_run): the logits and their
+     * fp32 copy only. */
     p->sampler_b = fw != GPUFIT_FW_VLLM ? 0
                    : p->fw_version >= GPUFIT__VER(0, 17, 0) ? p->a_b + 4
                    : p->a_b >= 4                            ? 40
