@@ -734,6 +734,7 @@ static uint64_t server_visible(uint64_t cap, int end)
  * and, for vLLM, util x that total (the same for every setting of the other stack terms). */
 typedef struct server_total {
     uint64_t visible, budget;
+    double frac; /* SGLang: mem_fraction_static at this setting (an assumed release's band) */
 } server_total;
 
 /* The KV budget a server leaves on a device: util x its total minus the profiled peak (§6.2),
@@ -751,7 +752,7 @@ static int server_kv(const gpufit__plan *p, const server_total *tot, uint64_t ct
          * activations and CUDA graphs live in the (1 - f) rest. */
         uint64_t up, visible = tot->visible;
         if (gpufit__add(ctx, comm, &up) ||
-            mul_frac(visible > up ? visible - up : 0, p->util, &budget))
+            mul_frac(visible > up ? visible - up : 0, tot->frac, &budget))
             return 1;
         profiled = weights;
     } else {
@@ -1003,21 +1004,21 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, const appr
     int32_t fits0 = role->fits;
     levels_in in[3] = {
         {p->ctx_bytes, role->comp[GPUFIT_MEM_COMM_BUFFERS], role->comp[GPUFIT_MEM_WORKSPACE],
-         p->frag, {0, 0}, u[0]},
+         p->frag, {0, 0, 0.0}, u[0]},
         {p->band.ctx[0], p->band.comm[0] + extra * p->band.nccl[0],
-         ws_other + p->band.ws[0] + g[1], p->band.frag[0], {0, 0}, u[1]},
+         ws_other + p->band.ws[0] + g[1], p->band.frag[0], {0, 0, 0.0}, u[1]},
         {p->band.ctx[1], p->band.comm[1] + extra * p->band.nccl[1],
-         ws_other + p->band.ws[1] + g[2], p->band.frag[1], {0, 0}, u[2]},
+         ws_other + p->band.ws[1] + g[2], p->band.frag[1], {0, 0, 0.0}, u[2]},
     };
     levels_out o[1];
     int server = !p->training && p->util > 0.0 && role->capacity > 0;
     for (int e = 0; e < 3 && server; e++) {
         in[e].tot.visible = server_visible(role->capacity, e);
         /* vLLM's budget, util x the total, whatever the other stack terms (server_kv); an
-         * assumed release's default util has a band (policy.c) */
+         * assumed release's default fraction has a band (policy.c) */
+        in[e].tot.frac = e == 0 ? p->util : p->band.util[e - 1];
         if (p->kv_rule != GPUFIT__KV_SGLANG)
-            CK(mul_frac(in[e].tot.visible, e == 0 ? p->util : p->band.util[e - 1],
-                        &in[e].tot.budget));
+            CK(mul_frac(in[e].tot.visible, in[e].tot.frac, &in[e].tot.budget));
     }
     /* the bytes the verdict checks every level against: the capacity less the margin */
     uint64_t room = usable(p, role->capacity);

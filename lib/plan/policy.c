@@ -142,6 +142,26 @@ double gpufit__sglang_fraction(const gpufit__plan *p, const gpufit__shape *s, ui
     return f > 0.0 ? f : 0.001;
 }
 
+/* An assumed SGLang release leaves its default fraction between the rules of the releases
+ * gpufit models (policy.c gpufit__sglang_fraction: before 0.5.4, 0.5.4-0.5.9, from 0.5.10):
+ * [0] the largest (the most KV budget), [1] the smallest (docs/band.md). */
+static void sglang_band(const struct gpufit_job *j, const gpufit__shape *s, gpufit__plan *p)
+{
+    p->band.util[0] = p->band.util[1] = p->util;
+    if (!p->fw_version_assumed || j->gpu_memory_utilization > 0.0)
+        return;
+    static const int64_t eras[3] = {GPUFIT__VER(0, 5, 3), GPUFIT__VER(0, 5, 9),
+                                    GPUFIT__VER(0, 5, 15)};
+    gpufit__plan q = *p;
+    for (int k = 0; k < 3; k++) {
+        uint64_t graphs;
+        q.fw_version = eras[k];
+        double f = gpufit__sglang_fraction(&q, s, &graphs);
+        p->band.util[0] = f > p->band.util[0] ? f : p->band.util[0];
+        p->band.util[1] = f < p->band.util[1] ? f : p->band.util[1];
+    }
+}
+
 /* SGLang's defaults of plan p resolved again for model s (NULL: a text model without MLA),
  * p's workspaces holding the graphs of `before` MiB */
 static void sglang_refit(const struct gpufit_job *j, const gpufit__shape *s, uint64_t before,
@@ -151,6 +171,7 @@ static void sglang_refit(const struct gpufit_job *j, const gpufit__shape *s, uin
     double f = gpufit__sglang_fraction(p, s, &graphs);
     if (!(j->gpu_memory_utilization > 0.0))
         p->util = f;
+    sglang_band(j, s, p);
     if (j->workspace_bytes < 0 && graphs != before) { /* the graphs sit in the workspaces */
         uint64_t add = graphs * MIB, sub = before * MIB;
         p->ws_bytes = p->ws_bytes - sub + add;
@@ -894,6 +915,8 @@ int32_t gpufit__plan_resolve(const struct gpufit_job *j, const gpufit__shape *s,
     p->band.util[0] = p->band.util[1] = p->util;
     if (fw == GPUFIT_FW_VLLM && p->fw_version_assumed && !(j->gpu_memory_utilization > 0.0))
         p->band.util[1] = 0.9;
+    if (fw == GPUFIT_FW_SGLANG)
+        sglang_band(j, NULL, p);
     vllm_graphs(j, p);
     return GPUFIT_OK;
 }

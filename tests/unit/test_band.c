@@ -179,6 +179,31 @@ Test(band, server_budget_of_an_assumed_release)
     done(&s);
 }
 
+/* SGLang with the release unset: the fraction's band spans the releases' rules gpufit models,
+ * here 0.830 (0.5.15, the point) to 0.88 (before 0.5.4, tp 1). One H100, context_len 4096:
+ * the optimistic end's total has no driver reserve (85,520,809,984 B), less the 0.5 GiB
+ * context: round(0.88 x 84,983,939,072) - 16,064,716,800 B of weights and RoPE table =
+ * 58,721,149,583 B, 4,694,799,810 above the point's 54,026,349,773 (test_serving.c); at
+ * 0.5.15 the same end is the reserve alone: round(0.83 x 84,983,939,072) - 54,026,349,773 -
+ * 16,064,716,800 = 445,602,857 B. */
+Test(band, sglang_fraction_of_an_assumed_release)
+{
+    run_s s;
+    static const char *const ver[2] = {"", "framework_version=0.5.15"};
+    static const uint64_t up[2] = {UINT64_C(4694799810), UINT64_C(445602857)};
+    for (int i = 0; i < 2; i++) {
+        char spec[256];
+        snprintf(spec, sizeof spec,
+                 "model=llama-3-8b task=inference framework=sglang gpu=h100 context_len=4096 %s",
+                 ver[i]);
+        cr_assert_eq(run(&s, spec), GPUFIT_OK, "%s", s.err.message);
+        gpufit_role_info ro = role(&s, 0);
+        cr_assert_eq(ro.kv_capacity_bytes, UINT64_C(54026349773));
+        cr_assert_eq(ro.kv_capacity_high_bytes - ro.kv_capacity_bytes, up[i], "%s", spec);
+        done(&s);
+    }
+}
+
 static int32_t verdict_at(uint64_t cap, gpufit_summary *out)
 {
     run_s s;
