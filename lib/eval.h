@@ -105,6 +105,9 @@ typedef struct gpufit__role {
      * bytes at the point, the low and the high end, and the part of each that the KV budget
      * does not pay for (docs/memory/vllm.md "CUDA graphs") */
     uint64_t graph[3], graph_unch[3];
+    /* a server's profiled bytes above the point at the pessimistic end (vLLM, release
+     * assumed: a sorting sampler's warm-up); read only for servers */
+    uint64_t prof_hi;
 } gpufit__role;
 
 /* A role's three-way verdict (gpufit_verdict): oom when it does not fit at the optimistic
@@ -428,10 +431,11 @@ uint64_t gpufit__vision_items(const gpufit__plan *p, const gpufit__shape *s);
 int gpufit__kv_cache_bytes(const gpufit__plan *p, const gpufit__shape *s, const gpufit__slice *sl,
                            uint64_t per_tok, uint64_t tokens, uint64_t *out);
 /* act_low: the activations' low end where the release decides them (llama.cpp's graph
- * inputs), UINT64_MAX where they have no band. */
+ * inputs), UINT64_MAX where they have no band; act_high: vLLM's profiled peak under a sorting
+ * sampler (<= 0.16) when the release is assumed, else 0. */
 int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
                               const gpufit__slice *sl, uint64_t *act_out, uint64_t *act_low,
-                              uint64_t *logits_out);
+                              uint64_t *act_high, uint64_t *logits_out);
 /* vLLM's CUDA graph memory on a device holding `layers` layers (the pool of the largest
  * capture and the graphs): [0] point, [1] low, [2] high; all 0 without graphs (plan
  * graph_sizes 0). 1 on overflow (mem_inference.c; docs/memory/vllm.md "CUDA graphs"). */

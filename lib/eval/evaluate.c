@@ -629,9 +629,11 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
         uint64_t rope;
         CK(gpufit__rope_table_bytes(p, s, &rope));
         CK(gpufit__add(m[GPUFIT_MEM_WEIGHTS], rope, &m[GPUFIT_MEM_WEIGHTS]));
-        uint64_t act_lo;
-        CK(gpufit__infer_activations(p, s, sl, &m[GPUFIT_MEM_ACTIVATIONS], &act_lo,
+        uint64_t act_lo, act_hi;
+        CK(gpufit__infer_activations(p, s, sl, &m[GPUFIT_MEM_ACTIVATIONS], &act_lo, &act_hi,
                                      &m[GPUFIT_MEM_LOGITS]));
+        role->prof_hi = act_hi > m[GPUFIT_MEM_ACTIVATIONS] ? act_hi - m[GPUFIT_MEM_ACTIVATIONS]
+                                                             : 0;
         if (act_lo < m[GPUFIT_MEM_ACTIVATIONS]) { /* llama.cpp builds before ggml_set_rows */
             role->band_lo[GPUFIT_MEM_ACTIVATIONS] = act_lo;
             role->band_hi[GPUFIT_MEM_ACTIVATIONS] = m[GPUFIT_MEM_ACTIVATIONS];
@@ -648,11 +650,17 @@ static int32_t eval_role(const role_ctx *x, const gpufit__slice *sl, gpufit__rol
             ws += g[0];
             /* the pool comes on top of the budget unless vLLM charges its estimate to it
              * (policy.c vllm_graphs): Model Runner V2, which charges none, runs dense models
-             * from 0.25 and some families (unknown here: the optimistic end) from 0.22 */
-            int moe = s->E > 0, ch = (int)p->graph_charge;
+             * from 0.25 and some families (unknown here: the optimistic end) from 0.22; an
+             * assumed release may be one before 0.21 (unpaid: the optimistic end) or 0.21-0.24
+             * (paid: the pessimistic end) */
+            int moe = s->E > 0, ch = (int)p->graph_charge, assumed = p->fw_version_assumed;
             int on_top = ch == GPUFIT__GRAPH_AFTER || (ch == GPUFIT__GRAPH_V2_DENSE && !moe);
             for (int e = 0; e < 3; e++)
-                u[e] = on_top || (e == 1 && ch == GPUFIT__GRAPH_V2_SOME && !moe) ? g[e] : 0;
+                u[e] = on_top || (e == 1 && ((ch == GPUFIT__GRAPH_V2_SOME && !moe) || assumed))
+                           ? g[e]
+                           : 0;
+            if (assumed && on_top)
+                u[2] = 0;
         }
     }
     CK(gpufit__add(ws, p->ws_bytes, &m[GPUFIT_MEM_WORKSPACE]));
@@ -774,6 +782,7 @@ typedef struct levels_in {
     double frag;            /* allocator slack fraction */
     server_total tot;       /* a server's total and vLLM budget, else 0 */
     uint64_t unch;          /* of ws: vLLM's CUDA graphs its budget does not pay for */
+    uint64_t prof;          /* a server's profiled bytes above the point's (role->prof_hi) */
 } levels_in;
 typedef struct levels_out {
     uint64_t alloc, reserved, used, kv_cap, kv_tokens;
@@ -891,20 +900,22 @@ static int32_t band_end(const gpufit__plan *p, gpufit__role *role, const levels_
     return GPUFIT_OK;
 }
 
-/* A server role's totals with the stack terms at ctx, comm, ws (unch of it not charged to the
- * budget) and the budget's start at tot, from its point components m (after levels): t =
- * {allocated, reserved, used, KV budget}; the same rules as levels(). 1 on overflow. */
-static int server_totals(const gpufit__plan *p, const gpufit__role *role, const server_total *tot,
-                         uint64_t ctx, uint64_t comm, uint64_t ws, uint64_t unch, uint64_t *t)
+/* A server role's totals with the stack terms of v (its workspace's unch not charged to the
+ * budget, prof more profiled) and the budget's start at v->tot, from its point components m
+ * (after levels): t = {allocated, reserved, used, KV budget}; the same rules as levels(). 1 on
+ * overflow. */
+static int server_totals(const gpufit__plan *p, const gpufit__role *role, const levels_in *v,
+                         uint64_t *t)
 {
     const uint64_t *m = role->comp;
-    uint64_t other = role->alloc - m[GPUFIT_MEM_KV_CACHE] - m[GPUFIT_MEM_WORKSPACE] + ws;
+    uint64_t other = role->alloc - m[GPUFIT_MEM_KV_CACHE] - m[GPUFIT_MEM_WORKSPACE] + v->ws;
     uint64_t kv;
-    if (server_kv(p, tot, ctx, comm, other, unch, m[GPUFIT_MEM_WEIGHTS], &kv))
+    if (gpufit__add(other, v->prof, &other) ||
+        server_kv(p, &v->tot, v->ctx, v->comm, other, v->unch, m[GPUFIT_MEM_WEIGHTS], &kv))
         return 1;
     t[0] = other + kv;
     t[1] = t[0] + m[GPUFIT_MEM_FRAGMENTATION]; /* a fixed slack (servers keep none) */
-    t[2] = t[1] + ctx + comm;
+    t[2] = t[1] + v->ctx + v->comm;
     t[3] = kv;
     return 0;
 }
@@ -949,18 +960,32 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
             dlo[k] = d < dlo[k] ? d : dlo[k];
             dhi[k] = d > dhi[k] ? d : dhi[k];
         }
-        /* context, NCCL, workspace: each alone at this end (an end equal to the point moves
-         * nothing) */
+        /* context, NCCL, workspace, the profile: each alone at this end (an end equal to the
+         * point moves nothing) */
+        levels_in v = *o;
         if (in[e].ctx != o->ctx) {
-            CK(server_totals(p, role, &o->tot, in[e].ctx, o->comm, o->ws, o->unch, t));
+            v.ctx = in[e].ctx;
+            CK(server_totals(p, role, &v, t));
             note_change(pt, t, k0, k1, dlo, dhi);
+            v.ctx = o->ctx;
         }
         if (in[e].comm != o->comm) {
-            CK(server_totals(p, role, &o->tot, o->ctx, in[e].comm, o->ws, o->unch, t));
+            v.comm = in[e].comm;
+            CK(server_totals(p, role, &v, t));
             note_change(pt, t, k0, k1, dlo, dhi);
+            v.comm = o->comm;
         }
         if (in[e].ws != o->ws) {
-            CK(server_totals(p, role, &o->tot, o->ctx, o->comm, in[e].ws, in[e].unch, t));
+            v.ws = in[e].ws;
+            v.unch = in[e].unch;
+            CK(server_totals(p, role, &v, t));
+            note_change(pt, t, k0, k1, dlo, dhi);
+            v.ws = o->ws;
+            v.unch = o->unch;
+        }
+        if (in[e].prof != o->prof) {
+            v.prof = in[e].prof;
+            CK(server_totals(p, role, &v, t));
             note_change(pt, t, k0, k1, dlo, dhi);
         }
     }
@@ -971,7 +996,7 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
     }
     for (int e = 0; e < 2; e++) {
         const levels_in *v = &in[1 + e];
-        CK(server_totals(p, role, &v->tot, v->ctx, v->comm, v->ws, v->unch, t));
+        CK(server_totals(p, role, v, t));
         role->fits_b[e] = fits0 != 0 && t[3] >= need && t[3] > 0 && t[2] <= room;
         if (lean)
             continue; /* the components' bands are the report's */
@@ -1004,14 +1029,16 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, const appr
     int32_t fits0 = role->fits;
     levels_in in[3] = {
         {p->ctx_bytes, role->comp[GPUFIT_MEM_COMM_BUFFERS], role->comp[GPUFIT_MEM_WORKSPACE],
-         p->frag, {0, 0, 0.0}, u[0]},
+         p->frag, {0, 0, 0.0}, u[0], 0},
         {p->band.ctx[0], p->band.comm[0] + extra * p->band.nccl[0],
-         ws_other + p->band.ws[0] + g[1], p->band.frag[0], {0, 0, 0.0}, u[1]},
+         ws_other + p->band.ws[0] + g[1], p->band.frag[0], {0, 0, 0.0}, u[1], 0},
         {p->band.ctx[1], p->band.comm[1] + extra * p->band.nccl[1],
-         ws_other + p->band.ws[1] + g[2], p->band.frag[1], {0, 0, 0.0}, u[2]},
+         ws_other + p->band.ws[1] + g[2], p->band.frag[1], {0, 0, 0.0}, u[2], 0},
     };
     levels_out o[1];
     int server = !p->training && p->util > 0.0 && role->capacity > 0;
+    if (server)
+        in[2].prof = role->prof_hi;
     for (int e = 0; e < 3 && server; e++) {
         in[e].tot.visible = server_visible(role->capacity, e);
         /* vLLM's budget, util x the total, whatever the other stack terms (server_kv); an

@@ -352,10 +352,11 @@ int gpufit__vllm_graph_bytes(const gpufit__plan *p, const gpufit__shape *s, uint
 
 int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
                               const gpufit__slice *sl, uint64_t *act_out, uint64_t *act_low,
-                              uint64_t *logits_out)
+                              uint64_t *act_high, uint64_t *logits_out)
 {
     uint64_t a = p->a_b, tp = p->tp;
     *act_low = UINT64_MAX; /* no band unless set */
+    *act_high = 0;
     if (s->arch == GPUFIT_ARCH_GENERIC) {
         *act_out = 0;
         *logits_out = 0;
@@ -400,6 +401,12 @@ int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
          * profile's sampler skips top-k/top-p: p->sampler_b per logit (policy.c). */
         uint64_t R = p->max_num_seqs < T ? p->max_num_seqs : T;
         uint64_t sampler = R * s->V * p->sampler_b + (T + 2 * R) * s->h * a;
+        /* an assumed release may be one that still sorts (<= 0.16): the profile's high end */
+        uint64_t sort_b = a >= 4 ? 40 : 38;
+        if (p->fw_version_assumed && p->sampler_b < sort_b) {
+            uint64_t old = R * s->V * sort_b + (T + 2 * R) * s->h * a;
+            *act_high = act > old ? act : old;
+        }
         act = act > sampler ? act : sampler;
     } else if (sl->output && !server) { /* SGLang runs no profile (sglang.md) */
         /* HF generate keeps the last position only (logits_to_keep = 1): 16-bit logits and
@@ -408,7 +415,8 @@ int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
     }
     /* vLLM profiles the vision encoder on every stage that builds it (gpufit__vision_on) */
     if (p->framework == GPUFIT_FW_VLLM && gpufit__vision_on(p, s, sl) &&
-        vision_profile(p, s, act, &act))
+        (vision_profile(p, s, act, &act) ||
+         (*act_high > 0 && vision_profile(p, s, *act_high, act_high))))
         return 1;
     *act_out = act;
     *logits_out = logits;

@@ -427,3 +427,24 @@ Test(vllm, cuda_graphs_band_and_runner)
         done(&s);
     }
 }
+
+/* With the release unset (0.27 assumed), the KV budget's pessimistic end also profiles the
+ * sorting sampler of releases before 0.17: Llama-3-8B on one H100, 1024 rows x 128,256 x 38 B
+ * + (8192 + 2048) x 4096 x 2 B = 5,074,583,552 B, 4,168,613,888 above the point's profile
+ * (the forward layer's 905,969,664 B), the largest single change; a named release has none. */
+Test(vllm, assumed_release_profiles_the_older_sampler_too)
+{
+    run_s s;
+    cr_assert_eq(run(&s, "model=llama-3-8b task=inference framework=vllm gpu=h100"), GPUFIT_OK,
+                 "%s", s.err.message);
+    gpufit_role_info ro = role0(&s);
+    cr_assert_eq(comp(&s, GPUFIT_MEM_ACTIVATIONS), UINT64_C(905969664));
+    cr_assert_eq(ro.kv_capacity_bytes - ro.kv_capacity_low_bytes, UINT64_C(4168613888));
+    done(&s);
+    cr_assert_eq(run(&s, "model=llama-3-8b task=inference framework=vllm gpu=h100 "
+                         "framework_version=0.27"),
+                 GPUFIT_OK, "%s", s.err.message);
+    ro = role0(&s);
+    cr_assert_eq(ro.kv_capacity_bytes - ro.kv_capacity_low_bytes, 350 * MIB);
+    done(&s);
+}
