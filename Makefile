@@ -647,6 +647,7 @@ wheel: lib
 validate: $(CLI_BIN) lib
 	$(if $(CLI_BIN),,$(error make validate needs the gpufit command, and cli/ has no .c files))
 	$(TEST_ENV) $(PYTHON) tools/validate.py $(VALIDATE_ARGS)
+	$(TEST_ENV) $(PYTHON) tools/validate.py --release-unknown --scope all | tail -n 3
 	$(TEST_ENV) $(PYTHON) tools/validate.py --loo pytorch
 
 bench: $(BENCH_BINS) lib

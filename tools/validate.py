@@ -48,9 +48,14 @@ BAND_HALF_MAX = 10.0
 BAND_COVER_MIN = 90.0
 
 
+# --release-unknown: score the serving cases as a user who does not say their engine's release
+# (gpufit then assumes its newest modelled release and widens the band: docs/band.md)
+RELEASE_UNKNOWN = False
+
+
 def with_release(case):
     sc = dict(case["scenario"])
-    if case["id"] in RELEASES and "framework_version" not in sc:
+    if case["id"] in RELEASES and "framework_version" not in sc and not RELEASE_UNKNOWN:
         sc["framework_version"] = RELEASES[case["id"]]
     return sc
 
@@ -173,7 +178,12 @@ def main():
     ap.add_argument("--loo", metavar="FRAMEWORK",
                     help="leave-one-out calibration over the cases of one framework "
                          "(pytorch, megatron, deepspeed, vllm, llamacpp, sglang)")
+    ap.add_argument("--release-unknown", action="store_true",
+                    help="leave the serving cases' framework_version unset (gpufit assumes its "
+                         "newest modelled release), as runs that do not say it")
     args = ap.parse_args()
+    global RELEASE_UNKNOWN
+    RELEASE_UNKNOWN = args.release_unknown
     if not os.path.exists(args.cases):
         print("validate: no cases at %s" % args.cases, file=sys.stderr)
         return 2
