@@ -325,6 +325,19 @@ static uint64_t layer_transients(const gpufit__plan *p, const gpufit__shape *s, 
     return max_u(max_u(qkv, ffn), scores) + 3 * a * T * s->h;
 }
 
+/* 1 when layer_transients' products over T tokens could wrap (each term is at most 16 bytes x
+ * T x a width, `extra` widths more, or the scores over the context); they are then summed
+ * without wrapping. */
+static int transients_overflow(const gpufit__plan *p, const gpufit__shape *s, uint64_t T,
+                               uint64_t extra)
+{
+    uint64_t g1, g2;
+    uint64_t width = s->h + s->q + 2 * s->c + s->f + s->k * (s->f_moe + s->h) + extra;
+    return gpufit__mul(T, width * 16, &g1) || gpufit__mul(T, s->nq * 8, &g2) ||
+           gpufit__mul(g2, p->ctx > p->prompt ? p->ctx : p->prompt, &g2) ||
+           gpufit__add(g1, g2, &g1) || gpufit__mul(g1, 4, &g1);
+}
+
 int gpufit__vllm_graph_bytes(const gpufit__plan *p, const gpufit__shape *s, uint64_t layers,
                              uint64_t out[3])
 {
@@ -334,13 +347,9 @@ int gpufit__vllm_graph_bytes(const gpufit__plan *p, const gpufit__shape *s, uint
     /* the pool: one layer's transients at the largest capture, whose blocks every smaller
      * capture reuses (vllm/compilation/cuda_graph.py CUDAGraphWrapper: one global pool, the
      * outputs weakly referenced; gpu_model_runner.py capture_model: largest size first) */
-    uint64_t T = p->graph_tokens, g1, g2, units;
-    uint64_t width = s->h + s->q + 2 * s->c + s->f + s->k * (s->f_moe + s->h);
-    if (gpufit__mul(T, width * 16, &g1) || gpufit__mul(T, s->nq * 8, &g2) ||
-        gpufit__mul(g2, p->ctx > p->prompt ? p->ctx : p->prompt, &g2) ||
-        gpufit__add(g1, g2, &g1) || gpufit__mul(g1, 4, &g1) ||
-        gpufit__mul(layers, p->graph_sizes, &units))
-        return 1; /* overflow guard for layer_transients' products, as in the profile's */
+    uint64_t T = p->graph_tokens, units;
+    if (transients_overflow(p, s, T, 0) || gpufit__mul(layers, p->graph_sizes, &units))
+        return 1;
     uint64_t pool = layer_transients(p, s, T);
     /* and the graphs themselves: per layer and captured size (the driver's memory per node;
      * the plan's constant: GPUFIT__STACK_VLLM_GRAPH or a calibration profile's) */
@@ -376,14 +385,10 @@ int gpufit__infer_activations(const gpufit__plan *p, const gpufit__shape *s,
     int server = p->framework == GPUFIT_FW_VLLM || p->framework == GPUFIT_FW_SGLANG;
     /* tokens in one forward: the profiling pass of a server, else the whole prompt batch */
     uint64_t T = server ? p->prompt : p->batch * p->prompt;
-    /* overflow guard for the products below (each term is at most 16 bytes x T x a width or
-     * the context); the terms are then summed without wrapping */
-    uint64_t g1, g2;
-    uint64_t width = s->h + s->q + 2 * s->c + s->f + s->k * (s->f_moe + s->h) + s->V;
-    if (gpufit__mul(T, width * 16, &g1) || gpufit__mul(T, s->nq * 8, &g2) ||
-        gpufit__mul(g2, p->ctx > p->prompt ? p->ctx : p->prompt, &g2) ||
-        gpufit__add(g1, g2, &g1) || gpufit__mul(g1, 4, &g1) ||
-        gpufit__mul(p->max_num_seqs * 48, s->V, &g2))
+    /* overflow guard for the products below: a layer's, and the sampler's over the
+     * vocabulary */
+    uint64_t g2;
+    if (transients_overflow(p, s, T, s->V) || gpufit__mul(p->max_num_seqs * 48, s->V, &g2))
         return 1;
     uint64_t per_layer = layer_transients(p, s, T);
     uint64_t logits = 0;

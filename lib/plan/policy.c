@@ -63,7 +63,10 @@ static gpufit__stack_const profiled(const gpufit__profile *pr, int id,
     return c;
 }
 
-static int is_gguf(int64_t dt);
+static int is_gguf(int64_t dt)
+{
+    return dt >= GPUFIT_DTYPE_Q4_0 && dt <= GPUFIT_DTYPE_F16_GGUF;
+}
 
 /* Prefill CUDA graph sizes up to m tokens: 4 ... 32 by 4, 48 ... 256 by 16, 288 ... 512 by 32,
  * 576 ... 1024 by 64, 1280 ... 4096 by 256, then by 512 (python/sglang/srt/server_args.py
@@ -185,11 +188,6 @@ void gpufit__sglang_model(const struct gpufit_job *j, const gpufit__shape *s, gp
     uint64_t text;
     (void)gpufit__sglang_fraction(p, NULL, &text);
     sglang_refit(j, s, text, p);
-}
-
-static int is_gguf(int64_t dt)
-{
-    return dt >= GPUFIT_DTYPE_Q4_0 && dt <= GPUFIT_DTYPE_F16_GGUF;
 }
 
 static int half_of(int64_t precision)
