@@ -15,7 +15,9 @@
 #   make validate | bench | bench-instructions | format | format-check | clean | help
 #
 # Variables honoured: CC, CXX, AR, CFLAGS (default -O2 -g), CPPFLAGS, LDFLAGS, WERROR (default
-# -Werror; `make WERROR=` for packagers), PREFIX/prefix, LIBDIR, INCLUDEDIR, BINDIR,
+# -Werror; `make WERROR=` for packagers), LIB_OPT (default -O3 for the library's own files
+# when CFLAGS is not given), LTO (default auto: gcc's link-time optimisation of the library;
+# `make LTO=` for none), PREFIX/prefix, LIBDIR, INCLUDEDIR, BINDIR,
 # PKGCONFIGDIR, DESTDIR, BUILD (default build), PYTHON, DOXYGEN, CLANG_FORMAT.
 #
 # The version lives only in include/gpufit.h; everything below reads it from there.
@@ -86,7 +88,10 @@ DESTDIR ?=
 # ---------------------------------------------------------------------------------------------
 # Flags
 # ---------------------------------------------------------------------------------------------
+# The library's files get -O3 (LIB_OPT) unless CFLAGS is given: CFLAGS then decides alone.
+CFLAGS_GIVEN := $(if $(filter undefined,$(origin CFLAGS)),,yes)
 CFLAGS ?= -O2 -g
+LIB_OPT ?= $(if $(CFLAGS_GIVEN)$(strip $(SAN_FLAGS)),,-O3)
 CPPFLAGS ?=
 LDFLAGS ?=
 WERROR ?= -Werror
@@ -94,6 +99,27 @@ WERROR ?= -Werror
 SAN_FLAGS ?=
 # libm: only if lib/ ever needs it; --as-needed drops it from the .so otherwise.
 LIBS ?= -lm
+
+# Link-time optimisation of the library: the evaluation and the memory terms live in separate
+# files (one concern per file), and LTO inlines the terms into the evaluation across them
+# (make bench: about 10 % more estimates/s with gcc 12). gcc only, with fat objects, so that
+# the static archive stays a plain archive that any compiler and linker can use (its regular
+# code is the per-file build); off under the sanitizers and for clang (clang 14 has no fat
+# LTO objects). `make LTO=` builds without it; `make LTO='-flto=auto -ffat-lto-objects'`
+# forces it.
+LTO ?= auto
+ifeq ($(LTO),auto)
+  ifeq ($(strip $(SAN_FLAGS)),)
+    LTO_PROBE := $(shell printf '\043ifdef __clang__\nclang\n\043endif\n' | $(CC) -E -P -x c - 2>/dev/null | grep -c clang)
+    ifeq ($(LTO_PROBE),0)
+      LTO_OK := $(shell $(CC) -flto=auto -ffat-lto-objects -x c -c /dev/null -o /dev/null 2>/dev/null && echo yes)
+    endif
+  endif
+  override LTO := $(if $(LTO_OK),-flto=auto -ffat-lto-objects)
+endif
+# What links the library's code with LTO (the shared library, the bench programs) optimises
+# it as its files were compiled.
+LTO_LINK := $(if $(strip $(LTO)),$(LIB_OPT) $(LTO))
 
 WARNINGS := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wvla -Wformat=2 -Wwrite-strings -Wundef -Wpointer-arith
@@ -103,7 +129,7 @@ DEPFLAGS := -MMD -MP
 
 # The library: hidden by default, exported through GPUFIT_API + lib/gpufit.map.
 LIB_CFLAGS  = -std=c11 $(WARNINGS) $(WERROR) -fPIC -fvisibility=hidden -DGPUFIT_BUILDING \
-              -Iinclude -Ilib $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS)
+              -Iinclude -Ilib $(CPPFLAGS) $(CFLAGS) $(LIB_OPT) $(LTO) $(SAN_FLAGS)
 # The command is a client of the public header only.
 CLI_CFLAGS  = -std=c11 $(WARNINGS) $(WERROR) -Iinclude $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS)
 # Unit tests and benchmarks may also test lib/internal.h.
@@ -172,7 +198,7 @@ $(STATIC_LIB): $(LIB_OBJS)
 	$(AR) rcs $@ $(LIB_OBJS)
 
 $(SHARED_LIB): $(LIB_OBJS) lib/gpufit.map
-	$(CC) -shared $(LINK_FLAGS) -Wl,-z,defs -Wl,--version-script=lib/gpufit.map \
+	$(CC) -shared $(LINK_FLAGS) $(LTO_LINK) -Wl,-z,defs -Wl,--version-script=lib/gpufit.map \
 	    -Wl,-soname,$(SONAME) -o $@ $(LIB_OBJS) -Wl,--as-needed $(LIBS)
 
 $(BUILD)/$(SONAME): $(SHARED_LIB)
@@ -198,8 +224,9 @@ $(PC_FILE): pkgconfig/gpufit.pc.in $(HEADER) FORCE
 $(UNIT_BIN): $(UNIT_OBJS) $(STATIC_LIB)
 	$(CC) $(LINK_FLAGS) -o $@ $(UNIT_OBJS) $(STATIC_LIB) -lcriterion $(LIBS)
 
+# The bench programs link the archive with LTO: what the shared library's callers get.
 $(BUILD)/bench/%: tests/bench/%.c $(STATIC_LIB) | $(BUILD)/bench
-	$(CC) $(TEST_CFLAGS) -o $@ $< $(STATIC_LIB) $(LDFLAGS) $(LIBS)
+	$(CC) $(TEST_CFLAGS) $(LTO_LINK) -o $@ $< $(STATIC_LIB) $(LDFLAGS) $(LIBS)
 
 # The sorted name and id indexes compiled into the library (tools/gen_index.c): `make index`
 # rewrites them from the tables; `make check` fails when they are stale.

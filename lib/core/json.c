@@ -583,7 +583,7 @@ int32_t gpufit__json_skip(gpufit__json *p, const gpufit__json_token *first, gpuf
     /* Each iteration consumes at least one byte, so this ends within p->len iterations. */
     uint32_t level = 1;
     while (level > 0) {
-        gpufit__json_token t;
+        gpufit__json_token t = {0}; /* (json_next sets it; gcc -O3 -flto cannot tell) */
         int32_t st = gpufit__json_next(p, &t, err);
         if (st != GPUFIT_OK)
             return st;

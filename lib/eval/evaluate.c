@@ -882,7 +882,7 @@ static int32_t band_end(const gpufit__plan *p, gpufit__role *role, const levels_
        gpufit__add(used, in->comm, &used));
     uint64_t cap = role->capacity, kv = pt->kv_cap;
     role->used_b[e] = used;
-    role->fits_b[e] = cap == 0 ? -1 : fits0 != 0 && used <= room;
+    role->fits_b[e] = cap == 0 ? -1 : (int32_t)(used <= room) & fits0; /* fits0: 0 or 1 */
     if (lean)
         return GPUFIT_OK; /* the other totals' and the components' bands are the report's */
     v[GPUFIT_MEM_WORKSPACE] = in->ws;
@@ -1026,7 +1026,7 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, const appr
     const uint64_t *u = p->graph_sizes > 0 ? role->graph_unch : none;
     uint64_t ws_other = role->comp[GPUFIT_MEM_WORKSPACE] - p->ws_bytes - g[0]; /* exact part */
     uint64_t extra = role->extra_comms; /* DeepSpeed pipeline send/recv communicators */
-    int32_t fits0 = role->fits;
+    int32_t fits0 = role->fits != 0; /* 0 or 1: band_end's verdict ands it (no branch) */
     levels_in in[3] = {
         {p->ctx_bytes, role->comp[GPUFIT_MEM_COMM_BUFFERS], role->comp[GPUFIT_MEM_WORKSPACE],
          p->frag, {0, 0, 0.0}, u[0], 0},

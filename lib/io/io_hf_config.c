@@ -519,9 +519,14 @@ static const family_info families[] = {
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
+/* A byte loop, not strncmp(s, prefix, strlen(prefix)): gcc -O3 inlines it where s is a short
+ * array and warns (-Wstring-compare), though the comparison stops at s's NUL. */
 static int starts_with(const char *s, const char *prefix)
 {
-    return strncmp(s, prefix, strlen(prefix)) == 0;
+    for (; *prefix != '\0'; s++, prefix++)
+        if (*s != *prefix)
+            return 0;
+    return 1;
 }
 
 /* MLP type of an activation name: gated families give SwiGLU/GeGLU, others GELU/ReLU.

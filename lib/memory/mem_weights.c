@@ -818,7 +818,7 @@ int gpufit__uniform_bytes(const gpufit__plan *p, const gpufit__shape *s, const g
     int64_t dense_dt = dense_dtype(p);
     /* closed[where]: 1 when that part is summed in closed form (GLOBAL: all three sides) */
     int closed[GPUFIT__W_COUNT] = {0}, n_open = 0;
-    closed_plan cp;
+    closed_plan cp = {0}; /* (set by closed_setup before any read; gcc -O3 cannot tell) */
     if (agg != NULL && !closed_setup(p, s, dense_dt, &cp))
         agg = NULL;
     /* Every field read later is set here (no memset of the whole struct: it runs on every

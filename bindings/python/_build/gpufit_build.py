@@ -14,7 +14,8 @@ nothing beyond the standard library and implements the PEP 517/660 hooks pip use
   ``$GPUFIT_BUNDLE_LIBRARY``; an existing ``gpufit/_libs/libgpufit.so.0``; the in-tree
   ``<repository>/build/libgpufit.so.0`` (``make``); else, in a repository checkout, one
   compiled here from ``lib/`` with the C compiler (``$CC``, default ``cc``; ``$CFLAGS``,
-  default ``-O2``) and the flags of the Makefile's shared library, so that
+  default ``-O3``, with gcc's ``-flto=auto`` as the Makefile's ``LTO``) and the flags of the
+  Makefile's shared library, so that
   ``pip install ./bindings/python`` needs no prior ``make`` (set ``GPUFIT_BUILD_LIBRARY=0``
   or ``-C build-library=0`` to refuse). No compiler and no library is an error at install
   time, not at import. ``GPUFIT_BUNDLE=0`` (or ``-C bundle=0``) builds a pure
@@ -215,6 +216,19 @@ def _c_sources():
     return out
 
 
+def _is_gcc(cc):
+    """True when ``cc`` is gcc (not clang) and takes ``-flto=auto``."""
+    try:
+        p = subprocess.run(cc + ["-dM", "-E", "-x", "c", os.devnull], capture_output=True,
+                           text=True)
+        q = subprocess.run(cc + ["-flto=auto", "-x", "c", "-c", os.devnull, "-o", os.devnull],
+                           capture_output=True, text=True)
+    except OSError:
+        return False
+    return (p.returncode == 0 and "__GNUC__" in p.stdout and "__clang__" not in p.stdout
+            and q.returncode == 0)
+
+
 def compile_library(workdir, log=None):
     """Compiles ``libgpufit.so.0`` from the repository's ``lib/`` into ``workdir`` with the
     flags of the Makefile's shared library (hidden visibility, lib/gpufit.map, the SONAME,
@@ -226,7 +240,9 @@ def compile_library(workdir, log=None):
             "build it: install one (Debian: apt install gcc), run `make` at the repository "
             "root, or set GPUFIT_BUNDLE=0 for a wheel that uses the system's library"
             % cc[0])
-    cflags = shlex.split(os.environ.get("CFLAGS", "-O2"))
+    cflags = shlex.split(os.environ.get("CFLAGS", "-O3"))
+    if "CFLAGS" not in os.environ and _is_gcc(cc):
+        cflags.append("-flto=auto")  # as the Makefile's LTO: terms inlined into the evaluation
     flags = ["-std=c11", "-fPIC", "-fvisibility=hidden", "-DGPUFIT_BUILDING",
              "-I" + os.path.join(REPO, "include"), "-I" + os.path.join(REPO, "lib")] + cflags
     log = log or sys.stderr
