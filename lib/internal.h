@@ -885,32 +885,33 @@ typedef struct gpufit__dtype_info {
     uint32_t block_elems; /* elements per block */
 } gpufit__dtype_info;
 #define GPUFIT__DTYPE_COUNT (GPUFIT_DTYPE_F16_GGUF + 1)
-/* Indexed by gpufit_dtype; unused values have a NULL name. Inline lookups below: evaluation
- * asks for them a few dozen times. */
+/* Indexed by gpufit_dtype; unused values have a NULL name and are all zero (designated
+ * initialisers: block_elems 0), so block_elems == 1 alone marks a plain, known dtype. Inline
+ * lookups below: evaluation asks for them a few dozen times. */
 extern const gpufit__dtype_info gpufit__dtypes[GPUFIT__DTYPE_COUNT];
 static inline const gpufit__dtype_info *gpufit__dtype(int64_t dt) /* NULL if unknown */
 {
-    if (dt < 0 || dt >= GPUFIT__DTYPE_COUNT || gpufit__dtypes[dt].name == NULL)
+    if ((uint64_t)dt >= GPUFIT__DTYPE_COUNT || gpufit__dtypes[dt].name == NULL)
         return NULL;
     return &gpufit__dtypes[dt];
 }
 /* log2 of the bytes per element of a plain dtype (fp32 2, bf16/fp16 1, 8-bit 0); 0 for a
- * dtype that packs elements into blocks. */
+ * dtype that packs elements into blocks (or an unknown one). */
 static inline int gpufit__dtype_log2_bytes(int64_t dt)
 {
-    const gpufit__dtype_info *d = gpufit__dtype(dt);
-    if (d == NULL || d->block_elems != 1)
+    if ((uint64_t)dt >= GPUFIT__DTYPE_COUNT || gpufit__dtypes[dt].block_elems != 1)
         return 0;
-    return d->block_bytes >= 4 ? 2 : d->block_bytes >= 2 ? 1 : 0;
+    uint32_t b = gpufit__dtypes[dt].block_bytes;
+    return b >= 4 ? 2 : b >= 2 ? 1 : 0;
 }
 /* Bytes of n elements stored as dt (blocks rounded up per tensor of n elements). */
 static inline int gpufit__dtype_bytes(int64_t dt, uint64_t n, uint64_t *out)
 {
+    if ((uint64_t)dt < GPUFIT__DTYPE_COUNT && gpufit__dtypes[dt].block_elems == 1)
+        return gpufit__mul(n, gpufit__dtypes[dt].block_bytes, out); /* plain element types */
     const gpufit__dtype_info *d = gpufit__dtype(dt);
     if (d == NULL)
         return 1;
-    if (d->block_elems == 1) /* plain element types */
-        return gpufit__mul(n, d->block_bytes, out);
     uint64_t blocks = n / d->block_elems + (n % d->block_elems != 0);
     return gpufit__mul(blocks, d->block_bytes, out);
 }

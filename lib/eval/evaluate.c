@@ -55,13 +55,14 @@ GPUFIT__COLD static int mul_frac_big(double x, uint64_t *out)
 
 /* v x f rounded half away from zero (llround). Below 2^52 the truncation t and x - t are
  * exact, so t + (x - t >= 0.5) is llround(x) without the libm call; larger x are integers
- * already and keep llround's result. */
+ * already and keep llround's result. t < 2^52 converts through int64_t, one instruction each
+ * way (the unsigned conversions test for 2^63 first). */
 static int mul_frac(uint64_t v, double f, uint64_t *out)
 {
     double x = (double)v * f;
     if (x >= 0.0 && x < 4503599627370496.0) {
-        uint64_t t = (uint64_t)x;
-        *out = t + (x - (double)t >= 0.5);
+        int64_t t = (int64_t)x;
+        *out = (uint64_t)t + (x - (double)t >= 0.5);
         return 0;
     }
     return mul_frac_big(x, out);

@@ -151,3 +151,28 @@ Test(fastpath, job_plan_cache_follows_every_change)
     gpufit_job_free(j);
     gpufit_model_free(m);
 }
+
+/* The inline dtype lookups (internal.h) take block_elems == 1 alone as "a plain, known dtype":
+ * every unnamed slot of the table must be all zero and every named one have a block. */
+Test(fastpath, dtype_table_slots_are_named_or_zero)
+{
+    for (int64_t dt = 0; dt < GPUFIT__DTYPE_COUNT; dt++) {
+        const gpufit__dtype_info *d = &gpufit__dtypes[dt];
+        if (d->name == NULL) {
+            cr_expect(d->block_bytes == 0 && d->block_elems == 0, "dtype %lld", (long long)dt);
+            cr_expect(gpufit__dtype(dt) == NULL);
+        } else {
+            cr_expect(d->block_elems >= 1, "dtype %s", d->name);
+        }
+        uint64_t out = 7;
+        int plain = d->name != NULL && d->block_elems == 1;
+        cr_expect(gpufit__dtype_bytes(dt, 3, &out) == (d->name == NULL), "dtype %lld", (long long)dt);
+        if (plain)
+            cr_expect(out == 3u * d->block_bytes);
+    }
+    uint64_t out = 0;
+    cr_expect(gpufit__dtype_bytes(-1, 1, &out) == 1 && gpufit__dtype_bytes(GPUFIT__DTYPE_COUNT, 1, &out) == 1);
+    cr_expect(gpufit__dtype_log2_bytes(-1) == 0 && gpufit__dtype_log2_bytes(GPUFIT_DTYPE_FP32) == 2 &&
+              gpufit__dtype_log2_bytes(GPUFIT_DTYPE_BF16) == 1 && gpufit__dtype_log2_bytes(GPUFIT_DTYPE_FP8) == 0 &&
+              gpufit__dtype_log2_bytes(GPUFIT_DTYPE_Q4_K) == 0);
+}
