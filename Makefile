@@ -89,9 +89,14 @@ DESTDIR ?=
 # Flags
 # ---------------------------------------------------------------------------------------------
 # The library's files get -O3 (LIB_OPT) unless CFLAGS is given: CFLAGS then decides alone.
+# With gcc on x86 also -mstringop-strategy=libcall: gcc expands the copy of a struct of a few
+# hundred bytes inline as `rep movsq`, slow to start (tens of cycles on AMD Zen), and loading
+# a preset copies about twenty such structs (shape, class sums, the job saved for rollback);
+# libc's memcpy has no such start (make bench: the cold path about 6 % faster).
 CFLAGS_GIVEN := $(if $(filter undefined,$(origin CFLAGS)),,yes)
 CFLAGS ?= -O2 -g
-LIB_OPT ?= $(if $(CFLAGS_GIVEN)$(strip $(SAN_FLAGS)),,-O3)
+STRINGOP_OPT := $(if $(CFLAGS_GIVEN)$(strip $(SAN_FLAGS)),,$(shell printf '\043if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)\nyes\n\043endif\n' | $(CC) -E -P -x c - 2>/dev/null | grep -q yes && echo -mstringop-strategy=libcall))
+LIB_OPT ?= $(if $(CFLAGS_GIVEN)$(strip $(SAN_FLAGS)),,-O3 $(STRINGOP_OPT))
 CPPFLAGS ?=
 LDFLAGS ?=
 WERROR ?= -Werror
