@@ -1028,19 +1028,29 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, const appr
     uint64_t ws_other = role->comp[GPUFIT_MEM_WORKSPACE] - p->ws_bytes - g[0]; /* exact part */
     uint64_t extra = role->extra_comms; /* DeepSpeed pipeline send/recv communicators */
     int32_t fits0 = role->fits != 0; /* 0 or 1: band_end's verdict ands it (no branch) */
-    levels_in in[3] = {
-        {p->ctx_bytes, role->comp[GPUFIT_MEM_COMM_BUFFERS], role->comp[GPUFIT_MEM_WORKSPACE],
-         p->frag, {0, 0, 0.0}, u[0], 0},
-        {p->band.ctx[0], p->band.comm[0] + extra * p->band.nccl[0],
-         ws_other + p->band.ws[0] + g[1], p->band.frag[0], {0, 0, 0.0}, u[1], 0},
-        {p->band.ctx[1], p->band.comm[1] + extra * p->band.nccl[1],
-         ws_other + p->band.ws[1] + g[2], p->band.frag[1], {0, 0, 0.0}, u[2], 0},
-    };
+    /* the point, the low end, the high end; tot only for a server (levels and band_end read
+     * it only then): set field by field, the rest of the struct is not written */
+    levels_in in[3];
+    in[0].ctx = p->ctx_bytes;
+    in[0].comm = role->comp[GPUFIT_MEM_COMM_BUFFERS];
+    in[0].ws = role->comp[GPUFIT_MEM_WORKSPACE];
+    in[0].frag = p->frag;
+    in[0].unch = u[0];
+    in[0].prof = 0;
+    for (int e = 1; e <= 2; e++) {
+        in[e].ctx = p->band.ctx[e - 1];
+        in[e].comm = p->band.comm[e - 1] + extra * p->band.nccl[e - 1];
+        in[e].ws = ws_other + p->band.ws[e - 1] + g[e];
+        in[e].frag = p->band.frag[e - 1];
+        in[e].unch = u[e];
+        in[e].prof = 0;
+    }
     levels_out o[1];
     int server = !p->training && p->util > 0.0 && role->capacity > 0;
     if (server)
         in[2].prof = role->prof_hi;
     for (int e = 0; e < 3 && server; e++) {
+        in[e].tot.budget = 0; /* SGLang's: unused (server_kv) */
         in[e].tot.visible = server_visible(role->capacity, e);
         /* vLLM's budget, util x the total, whatever the other stack terms (server_kv); an
          * assumed release's default fraction has a band (policy.c) */
