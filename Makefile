@@ -756,5 +756,5 @@ clean:
 	rm -rf '$(BUILD)' build build-asan build-tsan build-fuzz build-valgrind
 
 help:
-	@sed -n '2,22s/^# \{0,1\}//p' Makefile
+	@sed -n '2,24s/^# \{0,1\}//p' Makefile
 	@echo "version $(VERSION) (SONAME $(SONAME)), from $(HEADER)"

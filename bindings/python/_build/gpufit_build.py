@@ -14,8 +14,8 @@ nothing beyond the standard library and implements the PEP 517/660 hooks pip use
   ``$GPUFIT_BUNDLE_LIBRARY``; an existing ``gpufit/_libs/libgpufit.so.0``; the in-tree
   ``<repository>/build/libgpufit.so.0`` (``make``); else, in a repository checkout, one
   compiled here from ``lib/`` with the C compiler (``$CC``, default ``cc``; ``$CFLAGS``,
-  default ``-O3``, with gcc's ``-flto=auto`` as the Makefile's ``LTO``) and the flags of the
-  Makefile's shared library, so that
+  default ``-O3``, with gcc's ``-flto=auto`` and ``-mstringop-strategy=libcall`` as the
+  Makefile's ``LTO`` and ``LIB_OPT``) and the flags of the Makefile's shared library, so that
   ``pip install ./bindings/python`` needs no prior ``make`` (set ``GPUFIT_BUILD_LIBRARY=0``
   or ``-C build-library=0`` to refuse). No compiler and no library is an error at install
   time, not at import. ``GPUFIT_BUNDLE=0`` (or ``-C bundle=0``) builds a pure
@@ -216,17 +216,27 @@ def _c_sources():
     return out
 
 
-def _is_gcc(cc):
-    """True when ``cc`` is gcc (not clang) and takes ``-flto=auto``."""
+def _gcc_flags(cc):
+    """The Makefile's extra flags for gcc (not clang), each only if ``cc`` takes it:
+    ``-flto=auto`` (the memory terms inlined into the evaluation across files) and, on x86-64,
+    ``-mstringop-strategy=libcall`` (struct copies call memcpy instead of ``rep movsq``)."""
     try:
         p = subprocess.run(cc + ["-dM", "-E", "-x", "c", os.devnull], capture_output=True,
                            text=True)
-        q = subprocess.run(cc + ["-flto=auto", "-x", "c", "-c", os.devnull, "-o", os.devnull],
-                           capture_output=True, text=True)
     except OSError:
-        return False
-    return (p.returncode == 0 and "__GNUC__" in p.stdout and "__clang__" not in p.stdout
-            and q.returncode == 0)
+        return []
+    if p.returncode != 0 or "__GNUC__" not in p.stdout or "__clang__" in p.stdout:
+        return []
+    wanted = ["-flto=auto"]
+    if "__x86_64__" in p.stdout:
+        wanted.append("-mstringop-strategy=libcall")
+    taken = []
+    for flag in wanted:
+        q = subprocess.run(cc + [flag, "-x", "c", "-c", os.devnull, "-o", os.devnull],
+                           capture_output=True, text=True)
+        if q.returncode == 0:
+            taken.append(flag)
+    return taken
 
 
 def compile_library(workdir, log=None):
@@ -241,8 +251,8 @@ def compile_library(workdir, log=None):
             "root, or set GPUFIT_BUNDLE=0 for a wheel that uses the system's library"
             % cc[0])
     cflags = shlex.split(os.environ.get("CFLAGS", "-O3"))
-    if "CFLAGS" not in os.environ and _is_gcc(cc):
-        cflags.append("-flto=auto")  # as the Makefile's LTO: terms inlined into the evaluation
+    if "CFLAGS" not in os.environ:
+        cflags += _gcc_flags(cc)  # as the Makefile's LTO and LIB_OPT
     flags = ["-std=c11", "-fPIC", "-fvisibility=hidden", "-DGPUFIT_BUILDING",
              "-I" + os.path.join(REPO, "include"), "-I" + os.path.join(REPO, "lib")] + cflags
     log = log or sys.stderr
