@@ -13,6 +13,7 @@
 #                             real local Slurm (root; docs/slurm.md)
 #   make wheel                the Python bindings as a wheel with the library (build/wheel/)
 #   make validate | bench | bench-instructions | format | format-check | clean | help
+#   make snapshot [SNAPSHOT_BASE=FILE]  outputs of 30,000 scenarios, compared with FILE
 #
 # Variables honoured: CC, CXX, AR, CFLAGS (default -O2 -g), CPPFLAGS, LDFLAGS, WERROR (default
 # -Werror; `make WERROR=` for packagers), LIB_OPT (default -O3 for the library's own files
@@ -708,6 +709,22 @@ bench-instructions: $(BUILD)/bench/instructions
 	@awk '/^summary:/ { printf "instructions per gpufit_sweep cell (64 x 8 grid of llama-3-8b pre-training, 10,240 cells): %.0f\n", $$2 / 10240 }' \
 	    $(BENCH_COUNT_OUT)
 
+# The library's answers to 30,000 scenarios, one hashed line each (tools/snapshot.c): run it
+# before a change meant to keep every output and again after with SNAPSHOT_BASE=the first file.
+SNAPSHOT_N ?= 30000
+SNAPSHOT_OUT = $(BUILD)/snapshot.txt
+.PHONY: snapshot
+snapshot: $(BUILD)/tools/snapshot
+	@$< $(SNAPSHOT_N) > $(SNAPSHOT_OUT).tmp && mv -f $(SNAPSHOT_OUT).tmp $(SNAPSHOT_OUT)
+	@echo "snapshot: $(SNAPSHOT_N) scenarios in $(SNAPSHOT_OUT)"
+	@$(if $(SNAPSHOT_BASE),if cmp -s '$(SNAPSHOT_BASE)' $(SNAPSHOT_OUT); then \
+	    echo "snapshot: identical to $(SNAPSHOT_BASE)"; else \
+	    echo "snapshot: differs from $(SNAPSHOT_BASE) (first differences):"; \
+	    diff '$(SNAPSHOT_BASE)' $(SNAPSHOT_OUT) | head -10; exit 1; fi,:)
+$(BUILD)/tools/snapshot: tools/snapshot.c tests/fuzz/job_templates.h $(STATIC_LIB) $(HEADER)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -Itests/fuzz -o $@ $< $(STATIC_LIB) $(LDFLAGS) $(LIBS)
+
 # README.md becomes the main page when it exists (`make docs DOCS_README=` to leave it out).
 DOCS_README ?= $(wildcard README.md)
 docs: | $(BUILD)/docs
@@ -756,5 +773,5 @@ clean:
 	rm -rf '$(BUILD)' build build-asan build-tsan build-fuzz build-valgrind
 
 help:
-	@sed -n '2,24s/^# \{0,1\}//p' Makefile
+	@sed -n '2,25s/^# \{0,1\}//p' Makefile
 	@echo "version $(VERSION) (SONAME $(SONAME)), from $(HEADER)"

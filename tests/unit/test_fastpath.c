@@ -166,13 +166,17 @@ Test(fastpath, dtype_table_slots_are_named_or_zero)
         }
         uint64_t out = 7;
         int plain = d->name != NULL && d->block_elems == 1;
-        cr_expect(gpufit__dtype_bytes(dt, 3, &out) == (d->name == NULL), "dtype %lld", (long long)dt);
+        cr_expect(gpufit__dtype_bytes(dt, 3, &out) == (d->name == NULL), "dtype %lld",
+                  (long long)dt);
         if (plain)
             cr_expect(out == 3u * d->block_bytes);
     }
     uint64_t out = 0;
-    cr_expect(gpufit__dtype_bytes(-1, 1, &out) == 1 && gpufit__dtype_bytes(GPUFIT__DTYPE_COUNT, 1, &out) == 1);
-    cr_expect(gpufit__dtype_log2_bytes(-1) == 0 && gpufit__dtype_log2_bytes(GPUFIT_DTYPE_FP32) == 2 &&
-              gpufit__dtype_log2_bytes(GPUFIT_DTYPE_BF16) == 1 && gpufit__dtype_log2_bytes(GPUFIT_DTYPE_FP8) == 0 &&
+    cr_expect(gpufit__dtype_bytes(-1, 1, &out) == 1 &&
+              gpufit__dtype_bytes(GPUFIT__DTYPE_COUNT, 1, &out) == 1);
+    cr_expect(gpufit__dtype_log2_bytes(-1) == 0 &&
+              gpufit__dtype_log2_bytes(GPUFIT_DTYPE_FP32) == 2 &&
+              gpufit__dtype_log2_bytes(GPUFIT_DTYPE_BF16) == 1 &&
+              gpufit__dtype_log2_bytes(GPUFIT_DTYPE_FP8) == 0 &&
               gpufit__dtype_log2_bytes(GPUFIT_DTYPE_Q4_K) == 0);
 }
