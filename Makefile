@@ -96,8 +96,10 @@ DESTDIR ?=
 # libc's memcpy has no such start (make bench: the cold path about 6 % faster).
 CFLAGS_GIVEN := $(if $(filter undefined,$(origin CFLAGS)),,yes)
 CFLAGS ?= -O2 -g
-STRINGOP_OPT := $(if $(CFLAGS_GIVEN)$(strip $(SAN_FLAGS)),,$(shell printf '\043if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)\nyes\n\043endif\n' | $(CC) -E -P -x c - 2>/dev/null | grep -q yes && echo -mstringop-strategy=libcall))
-LIB_OPT ?= $(if $(CFLAGS_GIVEN)$(strip $(SAN_FLAGS)),,-O3 $(STRINGOP_OPT))
+# What the compiler is, asked once: "gcc" for gcc (not clang), and "x86_64" with it on x86-64.
+CC_TRAITS := $(shell printf '\043if defined(__GNUC__) && !defined(__clang__)\ngcc\n\043if defined(__x86_64__)\nx86_64\n\043endif\n\043endif\n' | $(CC) -E -P -x c - 2>/dev/null)
+LIB_OPT ?= $(if $(CFLAGS_GIVEN)$(strip $(SAN_FLAGS)),,-O3 \
+             $(if $(filter x86_64,$(CC_TRAITS)),-mstringop-strategy=libcall))
 CPPFLAGS ?=
 LDFLAGS ?=
 WERROR ?= -Werror
@@ -116,8 +118,7 @@ LIBS ?= -lm
 LTO ?= auto
 ifeq ($(LTO),auto)
   ifeq ($(strip $(SAN_FLAGS)),)
-    LTO_PROBE := $(shell printf '\043ifdef __clang__\nclang\n\043endif\n' | $(CC) -E -P -x c - 2>/dev/null | grep -c clang)
-    ifeq ($(LTO_PROBE),0)
+    ifneq ($(filter gcc,$(CC_TRAITS)),)
       LTO_OK := $(shell $(CC) -flto=auto -ffat-lto-objects -x c -c /dev/null -o /dev/null 2>/dev/null && echo yes)
     endif
   endif
