@@ -450,6 +450,31 @@ static inline size_t expect_after_ws(const char *b, size_t i, size_t n, char c)
  * closing quote, or 0 when a backslash, a control byte, DEL or the end of input comes first. */
 static inline size_t plain_string_end(const char *b, size_t i, size_t n)
 {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* eight bytes at a time while eight remain. In each byte, (b & 0x7f) + k carries into the
+     * top bit iff (b & 0x7f) >= 0x80 - k, and never past it (at most 0x7f + 0x7f), so no byte
+     * touches its neighbour and no sum wraps: a byte is flagged (its top bit in `stop`) exactly
+     * when it is below 0x21 (control bytes and the space: byte_class's stops and whitespace),
+     * the quote, the backslash or DEL; bytes >= 0x80 never are (| x), as byte_class leaves
+     * them 0. */
+    const uint64_t low7 = 0x7f7f7f7f7f7f7f7fu, high = 0x8080808080808080u;
+    const uint64_t ones = 0x0101010101010101u;
+    for (; n - i >= 8; i += 8) {
+        uint64_t x, q, bs, del;
+        memcpy(&x, b + i, 8);
+        q = x ^ (ones * '"'); /* a zero byte where x has the quote */
+        bs = x ^ (ones * '\\');
+        del = x ^ (ones * 0x7f);
+        uint64_t above = ((x & low7) + ones * 0x5f) | x; /* top bit: b >= 0x21 */
+        uint64_t nq = ((q & low7) + low7) | q, nb = ((bs & low7) + low7) | bs;
+        uint64_t nd = ((del & low7) + low7) | del; /* top bit: the byte is not that one */
+        uint64_t stop = ~(above & nq & nb & nd) & high;
+        if (stop != 0) {
+            size_t at = i + (size_t)(__builtin_ctzll(stop) >> 3);
+            return b[at] == '"' ? at : 0;
+        }
+    }
+#endif
     /* four bytes per bounds check while four remain (i < last: i + 4 <= n) */
     size_t last = n >= 3 ? n - 3 : 0;
     for (; i < last; i += 4) {

@@ -446,15 +446,20 @@ int gpufit__preset_record_fill(struct gpufit_model *m, size_t row)
     m->cache_counts = r->counts;
     m->cache_ng = r->ng;
     memcpy(m->cache_groups, &preset_record_groups[r->group0], r->ng * sizeof m->cache_groups[0]);
-    /* each class sum written once: the record's, or an empty one (the record lists its sums
-     * by slot, in order) */
+    /* each class sum that is read written once: the record's, or an empty one (the record
+     * lists its sums by slot, in order). Nothing reads a layer class outside [w_first, w_end)
+     * or the vision side of a model without one (gpufit__aggregates): those are left as they
+     * are, as a refresh leaves the cache's unused bytes */
     const preset_agg *a = &preset_record_aggs[r->agg0], *end = a + r->nagg;
+    uint32_t first = (uint32_t)r->shape.w_first, last = (uint32_t)r->shape.w_end;
+    uint32_t sides = r->shape.v_layers > 0 ? 4 : 3;
     for (uint32_t k = 0; k < GPUFIT__W_COUNT + 4; k++) {
+        int read = k < GPUFIT__W_COUNT ? k >= first && k < last : k - GPUFIT__W_COUNT < sides;
         gpufit__class_agg *to =
             k < GPUFIT__W_COUNT ? &m->cache_agg.layer[k] : &m->cache_agg.glob[k - GPUFIT__W_COUNT];
         if (a < end && a->slot == k)
-            *to = (a++)->a;
-        else
+            *to = (a++)->a; /* (a stored sum outside the read ones is copied all the same) */
+        else if (read)
             *to = gpufit__class_agg_empty;
     }
     m->cache_agg.glob_dense = r->glob_dense;
