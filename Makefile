@@ -14,6 +14,7 @@
 #   make wheel                the Python bindings as a wheel with the library (build/wheel/)
 #   make validate | bench | bench-instructions | format | format-check | clean | help
 #   make snapshot [SNAPSHOT_BASE=FILE]  outputs of 30,000 scenarios, compared with FILE
+#   make bench-layouts        the bench under three placements of the library's functions
 #
 # Variables honoured: CC, CXX, AR, CFLAGS (default -O2 -g), CPPFLAGS, LDFLAGS, WERROR (default
 # -Werror; `make WERROR=` for packagers), LIB_OPT (default -O3 for the library's own files
@@ -694,6 +695,15 @@ bench: $(BENCH_BINS) lib
 # tests/bench/instructions.c's measured loop: the same on any machine and under any load, so two
 # versions of the code compare where timings on a shared machine cannot.
 BENCH_COUNT_OUT = $(BUILD)/bench/instructions.callgrind
+# The bench under three placements of the library's functions (tools/bench_layouts.sh): the
+# same code moves by several per cent with where its functions land, so a speed change is
+# judged under all three. Builds build-layout-{default,32,64}/.
+.PHONY: bench-layouts print-lib-opt
+bench-layouts:
+	@MAKE='$(MAKE)' tools/bench_layouts.sh
+print-lib-opt:
+	@echo '$(LIB_OPT)'
+
 .PHONY: bench-instructions
 bench-instructions: $(BUILD)/bench/instructions
 	@command -v $(VALGRIND) >/dev/null 2>&1 || { echo "bench-instructions needs valgrind"; exit 1; }
