@@ -108,8 +108,8 @@ Test(cold, unwritten_class_sums_are_not_read)
 {
     static const char *const jobs[] = {
         "task=inference gpu=rtx-4090 context_len=4096",
-        "task=pretrain gpu=h100 tp=2 pp=2 dp=2 zero=1 precision=bf16 framework=megatron "
-        "seq_len=2048 global_batch=16",
+        ("task=pretrain gpu=h100 tp=2 pp=2 dp=2 zero=1 precision=bf16 framework=megatron "
+         "seq_len=2048 global_batch=16"),
         "task=qlora gpu=a100-80gb precision=bf16 seq_len=1024",
         "task=finetune gpu=h100 precision=bf16 zero=3 dp=8 framework=deepspeed seq_len=2048",
         "task=inference gpu=h100 framework=vllm context_len=8192",
