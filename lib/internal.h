@@ -845,7 +845,9 @@ int32_t gpufit__preset_load(struct gpufit_model *m, const char *name, size_t len
 int32_t gpufit__preset_lookup(const char *name, size_t len, size_t *row, gpufit_error *err);
 void gpufit__preset_load_row(struct gpufit_model *m, size_t row, const char *name, size_t len);
 /* Fills m's cache from preset row's generated record (preset_record.inc); 0 when there is no
- * current record for that row (then the cache is to be derived: gpufit__model_refresh). */
+ * current record for that row (then the cache is to be derived: gpufit__model_refresh). Of the
+ * class sums it writes those the evaluation reads: the layer classes in [w_first, w_end) and
+ * the global sides, the vision side only with a vision encoder (the cold path copies less). */
 int gpufit__preset_record_fill(struct gpufit_model *m, size_t row);
 /* Number of presets and the i-th preset (name, aliases, hf repo; m loaded as by
  * gpufit__preset_load, cache_state 2). */
