@@ -695,15 +695,6 @@ bench: $(BENCH_BINS) lib
 # tests/bench/instructions.c's measured loop: the same on any machine and under any load, so two
 # versions of the code compare where timings on a shared machine cannot.
 BENCH_COUNT_OUT = $(BUILD)/bench/instructions.callgrind
-# The bench under three placements of the library's functions (tools/bench_layouts.sh): the
-# same code moves by several per cent with where its functions land, so a speed change is
-# judged under all three. Builds build-layout-{default,32,64}/.
-.PHONY: bench-layouts print-lib-opt
-bench-layouts:
-	@MAKE='$(MAKE)' tools/bench_layouts.sh
-print-lib-opt:
-	@echo '$(LIB_OPT)'
-
 .PHONY: bench-instructions
 bench-instructions: $(BUILD)/bench/instructions
 	@command -v $(VALGRIND) >/dev/null 2>&1 || { echo "bench-instructions needs valgrind"; exit 1; }
@@ -719,6 +710,15 @@ bench-instructions: $(BUILD)/bench/instructions
 	    --callgrind-out-file=$(BENCH_COUNT_OUT) $< >/dev/null 2>&1
 	@awk '/^summary:/ { printf "instructions per gpufit_sweep cell (64 x 8 grid of llama-3-8b pre-training, 10,240 cells): %.0f\n", $$2 / 10240 }' \
 	    $(BENCH_COUNT_OUT)
+
+# The bench under three placements of the library's functions (tools/bench_layouts.sh): the
+# same code moves by several per cent with where its functions land, so a speed change is
+# judged under all three. Builds build-layout-{default,32,64}/.
+.PHONY: bench-layouts print-lib-opt
+bench-layouts:
+	@MAKE='$(MAKE)' tools/bench_layouts.sh
+print-lib-opt:
+	@echo '$(LIB_OPT)'
 
 # The library's answers to 30,000 scenarios, one hashed line each (tools/snapshot.c): run it
 # before a change meant to keep every output and again after with SNAPSHOT_BASE=the first file.
@@ -781,7 +781,7 @@ uninstall:
 .PHONY: clean help FORCE
 FORCE:
 clean:
-	rm -rf '$(BUILD)' build build-asan build-tsan build-fuzz build-valgrind
+	rm -rf '$(BUILD)' build build-asan build-tsan build-fuzz build-valgrind build-layout-*
 
 help:
 	@sed -n '2,25s/^# \{0,1\}//p' Makefile

@@ -448,8 +448,8 @@ int gpufit__preset_record_fill(struct gpufit_model *m, size_t row)
     memcpy(m->cache_groups, &preset_record_groups[r->group0], r->ng * sizeof m->cache_groups[0]);
     /* each class sum that is read written once: the record's, or an empty one (the record
      * lists its sums by slot, in order). Nothing reads a layer class outside [w_first, w_end)
-     * or the vision side of a model without one (gpufit__aggregates): those are left as they
-     * are, as a refresh leaves the cache's unused bytes */
+     * or the vision side of a model without one (gpufit__aggregates): those keep the handle's
+     * bytes, as the unused tails of the cache's arrays do (gpufit__model_assign) */
     const preset_agg *a = &preset_record_aggs[r->agg0], *end = a + r->nagg;
     uint32_t first = (uint32_t)r->shape.w_first, last = (uint32_t)r->shape.w_end;
     uint32_t sides = r->shape.v_layers > 0 ? 4 : 3;
