@@ -15,6 +15,7 @@
 #   make validate | bench | bench-instructions | format | format-check | clean | help
 #   make snapshot [SNAPSHOT_BASE=FILE]  outputs of 30,000 scenarios, compared with FILE
 #   make bench-layouts        the bench under three placements of the library's functions
+#   make bench-footprint      the distinct code the bench's loops execute (callgrind)
 #
 # Variables honoured: CC, CXX, AR, CFLAGS (default -O2 -g), CPPFLAGS, LDFLAGS, WERROR (default
 # -Werror; `make WERROR=` for packagers), LIB_OPT (default -O3 for the library's own files
@@ -711,6 +712,18 @@ bench-instructions: $(BUILD)/bench/instructions
 	@awk '/^summary:/ { printf "instructions per gpufit_sweep cell (64 x 8 grid of llama-3-8b pre-training, 10,240 cells): %.0f\n", $$2 / 10240 }' \
 	    $(BENCH_COUNT_OUT)
 
+# The distinct code (64-byte lines) the bench's loops execute (tools/code_footprint.py, from
+# callgrind's per-instruction counts): set against the instruction cache's size.
+.PHONY: bench-footprint
+bench-footprint: $(BUILD)/bench/instructions
+	@command -v $(VALGRIND) >/dev/null 2>&1 || { echo "bench-footprint needs valgrind"; exit 1; }
+	@for loop in measured_loop cold_loop; do \
+	    $(VALGRIND) --tool=callgrind --dump-instr=yes --compress-pos=no --compress-strings=no \
+	        --toggle-collect=$$loop --callgrind-out-file=$(BENCH_COUNT_OUT) $< >/dev/null 2>&1 && \
+	    $(PYTHON) tools/code_footprint.py $(BENCH_COUNT_OUT) \
+	        "$$(if [ $$loop = cold_loop ]; then echo 'a cold job'; else echo 'the four bench jobs'; fi)" || exit 1; \
+	done
+
 # The bench under three placements of the library's functions (tools/bench_layouts.sh): the
 # same code moves by several per cent with where its functions land, so a speed change is
 # judged under all three. Builds build-layout-{default,32,64}/.
@@ -784,5 +797,5 @@ clean:
 	rm -rf '$(BUILD)' build build-asan build-tsan build-fuzz build-valgrind build-layout-*
 
 help:
-	@sed -n '2,25s/^# \{0,1\}//p' Makefile
+	@sed -n '2,26s/^# \{0,1\}//p' Makefile
 	@echo "version $(VERSION) (SONAME $(SONAME)), from $(HEADER)"

@@ -490,6 +490,40 @@ Test(cold, member_scalar_equals_json_next)
     cr_assert_eq(gpufit__json_member_scalar(&p, &k, &v), 0);
 }
 
+/* Every byte value at every position of a 20-byte key and of a 20-byte string value (the
+ * string scan's eight-byte steps and its tail): the fast path reads the member exactly when
+ * the byte is one a plain string may hold (not below 0x21, the quote, the backslash or DEL),
+ * and then gives the full path's tokens (walk_both). A quote inside the value ends it there. */
+Test(cold, member_scalar_string_scan_every_byte)
+{
+    char doc[64];
+    for (int c = 0; c < 256; c++) {
+        int plain = c >= 0x21 && c != '"' && c != '\\' && c != 0x7f;
+        for (int pos = 0; pos < 20; pos++) {
+            char s[21];
+            memset(s, 'a', 20);
+            s[20] = '\0';
+            s[pos] = (char)c;
+            size_t n = 0;
+            doc[n++] = '{';
+            doc[n++] = '"';
+            memcpy(doc + n, s, 20);
+            n += 20;
+            memcpy(doc + n, "\": 1}", 5);
+            n += 5;
+            cr_assert_eq(walk_both(doc, n), plain, "key byte 0x%02x at %d", c, pos);
+            n = 0;
+            memcpy(doc + n, "{\"k\": \"", 7);
+            n += 7;
+            memcpy(doc + n, s, 20);
+            n += 20;
+            memcpy(doc + n, "\"}", 2);
+            n += 2;
+            cr_assert_eq(walk_both(doc, n), plain || c == '"', "value byte 0x%02x at %d", c, pos);
+        }
+    }
+}
+
 /* Reads doc's members with gpufit__json_members_scalar (runs of at most max) and one by one
  * with gpufit__json_member_scalar: the same tokens and the same cursor after each run. */
 static size_t batch_both(const char *doc, size_t len, size_t max)
