@@ -126,9 +126,34 @@ ifeq ($(LTO),auto)
   endif
   override LTO := $(if $(LTO_OK),-flto=auto -ffat-lto-objects)
 endif
+# Profile-guided optimisation of the library (docs/architecture.md, "Profile-guided build"):
+# the library is first built instrumented in $(BUILD)/pgo/, tools/pgo_train.c runs the calls
+# its users make (fixed pseudo-random scenarios read as JSON, summaries, reports, sweeps; never
+# the bench's jobs), and the library is then compiled with what that run counted: gcc lays out
+# the hot paths straight, moves the cold code away and specialises what the counts show (make
+# bench: about 10 % more estimates/s, 5 % more cold jobs/s with gcc 12). The training is
+# deterministic, so the same source gives the same library. gcc only (10 or later:
+# -fprofile-partial-training keeps the code the run never reached optimised as without PGO);
+# off under the sanitizers and for clang; `make PGO=` builds without it (a cross build, whose
+# trainer cannot run here, must); `make PGO=yes` forces it.
+PGO ?= auto
+ifeq ($(PGO),auto)
+  ifeq ($(strip $(SAN_FLAGS)),)
+    ifneq ($(filter gcc,$(CC_TRAITS)),)
+      PGO_OK := $(shell $(CC) -fprofile-use -fprofile-partial-training -Wno-missing-profile -x c -c /dev/null -o /dev/null 2>/dev/null && echo yes)
+    endif
+  endif
+  override PGO := $(PGO_OK)
+endif
+override PGO := $(filter yes,$(PGO))
+# Compiling with the profile: each object reads its counts from the .gcda file beside it
+# (written there by the training run); a file the run never reached has none.
+PGO_USE := $(if $(PGO),-fprofile-use -fprofile-partial-training -Wno-missing-profile)
+PGO_GEN := -fprofile-generate -fprofile-update=single
+
 # What links the library's code with LTO (the shared library, the bench programs) optimises
 # it as its files were compiled.
-LTO_LINK := $(if $(strip $(LTO)),$(LIB_OPT) $(LTO))
+LTO_LINK := $(if $(strip $(LTO)),$(LIB_OPT) $(LTO) $(PGO_USE))
 
 WARNINGS := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wvla -Wformat=2 -Wwrite-strings -Wundef -Wpointer-arith
@@ -137,8 +162,9 @@ TEST_WARNINGS := $(filter-out -Wwrite-strings,$(WARNINGS))
 DEPFLAGS := -MMD -MP
 
 # The library: hidden by default, exported through GPUFIT_API + lib/gpufit.map.
-LIB_CFLAGS  = -std=c11 $(WARNINGS) $(WERROR) -fPIC -fvisibility=hidden -DGPUFIT_BUILDING \
+LIB_CFLAGS_BASE = -std=c11 $(WARNINGS) $(WERROR) -fPIC -fvisibility=hidden -DGPUFIT_BUILDING \
               -Iinclude -Ilib $(CPPFLAGS) $(CFLAGS) $(LIB_OPT) $(LTO) $(SAN_FLAGS)
+LIB_CFLAGS  = $(LIB_CFLAGS_BASE) $(PGO_USE)
 # The command is a client of the public header only.
 CLI_CFLAGS  = -std=c11 $(WARNINGS) $(WERROR) -Iinclude $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS)
 # Unit tests and benchmarks may also test lib/internal.h.
@@ -163,6 +189,9 @@ UNIT_OBJS  := $(patsubst tests/unit/%.c,$(BUILD)/unit/%.o,$(UNIT_SRCS))
 BENCH_SRCS := $(sort $(wildcard tests/bench/*.c))
 BENCH_BINS := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 CLI_TESTS  := $(sort $(wildcard tests/cli/*.sh))
+PGO_DIR    := $(BUILD)/pgo
+PGO_OBJS   := $(patsubst lib/%.c,$(PGO_DIR)/obj/%.o,$(LIB_SRCS))
+PGO_STAMP  := $(if $(PGO),$(PGO_DIR)/profile.stamp)
 
 STATIC_LIB := $(BUILD)/libgpufit.a
 SO_REAL    := libgpufit.so.$(VERSION)
@@ -192,9 +221,30 @@ cli: $(CLI_BIN)
 $(BUILD)/obj $(BUILD)/cli $(BUILD)/unit $(BUILD)/bench $(BUILD)/header $(BUILD)/docs:
 	mkdir -p $@
 
-$(BUILD)/obj/%.o: lib/%.c | $(BUILD)/obj
+$(BUILD)/obj/%.o: lib/%.c $(PGO_STAMP) | $(BUILD)/obj
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+# The profile-guided build's training (PGO above): the instrumented objects, the trainer
+# linked with them (all of them, so that every file gets its counts) and its run. gcc names a
+# file's counts, and the static functions in them, after the object's path without its
+# extension (the dump base), so each instrumented object takes the dump base of the object
+# that will read its counts: its run writes $(BUILD)/obj/LAYER/FILE.gcda, where the compile
+# of $(BUILD)/obj/LAYER/FILE.o finds it. Counts merge into an existing .gcda file, so the
+# old ones go first.
+$(PGO_DIR)/obj/%.o: lib/%.c
+	@mkdir -p $(@D) $(dir $(BUILD)/obj/$*)
+	$(CC) $(LIB_CFLAGS_BASE) $(PGO_GEN) $(DEPFLAGS) -MF $(@:.o=.d) \
+	    -dumpdir $(dir $(BUILD)/obj/$*) -dumpbase $(notdir $*) -c $< -o $@
+
+$(PGO_DIR)/pgo_train: tools/pgo_train.c tests/fuzz/job_templates.h $(PGO_OBJS) $(HEADER)
+	$(CC) $(TEST_CFLAGS) -Itests/fuzz -c tools/pgo_train.c -o $@.o
+	$(CC) $(LINK_FLAGS) -o $@ $@.o $(PGO_OBJS) $(PGO_GEN) $(LIBS)
+
+$(PGO_DIR)/profile.stamp: $(PGO_DIR)/pgo_train
+	@find '$(BUILD)/obj' -name '*.gcda' -exec rm -f {} +
+	$(PGO_DIR)/pgo_train
+	@touch $@
 
 $(BUILD)/cli/%.o: cli/%.c | $(BUILD)/cli
 	$(CC) $(CLI_CFLAGS) $(DEPFLAGS) -c $< -o $@
@@ -262,7 +312,7 @@ $(BUILD)/header/header_c99.o: tests/header/header_c11.c $(HEADER) | $(BUILD)/hea
 $(BUILD)/header/header_cxx.o: tests/header/header_cxx.cpp $(HEADER) | $(BUILD)/header
 	$(CXX) -std=c++11 $(HEADER_WARN) -Iinclude -c $< -o $@
 
--include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/cli/*.d $(BUILD)/unit/*.d)
+-include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/pgo/obj/*/*.d $(BUILD)/cli/*.d $(BUILD)/unit/*.d)
 
 # ---------------------------------------------------------------------------------------------
 # Tests. Each step is a canned recipe so that `make check` runs them in order (even under -j)
