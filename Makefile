@@ -20,8 +20,9 @@
 # Variables honoured: CC, CXX, AR, CFLAGS (default -O2 -g), CPPFLAGS, LDFLAGS, WERROR (default
 # -Werror; `make WERROR=` for packagers), LIB_OPT (default -O3 for the library's own files
 # when CFLAGS is not given), LTO (default auto: gcc's link-time optimisation of the library;
-# `make LTO=` for none), PREFIX/prefix, LIBDIR, INCLUDEDIR, BINDIR,
-# PKGCONFIGDIR, DESTDIR, BUILD (default build), PYTHON, DOXYGEN, CLANG_FORMAT.
+# `make LTO=` for none), PGO (default auto: gcc's profile-guided build, trained by
+# tools/pgo_train.c; `make PGO=` for none, as a cross build needs), PREFIX/prefix, LIBDIR,
+# INCLUDEDIR, BINDIR, PKGCONFIGDIR, DESTDIR, BUILD (default build), PYTHON, DOXYGEN, CLANG_FORMAT.
 #
 # The version lives only in include/gpufit.h; everything below reads it from there.
 
@@ -126,7 +127,7 @@ ifeq ($(LTO),auto)
   endif
   override LTO := $(if $(LTO_OK),-flto=auto -ffat-lto-objects)
 endif
-# Profile-guided optimisation of the library (docs/architecture.md, "Profile-guided build"):
+# Profile-guided optimisation of the library (docs/architecture.md, "Build"):
 # the library is first built instrumented in $(BUILD)/pgo/, tools/pgo_train.c runs the calls
 # its users make (fixed pseudo-random scenarios read as JSON, summaries, reports, sweeps; never
 # the bench's jobs), and the library is then compiled with what that run counted: gcc lays out
@@ -847,5 +848,5 @@ clean:
 	rm -rf '$(BUILD)' build build-asan build-tsan build-fuzz build-valgrind build-layout-*
 
 help:
-	@sed -n '2,26s/^# \{0,1\}//p' Makefile
+	@sed -n '2,27s/^# \{0,1\}//p' Makefile
 	@echo "version $(VERSION) (SONAME $(SONAME)), from $(HEADER)"

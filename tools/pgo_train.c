@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* The training run of the library's profile-guided build (Makefile, PGO; docs/architecture.md
- * "Profile-guided build"): linked against the instrumented library, it makes the calls that
+/* The training run of the library's profile-guided build (Makefile, PGO; docs/architecture.md,
+ * "Build"): linked against the instrumented library, it makes the calls that
  * the library's users make, in proportions like theirs, so that gcc learns which branches are
  * taken and which code is hot. Deterministic (a fixed pseudo-random sequence): the same source
  * gives the same profile, and so the same library, on any machine.
  *
  * Scenario i is a preset and one of fuzz_evaluate's job templates (tests/fuzz/job_templates.h;
- * never the bench's jobs, tests/bench/scenarios.h), with half of them with 1-3 parameters of the table changed to
- * values the table names. Each is read the way a scheduler reads a submitted job (new handles,
- * the scenario as JSON, gpufit_apply_json, gpufit_evaluate_summary, free) and then evaluated
- * again as a planner or a notebook does (the summary a few times, the full report and its JSON
- * every fourth, a small gpufit_sweep every 16th, gpufit_recommend every 64th, gpufit_plan on
+ * never the bench's jobs, tests/bench/scenarios.h), with half of them with 1-3 parameters of the
+ * table changed to values the table names. Each is read the way a scheduler reads a submitted job
+ * (new handles, the scenario as JSON, gpufit_apply_json, gpufit_evaluate_summary, free) and then
+ * evaluated again as a planner or a notebook does (the summary a few times, the full report and its
+ * JSON every fourth, a small gpufit_sweep every 16th, gpufit_recommend every 64th, gpufit_plan on
  * a GPU every 128th). Invalid combinations are kept: their error paths are part of the workload.
  *
  *   pgo_train [N]      N scenarios (default 20,000); prints one line of counts */
@@ -54,14 +54,14 @@ static int member(size_t *len, const char *key, const char *value)
     gpufit_param_info info;
     memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;
-    int type = gpufit_param_by_name(key, &id) == GPUFIT_OK &&
-                       gpufit_param_get_info(id, &info) == GPUFIT_OK
-                   ? info.type
-                   : 0;
+    int type =
+        gpufit_param_by_name(key, &id) == GPUFIT_OK && gpufit_param_get_info(id, &info) == GPUFIT_OK
+            ? info.type
+            : 0;
     char *end = NULL;
     (void)strtod(value, &end);
-    int number = (type == GPUFIT_TYPE_INT || type == GPUFIT_TYPE_FLOAT) && end != value &&
-                 *end == '\0';
+    int number =
+        (type == GPUFIT_TYPE_INT || type == GPUFIT_TYPE_FLOAT) && end != value && *end == '\0';
     int n;
     if (type == GPUFIT_TYPE_BOOL)
         n = snprintf(json + *len, sizeof json - *len, "%s\"%s\": %s", *len > 1 ? ", " : "", key,
@@ -77,8 +77,8 @@ static int member(size_t *len, const char *key, const char *value)
 
 /* The scenario as JSON: the preset, the template's key=value tokens, then `changes` random
  * parameters (0 on success). */
-static int scenario_json(const char *preset, const char *tmpl, size_t n_params, int changes,
-                         size_t *len)
+static int
+scenario_json(const char *preset, const char *tmpl, size_t n_params, int changes, size_t *len)
 {
     static const int64_t ints[] = {0,  1,   2,   3,    4,    8,    16,    32,
                                    64, 128, 512, 1024, 4096, 8192, 32768, -1};
@@ -107,8 +107,8 @@ static int scenario_json(const char *preset, const char *tmpl, size_t n_params, 
         if (pi->info.type == GPUFIT_TYPE_LIST)
             continue;
         if (pi->info.type == GPUFIT_TYPE_FLOAT) {
-            double d = pi->info.min_float + (pi->info.max_float - pi->info.min_float) *
-                                                (double)(next() % 1000) / 1000.0;
+            double d = pi->info.min_float +
+                       (pi->info.max_float - pi->info.min_float) * (double)(next() % 1000) / 1000.0;
             snprintf(v, sizeof v, "%.17g", isfinite(d) ? d : 0.5);
         } else if (pi->n_values > 0) {
             int64_t x = pi->values[next() % pi->n_values];
@@ -116,7 +116,9 @@ static int scenario_json(const char *preset, const char *tmpl, size_t n_params, 
             snprintf(v, sizeof v, "%s", name != NULL ? name : "0");
         } else {
             int64_t x = ints[next() % (sizeof ints / sizeof ints[0])];
-            x = x < pi->info.min_int ? pi->info.min_int : x > pi->info.max_int ? pi->info.max_int : x;
+            x = x < pi->info.min_int   ? pi->info.min_int
+                : x > pi->info.max_int ? pi->info.max_int
+                                       : x;
             snprintf(v, sizeof v, "%lld", (long long)x);
         }
         if (member(len, pi->info.name, v))
