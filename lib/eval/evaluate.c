@@ -1129,7 +1129,9 @@ static int32_t run_role(const role_ctx *x, const gpufit__slice *sl, uint32_t k, 
 {
     gpufit__role *role = &x->r->roles[k];
     *hc = (host_part){0, 0, 0, 0, 0};
-    approx_shift sh; /* the approximated components' shift of the band's ends */
+    /* the approximated components' shift of the band's ends (eval_role sets it; zeroed here
+     * too, since gcc cannot always see that finish_role runs only after it) */
+    approx_shift sh = {0, 0, 0, 0, 0};
     int32_t st = eval_role(x, sl, role, hc, &sh);
     if (st == GPUFIT_OK)
         st = finish_role(x->p, role, &sh, x->err, x->r);
