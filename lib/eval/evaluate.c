@@ -17,15 +17,16 @@ static uint64_t max_u(uint64_t a, uint64_t b)
 
 static void add_note(struct gpufit_result *r, int note)
 {
-    uint32_t n = r->n_notes; /* <= GPUFIT__NOTES_MAX; one index for the search and the store
-                                (gcc's profile-guided peeling saw an overflow in two) */
+    /* n_notes <= GPUFIT__NOTES_MAX, checked before the search: gcc, peeling the loop by the
+     * profile, otherwise sees the store overflow the array (-Wstringop-overflow) */
+    uint32_t n = r->n_notes;
+    if (n >= GPUFIT__NOTES_MAX)
+        return;
     for (uint32_t i = 0; i < n; i++)
         if (r->notes[i] == note)
             return;
-    if (n < GPUFIT__NOTES_MAX) {
-        r->notes[n] = (uint8_t)note;
-        r->n_notes = n + 1;
-    }
+    r->notes[n] = (uint8_t)note;
+    r->n_notes = n + 1;
 }
 
 /* Layers [begin, begin + count) of the whole stack, split into the layer classes in order
