@@ -238,7 +238,7 @@ $(PGO_DIR)/obj/%.o: lib/%.c
 	$(CC) $(LIB_CFLAGS_BASE) $(PGO_GEN) $(DEPFLAGS) -MF $(@:.o=.d) \
 	    -dumpdir $(dir $(BUILD)/obj/$*) -dumpbase $(notdir $*) -c $< -o $@
 
-$(PGO_DIR)/pgo_train: tools/pgo_train.c tests/fuzz/job_templates.h $(PGO_OBJS) $(HEADER)
+$(PGO_DIR)/pgo_train: tools/pgo_train.c tools/scenario_tables.h tests/fuzz/job_templates.h $(PGO_OBJS) $(HEADER)
 	$(CC) $(TEST_CFLAGS) -Itests/fuzz -c tools/pgo_train.c -o $@.o
 	$(CC) $(LINK_FLAGS) -o $@ $@.o $(PGO_OBJS) $(PGO_GEN) $(LIBS)
 
@@ -796,7 +796,7 @@ snapshot: $(BUILD)/tools/snapshot
 	    echo "snapshot: identical to $(SNAPSHOT_BASE)"; else \
 	    echo "snapshot: differs from $(SNAPSHOT_BASE) (first differences):"; \
 	    diff '$(SNAPSHOT_BASE)' $(SNAPSHOT_OUT) | head -10; exit 1; fi,:)
-$(BUILD)/tools/snapshot: tools/snapshot.c tests/fuzz/job_templates.h $(STATIC_LIB) $(HEADER)
+$(BUILD)/tools/snapshot: tools/snapshot.c tools/scenario_tables.h tests/fuzz/job_templates.h $(STATIC_LIB) $(HEADER)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -Itests/fuzz -o $@ $< $(STATIC_LIB) $(LDFLAGS) $(LIBS)
 

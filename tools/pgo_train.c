@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "job_templates.h"
+#include "scenario_tables.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull; /* xorshift64 */
 static uint64_t next(void)
@@ -32,17 +33,6 @@ static uint64_t next(void)
     return rng;
 }
 
-#define MAX_PARAMS  512
-#define MAX_PRESETS 1024
-
-typedef struct param {
-    gpufit_param_info info;
-    int64_t values[128]; /* the named values of an enum or bool */
-    uint32_t n_values;
-} param;
-
-static param params[MAX_PARAMS];
-static char presets[MAX_PRESETS][64];
 static char json[4096];
 static char report[1 << 20];
 
@@ -136,22 +126,7 @@ int main(int argc, char **argv)
     long n = argc > 1 ? strtol(argv[1], NULL, 10) : 20000;
     size_t n_params = 0;
     uint32_t n_presets = 0;
-    for (int32_t p = gpufit_param_next(0); p != 0 && n_params < MAX_PARAMS;
-         p = gpufit_param_next(p)) {
-        param *pi = &params[n_params++];
-        pi->info.struct_size = sizeof pi->info;
-        gpufit_param_get_info(p, &pi->info);
-        int64_t v;
-        while (pi->n_values < 128 && gpufit_param_value_at(p, pi->n_values, &v, NULL) == GPUFIT_OK)
-            pi->values[pi->n_values++] = v;
-    }
-    gpufit_preset_info pr;
-    memset(&pr, 0, sizeof pr);
-    pr.struct_size = sizeof pr;
-    while (n_presets < MAX_PRESETS && gpufit_preset_at(n_presets, &pr) == GPUFIT_OK) {
-        snprintf(presets[n_presets++], sizeof presets[0], "%s", pr.name);
-        pr.struct_size = sizeof pr;
-    }
+    load_scenario_tables(&n_params, &n_presets);
     int32_t mb = 0, seq = 0;
     if (n_params == 0 || n_presets == 0 || gpufit_param_by_name("micro_batch", &mb) != GPUFIT_OK ||
         gpufit_param_by_name("seq_len", &seq) != GPUFIT_OK) {

@@ -44,6 +44,7 @@ static uint64_t fnv(const void *p, size_t n, uint64_t h)
 /* fuzz_evaluate's job templates (tests/fuzz/job_templates.h), then the bench's jobs and a few
  * more layouts */
 #include "job_templates.h"
+#include "scenario_tables.h"
 static const char *const more_jobs[] = {
     "task=inference gpu=rtx-4090 context_len=8192",
     "task=pretrain gpu=h100 tp=8 pp=4 dp=4 zero=1 precision=bf16 framework=megatron "
@@ -57,17 +58,6 @@ static const char *const more_jobs[] = {
 };
 #define N_MORE      (sizeof more_jobs / sizeof more_jobs[0])
 #define N_JOBS      (N_TEMPLATES + N_MORE)
-#define MAX_PARAMS  512
-#define MAX_PRESETS 1024
-
-typedef struct param {
-    gpufit_param_info info;
-    int64_t values[128]; /* the named values of an enum or bool */
-    uint32_t n_values;
-} param;
-
-static param params[MAX_PARAMS];
-static char presets[MAX_PRESETS][64];
 static char report[1 << 20];
 
 int main(int argc, char **argv)
@@ -75,22 +65,7 @@ int main(int argc, char **argv)
     long n = argc > 1 ? strtol(argv[1], NULL, 10) : 30000;
     size_t n_params = 0;
     uint32_t n_presets = 0;
-    for (int32_t p = gpufit_param_next(0); p != 0 && n_params < MAX_PARAMS;
-         p = gpufit_param_next(p)) {
-        param *pi = &params[n_params++];
-        pi->info.struct_size = sizeof pi->info;
-        gpufit_param_get_info(p, &pi->info);
-        int64_t v;
-        while (pi->n_values < 128 && gpufit_param_value_at(p, pi->n_values, &v, NULL) == GPUFIT_OK)
-            pi->values[pi->n_values++] = v;
-    }
-    gpufit_preset_info pr;
-    memset(&pr, 0, sizeof pr);
-    pr.struct_size = sizeof pr;
-    while (n_presets < MAX_PRESETS && gpufit_preset_at(n_presets, &pr) == GPUFIT_OK) {
-        snprintf(presets[n_presets++], sizeof presets[0], "%s", pr.name);
-        pr.struct_size = sizeof pr;
-    }
+    load_scenario_tables(&n_params, &n_presets);
     if (n_params == 0 || n_presets == 0) {
         fprintf(stderr, "snapshot: no parameters or presets\n");
         return 1;
