@@ -132,7 +132,7 @@ endif
 # its users make (fixed pseudo-random scenarios read as JSON, summaries, reports, sweeps; never
 # the bench's jobs), and the library is then compiled with what that run counted: gcc lays out
 # the hot paths straight, moves the cold code away and specialises what the counts show (make
-# bench: about 10 % more estimates/s, 5 % more cold jobs/s with gcc 12). The training is
+# bench-layouts with gcc 12: 11-13 % more estimates/s and cold jobs/s). The training is
 # deterministic, so the same source gives the same library. gcc only (10 or later:
 # -fprofile-partial-training keeps the code the run never reached optimised as without PGO);
 # off under the sanitizers and for clang; `make PGO=` builds without it (a cross build, whose
