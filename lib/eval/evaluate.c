@@ -1016,6 +1016,77 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
     return GPUFIT_OK;
 }
 
+/* A server role's used total and KV budget (t[2] and t[3] of server_totals) with the stack terms
+ * given one by one: the summary's band (server_band_lean) keeps them in registers. */
+static inline int server_used(const gpufit__plan *p, const server_total *tot, uint64_t base,
+                              uint64_t ctx, uint64_t comm, uint64_t ws, uint64_t unch,
+                              uint64_t prof, const uint64_t *m, uint64_t *used, uint64_t *kv)
+{
+    uint64_t other = base + ws; /* base: the allocated bytes less the KV cache and workspace */
+    if (gpufit__add(other, prof, &other) ||
+        server_kv(p, tot, ctx, comm, other, unch, m[GPUFIT_MEM_WEIGHTS], kv))
+        return 1;
+    *used = other + *kv + m[GPUFIT_MEM_FRAGMENTATION] + ctx + comm;
+    return 0;
+}
+
+/* Widens [*lo, *hi] by the signed change from pt to t (budgets < 2^63). */
+static inline void widen_by(uint64_t pt, uint64_t t, int64_t *lo, int64_t *hi)
+{
+    int64_t d = t >= pt ? (int64_t)(t - pt) : -(int64_t)(pt - t);
+    *lo = d < *lo ? d : *lo;
+    *hi = d > *hi ? d : *hi;
+}
+
+/* server_band for a summary (lean): the used total's band and the verdict's ends only, by the
+ * same rule and in the same order, each total computed alone from scalars (a summary runs
+ * millions of times: the full band's arrays of four totals cost it about 5 %). */
+static int32_t server_band_lean(const gpufit__plan *p, gpufit__role *role, const levels_in *in,
+                                uint64_t need, int32_t fits0, uint64_t room, gpufit_error *err)
+{
+    const uint64_t *m = role->comp;
+    const levels_in *o = &in[0];
+    uint64_t base = role->alloc - m[GPUFIT_MEM_KV_CACHE] - m[GPUFIT_MEM_WORKSPACE], used, kv;
+    int64_t lo = 0, hi = 0;
+    for (int e = 1; e <= 2; e++) {
+        const levels_in *x = &in[e];
+        /* the driver's reserve moves only the KV budget, and the used total with it */
+        CK(server_kv(p, &x->tot, o->ctx, o->comm, base + o->ws, o->unch, m[GPUFIT_MEM_WEIGHTS],
+                     &kv));
+        widen_by(role->kv_cap_bytes, kv, &lo, &hi);
+        /* context, NCCL, workspace, the profile: each alone at this end */
+        if (x->ctx != o->ctx) {
+            CK(server_used(p, &o->tot, base, x->ctx, o->comm, o->ws, o->unch, o->prof, m, &used,
+                           &kv));
+            widen_by(role->used, used, &lo, &hi);
+        }
+        if (x->comm != o->comm) {
+            CK(server_used(p, &o->tot, base, o->ctx, x->comm, o->ws, o->unch, o->prof, m, &used,
+                           &kv));
+            widen_by(role->used, used, &lo, &hi);
+        }
+        if (x->ws != o->ws) {
+            CK(server_used(p, &o->tot, base, o->ctx, o->comm, x->ws, x->unch, o->prof, m, &used,
+                           &kv));
+            widen_by(role->used, used, &lo, &hi);
+        }
+        if (x->prof != o->prof) {
+            CK(server_used(p, &o->tot, base, o->ctx, o->comm, o->ws, o->unch, x->prof, m, &used,
+                           &kv));
+            widen_by(role->used, used, &lo, &hi);
+        }
+    }
+    role->used_b[0] = role->used - (uint64_t)(-lo); /* lo <= 0 <= hi */
+    role->used_b[1] = role->used + (uint64_t)hi;
+    for (int e = 0; e < 2; e++) {
+        const levels_in *x = &in[1 + e];
+        CK(server_used(p, &x->tot, base, x->ctx, x->comm, x->ws, x->unch, x->prof, m, &used,
+                       &kv));
+        role->fits_b[e] = fits0 != 0 && kv >= need && kv > 0 && used <= room;
+    }
+    return GPUFIT_OK;
+}
+
 /* Levels, server budgets and the verdict of one role, at the point values of the stack
  * constants and at both ends of their documented ranges (the band, docs/band.md): the low
  * end sets every constant low, the high end high. The stack terms (workspace, context, NCCL,
@@ -1075,7 +1146,9 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, const appr
     role->kv_cap_bytes = o[0].kv_cap;
     role->kv_cap_tokens = o[0].kv_tokens;
     role->fits = o[0].fits;
-    if (server) {
+    if (server && r->lean) {
+        CK2(server_band_lean(p, role, in, need, fits0, room, err));
+    } else if (server) {
         CK2(server_band(p, role, in, need, fits0, room, r->lean, err));
     } else {
         CK(sh->ovf);

@@ -182,3 +182,66 @@ Test(fastpath, dtype_table_slots_are_named_or_zero)
               gpufit__dtype_log2_bytes(GPUFIT_DTYPE_FP8) == 0 &&
               gpufit__dtype_log2_bytes(GPUFIT_DTYPE_Q4_K) == 0);
 }
+
+/* A summary computes a server's band by its own, leaner code (evaluate.c server_band_lean):
+ * its peak band, verdict and every other field must equal the full report's summary, across
+ * serving engines, releases (each KV-budget rule, CUDA graphs paid or not), GPUs whose budget
+ * is whole, short or empty, tensor parallelism (NCCL), margins and models with experts, MLA
+ * and a vision encoder. */
+Test(fastpath, lean_server_band_equals_the_report)
+{
+    static const char *const models[] = {"llama-3.1-8b", "llama-3-70b", "mixtral-8x7b",
+                                         "qwen2-vl-7b", "deepseek-v2-lite", "qwen3-30b-a3b"};
+    static const char *const engines[] = {
+        "framework=vllm",
+        "framework=vllm framework_version=0.6.3",
+        "framework=vllm framework_version=0.19",
+        "framework=vllm framework_version=0.22",
+        "framework=vllm framework_version=0.27 gpu_memory_utilization=0.5",
+        "framework=sglang",
+        "framework=sglang framework_version=0.5.3",
+        "framework=sglang framework_version=0.5.15 gpu_memory_utilization=0.95"};
+    static const char *const gpus[] = {"gpu=t4", "gpu=rtx-3090", "gpu=a100-80gb",
+                                       "gpu=h100 margin=0.05", "gpu=h100 cuda_version=12.1"};
+    static const char *const shapes[] = {"tp=1 context_len=4096", "tp=2 context_len=65536",
+                                         "tp=1 context_len=32768 weight_dtype=fp8"};
+    int compared = 0, short_kv = 0;
+    for (size_t a = 0; a < sizeof models / sizeof models[0]; a++)
+        for (size_t b = 0; b < sizeof engines / sizeof engines[0]; b++)
+            for (size_t c = 0; c < sizeof gpus / sizeof gpus[0]; c++)
+                for (size_t d = 0; d < sizeof shapes / sizeof shapes[0]; d++) {
+                    char spec[256];
+                    snprintf(spec, sizeof spec, "model=%s task=inference %s %s %s", models[a],
+                             engines[b], gpus[c], shapes[d]);
+                    gpufit_model *m = NULL;
+                    gpufit_job *j = NULL;
+                    gpufit_result *r = NULL;
+                    cr_assert_eq(gpufit_model_new(&m, NULL), GPUFIT_OK);
+                    cr_assert_eq(gpufit_job_new(&j, NULL), GPUFIT_OK);
+                    gpufit_summary lean = {.struct_size = sizeof lean};
+                    gpufit_summary full = {.struct_size = sizeof full};
+                    if (gpufit_apply_spec(m, j, spec, NULL) == GPUFIT_OK &&
+                        gpufit_evaluate(&r, m, j, NULL) == GPUFIT_OK) {
+                        cr_assert_eq(gpufit_evaluate_summary(m, j, &lean, NULL), GPUFIT_OK,
+                                     "%s", spec);
+                        cr_assert_eq(gpufit_result_summary(r, &full), GPUFIT_OK, "%s", spec);
+                        full.n_mitigations = 0; /* a summary ranks none */
+                        cr_assert(memcmp(&lean, &full, sizeof lean) == 0,
+                                  "%s: peak band %llu-%llu (summary) vs %llu-%llu, verdict %d "
+                                  "vs %d",
+                                  spec, (unsigned long long)lean.peak_low_bytes,
+                                  (unsigned long long)lean.peak_high_bytes,
+                                  (unsigned long long)full.peak_low_bytes,
+                                  (unsigned long long)full.peak_high_bytes, (int)lean.verdict,
+                                  (int)full.verdict);
+                        compared++;
+                        short_kv += full.fits == 0;
+                    }
+                    gpufit_result_free(r);
+                    gpufit_job_free(j);
+                    gpufit_model_free(m);
+                }
+    /* most combinations are valid, and some leave too small a KV budget */
+    cr_assert_geq(compared, 600, "%d", compared);
+    cr_assert_geq(short_kv, 50, "%d", short_kv);
+}
