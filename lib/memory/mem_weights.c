@@ -622,11 +622,13 @@ int gpufit__blocks_build(const gpufit__plan *p, const gpufit__shape *s, const gp
         return 0;
     }
     b->agg = NULL;
-    /* the slots the role sums read: the classes with layers and the four global sides */
-    for (int c = s->w_first; c < s->w_end; c++)
+    /* every slot of the classes and the four global sides, a fixed count that gcc writes as
+     * stores: a loop over the classes with layers became four calls of libc's memset (the
+     * library's -mstringop-strategy=libcall), on every evaluation that walks */
+    for (int c = 0; c < GPUFIT__W_COUNT; c++)
         b->w[c] = b->t[0][c] = b->t[1][c] = b->t[2][c] = 0;
-    memset(b->w_glob, 0, sizeof b->w_glob);
-    memset(b->t_glob, 0, sizeof b->t_glob);
+    for (int k = 0; k < 4; k++)
+        b->w_glob[k] = b->t_glob[0][k] = b->t_glob[1][k] = b->t_glob[2][k] = 0;
     /* the weights' rests from the model cache's sums when every tensor is whole and stored in
      * the dense dtype or, for the linear layers, nf4 (QLoRA): the walk below then counts the
      * trainable tensors only */
