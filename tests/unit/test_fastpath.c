@@ -241,7 +241,8 @@ Test(fastpath, lean_server_band_equals_the_report)
                     gpufit_job_free(j);
                     gpufit_model_free(m);
                 }
-    /* most combinations are valid, and some leave too small a KV budget */
-    cr_assert_geq(compared, 600, "%d", compared);
-    cr_assert_geq(short_kv, 50, "%d", short_kv);
+    /* every combination evaluates, and many do not fit (334 when written: the KV budget
+     * too small or empty on the T4 and the RTX 3090) */
+    cr_assert_eq(compared, 720, "%d", compared);
+    cr_assert_geq(short_kv, 100, "%d", short_kv);
 }
