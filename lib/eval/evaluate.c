@@ -1039,8 +1039,10 @@ static inline void widen_by(uint64_t pt, uint64_t t, int64_t *lo, int64_t *hi)
 }
 
 /* server_band for a summary (lean): the used total's band and the verdict's ends only, by the
- * same rule and in the same order, each total computed alone from scalars (a summary runs
- * millions of times: the full band's arrays of four totals cost it about 5 %). */
+ * same rule and in the same order, each total computed alone from scalars where the full band
+ * carries arrays of four totals (tests/unit/test_fastpath.c compares the two). One block per
+ * stack term, as in server_band: a loop over the terms measured slower (docs/architecture.md,
+ * "What the summary computes"). */
 static int32_t server_band_lean(const gpufit__plan *p, gpufit__role *role, const levels_in *in,
                                 uint64_t need, int32_t fits0, uint64_t room, gpufit_error *err)
 {
