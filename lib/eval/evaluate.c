@@ -926,11 +926,10 @@ static int server_totals(const gpufit__plan *p, const gpufit__role *role, const 
     return 0;
 }
 
-/* Widens [dlo, dhi] of totals [k0, k1) by their change from the point pt to t. */
-static void note_change(const uint64_t *pt, const uint64_t *t, int k0, int k1, int64_t *dlo,
-                        int64_t *dhi)
+/* Widens [dlo, dhi] of the four totals by their change from the point pt to t. */
+static void note_change(const uint64_t *pt, const uint64_t *t, int64_t *dlo, int64_t *dhi)
 {
-    for (int k = k0; k < k1; k++) {
+    for (int k = 0; k < 4; k++) {
         /* a signed change, computed without an unsigned wrap (budgets < 2^63) */
         int64_t d = t[k] >= pt[k] ? (int64_t)(t[k] - pt[k]) : -(int64_t)(pt[k] - t[k]);
         dlo[k] = d < dlo[k] ? d : dlo[k];
@@ -943,14 +942,12 @@ static void note_change(const uint64_t *pt, const uint64_t *t, int k0, int k1, i
  * the budget, a larger workspace grows the allocation). The band of each total is the point
  * plus, per stack term, the smaller and the larger change of varying that term alone; the
  * verdict's ends set every term low (optimistic: the most budget, the least used) or high.
- * room: usable(p, role->capacity); lean: only the used total's band is read (the summary's
- * peak band, band_verdict), the others are left unset. */
+ * room: usable(p, role->capacity). The report's; a summary computes the used total's band
+ * alone (server_band_lean). */
 static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const levels_in *in,
-                           uint64_t need, int32_t fits0, uint64_t room, int lean,
-                           gpufit_error *err)
+                           uint64_t need, int32_t fits0, uint64_t room, gpufit_error *err)
 {
-    /* the totals whose bands are kept: allocated, reserved, used, KV budget, or used alone */
-    const int k0 = lean ? 2 : 0, k1 = lean ? 3 : 4;
+    /* the totals whose bands are kept: allocated, reserved, used, KV budget */
     const uint64_t *m = role->comp;
     const levels_in *o = &in[0];
     /* the point's totals, as levels() left them (server_totals at in[0] gives the same) */
@@ -962,7 +959,7 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
         CK(server_kv(p, &in[e].tot, o->ctx, o->comm, other, o->unch, m[GPUFIT_MEM_WEIGHTS],
                      &kv));
         int64_t d = kv >= pt[3] ? (int64_t)(kv - pt[3]) : -(int64_t)(pt[3] - kv);
-        for (int k = k0; k < k1; k++) {
+        for (int k = 0; k < 4; k++) {
             dlo[k] = d < dlo[k] ? d : dlo[k];
             dhi[k] = d > dhi[k] ? d : dhi[k];
         }
@@ -972,31 +969,31 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
         if (in[e].ctx != o->ctx) {
             v.ctx = in[e].ctx;
             CK(server_totals(p, role, &v, t));
-            note_change(pt, t, k0, k1, dlo, dhi);
+            note_change(pt, t, dlo, dhi);
             v.ctx = o->ctx;
         }
         if (in[e].comm != o->comm) {
             v.comm = in[e].comm;
             CK(server_totals(p, role, &v, t));
-            note_change(pt, t, k0, k1, dlo, dhi);
+            note_change(pt, t, dlo, dhi);
             v.comm = o->comm;
         }
         if (in[e].ws != o->ws) {
             v.ws = in[e].ws;
             v.unch = in[e].unch;
             CK(server_totals(p, role, &v, t));
-            note_change(pt, t, k0, k1, dlo, dhi);
+            note_change(pt, t, dlo, dhi);
             v.ws = o->ws;
             v.unch = o->unch;
         }
         if (in[e].prof != o->prof) {
             v.prof = in[e].prof;
             CK(server_totals(p, role, &v, t));
-            note_change(pt, t, k0, k1, dlo, dhi);
+            note_change(pt, t, dlo, dhi);
         }
     }
     uint64_t *b[4] = {role->alloc_b, role->reserved_b, role->used_b, role->kv_cap_b};
-    for (int k = k0; k < k1; k++) {
+    for (int k = 0; k < 4; k++) {
         b[k][0] = pt[k] - (uint64_t)(-dlo[k]); /* dlo <= 0 <= dhi */
         b[k][1] = pt[k] + (uint64_t)dhi[k];
     }
@@ -1004,8 +1001,6 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
         const levels_in *v = &in[1 + e];
         CK(server_totals(p, role, v, t));
         role->fits_b[e] = fits0 != 0 && t[3] >= need && t[3] > 0 && t[2] <= room;
-        if (lean)
-            continue; /* the components' bands are the report's */
         uint64_t *band = e == 0 ? role->band_lo : role->band_hi;
         band[GPUFIT_MEM_WORKSPACE] = v->ws;
         band[GPUFIT_MEM_RUNTIME_CONTEXT] = v->ctx;
@@ -1151,7 +1146,7 @@ static int32_t finish_role(const gpufit__plan *p, gpufit__role *role, const appr
     if (server && r->lean) {
         CK2(server_band_lean(p, role, in, need, fits0, room, err));
     } else if (server) {
-        CK2(server_band(p, role, in, need, fits0, room, r->lean, err));
+        CK2(server_band(p, role, in, need, fits0, room, err));
     } else {
         CK(sh->ovf);
         for (int e = 0; e < 2; e++)
