@@ -906,35 +906,50 @@ static int32_t band_end(const gpufit__plan *p, gpufit__role *role, const levels_
     return GPUFIT_OK;
 }
 
-/* A server role's totals with the stack terms of v (its workspace's unch not charged to the
- * budget, prof more profiled) and the budget's start at v->tot, from its point components m
- * (after levels): t = {allocated, reserved, used, KV budget}; the same rules as levels(). 1 on
- * overflow. */
+/* A server role's used total and KV budget with the stack terms given one by one (its
+ * workspace's unch not charged to the budget, prof more profiled) and the budget's start at
+ * tot, from its point components m (after levels); base: the allocated bytes less the KV cache
+ * and workspace. The same rules as levels(); 1 on overflow. */
+static inline int server_used(const gpufit__plan *p, const server_total *tot, uint64_t base,
+                              uint64_t ctx, uint64_t comm, uint64_t ws, uint64_t unch,
+                              uint64_t prof, const uint64_t *m, uint64_t *used, uint64_t *kv)
+{
+    uint64_t other = base + ws;
+    if (gpufit__add(other, prof, &other) ||
+        server_kv(p, tot, ctx, comm, other, unch, m[GPUFIT_MEM_WEIGHTS], kv))
+        return 1;
+    *used = other + *kv + m[GPUFIT_MEM_FRAGMENTATION] + ctx + comm;
+    return 0;
+}
+
+/* server_used with the stack terms of v, as all four totals: t = {allocated, reserved, used,
+ * KV budget} (the slack is fixed: servers keep none). 1 on overflow. */
 static int server_totals(const gpufit__plan *p, const gpufit__role *role, const levels_in *v,
                          uint64_t *t)
 {
     const uint64_t *m = role->comp;
-    uint64_t other = role->alloc - m[GPUFIT_MEM_KV_CACHE] - m[GPUFIT_MEM_WORKSPACE] + v->ws;
-    uint64_t kv;
-    if (gpufit__add(other, v->prof, &other) ||
-        server_kv(p, &v->tot, v->ctx, v->comm, other, v->unch, m[GPUFIT_MEM_WEIGHTS], &kv))
+    uint64_t base = role->alloc - m[GPUFIT_MEM_KV_CACHE] - m[GPUFIT_MEM_WORKSPACE];
+    if (server_used(p, &v->tot, base, v->ctx, v->comm, v->ws, v->unch, v->prof, m, &t[2],
+                    &t[3]))
         return 1;
-    t[0] = other + kv;
-    t[1] = t[0] + m[GPUFIT_MEM_FRAGMENTATION]; /* a fixed slack (servers keep none) */
-    t[2] = t[1] + v->ctx + v->comm;
-    t[3] = kv;
+    t[1] = t[2] - v->ctx - v->comm;
+    t[0] = t[1] - m[GPUFIT_MEM_FRAGMENTATION];
     return 0;
+}
+
+/* Widens [*lo, *hi] by the signed change from pt to t (budgets < 2^63). */
+static inline void widen_by(uint64_t pt, uint64_t t, int64_t *lo, int64_t *hi)
+{
+    int64_t d = t >= pt ? (int64_t)(t - pt) : -(int64_t)(pt - t);
+    *lo = d < *lo ? d : *lo;
+    *hi = d > *hi ? d : *hi;
 }
 
 /* Widens [dlo, dhi] of the four totals by their change from the point pt to t. */
 static void note_change(const uint64_t *pt, const uint64_t *t, int64_t *dlo, int64_t *dhi)
 {
-    for (int k = 0; k < 4; k++) {
-        /* a signed change, computed without an unsigned wrap (budgets < 2^63) */
-        int64_t d = t[k] >= pt[k] ? (int64_t)(t[k] - pt[k]) : -(int64_t)(pt[k] - t[k]);
-        dlo[k] = d < dlo[k] ? d : dlo[k];
-        dhi[k] = d > dhi[k] ? d : dhi[k];
-    }
+    for (int k = 0; k < 4; k++)
+        widen_by(pt[k], t[k], &dlo[k], &dhi[k]);
 }
 
 /* The band of a server role (role->comp and levels at the point already set): its KV budget is
@@ -958,11 +973,8 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
         uint64_t other = role->alloc - m[GPUFIT_MEM_KV_CACHE], kv;
         CK(server_kv(p, &in[e].tot, o->ctx, o->comm, other, o->unch, m[GPUFIT_MEM_WEIGHTS],
                      &kv));
-        int64_t d = kv >= pt[3] ? (int64_t)(kv - pt[3]) : -(int64_t)(pt[3] - kv);
-        for (int k = 0; k < 4; k++) {
-            dlo[k] = d < dlo[k] ? d : dlo[k];
-            dhi[k] = d > dhi[k] ? d : dhi[k];
-        }
+        for (int k = 0; k < 4; k++)
+            widen_by(pt[3], kv, &dlo[k], &dhi[k]);
         /* context, NCCL, workspace, the profile: each alone at this end (an end equal to the
          * point moves nothing) */
         levels_in v = *o;
@@ -1009,28 +1021,6 @@ static int32_t server_band(const gpufit__plan *p, gpufit__role *role, const leve
         band[GPUFIT_MEM_KV_CACHE] = role->kv_cap_b[e];
     }
     return GPUFIT_OK;
-}
-
-/* A server role's used total and KV budget (t[2] and t[3] of server_totals) with the stack terms
- * given one by one: the summary's band (server_band_lean) keeps them in registers. */
-static inline int server_used(const gpufit__plan *p, const server_total *tot, uint64_t base,
-                              uint64_t ctx, uint64_t comm, uint64_t ws, uint64_t unch,
-                              uint64_t prof, const uint64_t *m, uint64_t *used, uint64_t *kv)
-{
-    uint64_t other = base + ws; /* base: the allocated bytes less the KV cache and workspace */
-    if (gpufit__add(other, prof, &other) ||
-        server_kv(p, tot, ctx, comm, other, unch, m[GPUFIT_MEM_WEIGHTS], kv))
-        return 1;
-    *used = other + *kv + m[GPUFIT_MEM_FRAGMENTATION] + ctx + comm;
-    return 0;
-}
-
-/* Widens [*lo, *hi] by the signed change from pt to t (budgets < 2^63). */
-static inline void widen_by(uint64_t pt, uint64_t t, int64_t *lo, int64_t *hi)
-{
-    int64_t d = t >= pt ? (int64_t)(t - pt) : -(int64_t)(pt - t);
-    *lo = d < *lo ? d : *lo;
-    *hi = d > *hi ? d : *hi;
 }
 
 /* server_band for a summary (lean): the used total's band and the verdict's ends only, by the
